@@ -1,0 +1,1 @@
+"""Lepromafia: a multi-city online Mafia game platform."""

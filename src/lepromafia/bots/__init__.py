@@ -1,0 +1,1 @@
+"""Automatic players: game set-up helpers, random legal agents, simulation."""

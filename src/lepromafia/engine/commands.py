@@ -1,0 +1,189 @@
+"""Commands: what somebody asks for, in the imperative. Frozen.
+
+``actor`` is the user issuing the command. Randomness arrives only here: a shuffle
+(``SealDeal.lists``), a drawn number (``OfferCommissar.draw``), a lot seed
+(``FireDeadline.seed``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+_C = {"frozen": True, "slots": True, "kw_only": True}
+
+REQUIREMENTS = frozenset({"active", "rules_read", "voice_contact", "no_insults", "omerta"})
+"""PLAYER-2..6, which a player accepts by signing up (PLAYER-1)."""
+
+
+@dataclass(**_C)
+class Command:
+    actor: str
+
+
+@dataclass(**_C)
+class CreateGame(Command):
+    title: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(**_C)
+class SignUp(Command):
+    accepted: frozenset[str]
+    has_contact: bool
+
+
+@dataclass(**_C)
+class WithdrawSignUp(Command):
+    pass
+
+
+@dataclass(**_C)
+class AppointHost(Command):
+    office: str
+    user: str
+
+
+@dataclass(**_C)
+class CityPlan:
+    name: str
+    tribune: str
+    residents: tuple[str, ...]
+
+
+@dataclass(**_C)
+class FormCities(Command):
+    cities: tuple[CityPlan, ...]
+
+
+@dataclass(**_C)
+class SealDeal(Command):
+    lists: tuple[tuple[str, tuple[str, ...]], ...]
+    salt: str
+
+
+@dataclass(**_C)
+class NameMafiaNumbers(Command):
+    city: str
+    numbers: tuple[int, ...]
+
+
+@dataclass(**_C)
+class AcknowledgeRole(Command):
+    pass
+
+
+@dataclass(**_C)
+class StartGame(Command):
+    first_day: date
+
+
+@dataclass(**_C)
+class FireDeadline(Command):
+    """Issued by the scheduler (actor 'system'); stale keys are ignored."""
+
+    key: str
+    seed: int = 0
+
+
+@dataclass(**_C)
+class SetDayStart(Command):
+    day: int
+    time: str
+
+
+@dataclass(**_C)
+class DeclareLongDay(Command):
+    day: int
+    length_days: int
+
+
+@dataclass(**_C)
+class ShortenDay(Command):
+    day: int
+    end_at: datetime
+    next_start_at: datetime
+    decision_offset_minutes: int = 120
+    ambush_window_minutes: int = 60
+
+
+@dataclass(**_C)
+class ScheduleExecutionVote(Command):
+    city: str
+    opens_at: datetime
+    closes_at: datetime
+    nominations_close_at: datetime | None = None
+
+
+@dataclass(**_C)
+class Nominate(Command):
+    candidate: str
+
+
+@dataclass(**_C)
+class RequestProxyVote(Command):
+    candidates: tuple[str, ...]
+
+
+@dataclass(**_C)
+class PostMessage(Command):
+    inbox: str
+    text: str
+
+
+@dataclass(**_C)
+class CreateSecretInbox(Command):
+    title: str
+    members: tuple[str, ...]
+
+
+@dataclass(**_C)
+class CloseSecretInbox(Command):
+    inbox: str
+
+
+@dataclass(**_C)
+class RenewInbox(Command):
+    inbox: str
+
+
+@dataclass(**_C)
+class OfferCommissar(Command):
+    city: str
+    draw: int
+
+
+@dataclass(**_C)
+class AnswerCommissarOffer(Command):
+    accept: bool
+
+
+@dataclass(**_C)
+class VoteGodfather(Command):
+    candidate: str
+
+
+@dataclass(**_C)
+class AppointGodfather(Command):
+    city: str
+    godfather: str
+
+
+@dataclass(**_C)
+class DemandGodfatherReelection(Command):
+    pass
+
+
+@dataclass(**_C)
+class DeclareKill(Command):
+    """From the Godfather an order; from another mafioso his voice (confirmation/vote)."""
+
+    target: str
+    """A resident, or NO_KILL."""
+    tour: bool = False
+
+
+@dataclass(**_C)
+class CheckResident(Command):
+    target: str

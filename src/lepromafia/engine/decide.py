@@ -1,0 +1,82 @@
+"""decide(state, command, ctx) -> events, or a RuleViolation. Pure.
+
+The handler table maps each command type to the rule group that owns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import commands as cmd
+from .audience import PUBLIC
+from .errors import ErrorCode, RuleViolation
+from .events import Event, GameCreated
+from .evolve import evolve
+from .progress import Context, Progress
+from .rules import commissar, execution, messaging, night, phases, setup
+from .settings import GameSettings
+from .state import GameState
+
+Handler = Callable[[Progress, Any], None]
+
+HANDLERS: dict[type[cmd.Command], Handler] = {
+    cmd.SignUp: setup.sign_up,
+    cmd.WithdrawSignUp: setup.withdraw_sign_up,
+    cmd.AppointHost: setup.appoint_host,
+    cmd.FormCities: setup.form_cities,
+    cmd.SealDeal: setup.seal_deal,
+    cmd.NameMafiaNumbers: setup.name_mafia_numbers,
+    cmd.AcknowledgeRole: setup.acknowledge_role,
+    cmd.StartGame: setup.start_game,
+    cmd.FireDeadline: phases.fire_deadline,
+    cmd.SetDayStart: phases.set_day_start,
+    cmd.DeclareLongDay: phases.declare_long_day,
+    cmd.ShortenDay: phases.shorten_day,
+    cmd.ScheduleExecutionVote: execution.schedule_vote,
+    cmd.Nominate: execution.nominate,
+    cmd.RequestProxyVote: execution.request_proxy,
+    cmd.PostMessage: messaging.post_message,
+    cmd.CreateSecretInbox: messaging.create_secret_inbox,
+    cmd.CloseSecretInbox: messaging.close_secret_inbox,
+    cmd.RenewInbox: messaging.renew,
+    cmd.OfferCommissar: commissar.offer,
+    cmd.AnswerCommissarOffer: commissar.answer,
+    cmd.CheckResident: commissar.check_resident,
+    cmd.VoteGodfather: night.vote_godfather,
+    cmd.AppointGodfather: night.appoint_godfather,
+    cmd.DemandGodfatherReelection: night.demand_reelection,
+    cmd.DeclareKill: night.declare_kill,
+}
+
+
+def decide(state: GameState | None, command: cmd.Command, ctx: Context) -> list[Event]:
+    """The events ``command`` causes in ``state`` at ``ctx.now``.
+
+    :raises RuleViolation: the command breaks a rule; nothing happened.
+    """
+    if isinstance(command, cmd.CreateGame):
+        if state is not None:
+            raise RuleViolation(ErrorCode.GAME_EXISTS)
+        return _create(command, ctx)
+    if state is None:
+        raise RuleViolation(ErrorCode.NO_GAME)
+    handler = HANDLERS.get(type(command))
+    if handler is None:
+        raise TypeError(f"unknown command {type(command).__name__}")
+    progress = Progress(state, ctx)
+    handler(progress, command)
+    return progress.events
+
+
+def _create(command: cmd.CreateGame, ctx: Context) -> list[Event]:
+    settings = GameSettings.from_mapping(command.settings)
+    title = command.title.strip()
+    if not 0 < len(title) <= setup.MAX_TITLE:
+        raise RuleViolation(ErrorCode.INVALID_SETTINGS, detail="title")
+    first = GameCreated(at=ctx.now, audience=PUBLIC, title=title, procurator=command.actor,
+                        settings=settings)
+    progress = Progress(evolve(None, first), ctx)
+    progress.events.append(first)
+    setup.open_founding_inboxes(progress)
+    return progress.events

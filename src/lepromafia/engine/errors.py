@@ -1,0 +1,200 @@
+"""Typed rule violations with stable codes and messages in Russian and English.
+
+Clients and tests branch on ``code``, never on the message text.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    """Every reason a command can be rejected. Values are stable API strings."""
+
+    # settings and game creation
+    INVALID_SETTINGS = "invalid_settings"
+    GAME_EXISTS = "game_exists"
+    NO_GAME = "no_game"
+    GAME_FINISHED = "game_finished"
+    # authority and identity
+    NOT_PROCURATOR = "not_procurator"
+    NOT_CONSIGLIERE = "not_consigliere"
+    NOT_TRIBUNE = "not_tribune"
+    NOT_RESIDENT = "not_resident"
+    NOT_MAFIOSO = "not_mafioso"
+    NOT_GODFATHER = "not_godfather"
+    NOT_COMMISSAR = "not_commissar"
+    NOT_ALIVE = "not_alive"
+    NOT_A_PARTICIPANT = "not_a_participant"
+    HOST_CANNOT_PLAY = "host_cannot_play"
+    # recruitment and cities
+    WRONG_STAGE = "wrong_stage"
+    REQUIREMENTS_NOT_ACCEPTED = "requirements_not_accepted"
+    CONTACT_REQUIRED = "contact_required"
+    ALREADY_SIGNED_UP = "already_signed_up"
+    NOT_SIGNED_UP = "not_signed_up"
+    UNKNOWN_OFFICE = "unknown_office"
+    OFFICE_TAKEN = "office_taken"
+    CITY_COUNT_MISMATCH = "city_count_mismatch"
+    CITY_NAME_INVALID = "city_name_invalid"
+    CITY_NAME_TAKEN = "city_name_taken"
+    CITY_TOO_SMALL = "city_too_small"
+    PLAYER_NOT_ASSIGNED = "player_not_assigned"
+    PLAYER_ASSIGNED_TWICE = "player_assigned_twice"
+    TRIBUNE_MISSING = "tribune_missing"
+    CONSIGLIERE_MISSING = "consigliere_missing"
+    UNKNOWN_CITY = "unknown_city"
+    # the deal
+    DEAL_ALREADY_SEALED = "deal_already_sealed"
+    DEAL_NOT_SEALED = "deal_not_sealed"
+    DEAL_LIST_INVALID = "deal_list_invalid"
+    NUMBERS_ALREADY_NAMED = "numbers_already_named"
+    NUMBERS_INVALID = "numbers_invalid"
+    DEAL_INCOMPLETE = "deal_incomplete"
+    ALREADY_ACKNOWLEDGED = "already_acknowledged"
+    # calendar
+    WRONG_PHASE = "wrong_phase"
+    TOO_LATE = "too_late"
+    TOO_EARLY = "too_early"
+    SCHEDULE_INVALID = "schedule_invalid"
+    # nominations and votes
+    CITY_DECIDED = "city_decided"
+    NO_EXECUTIONS_TODAY = "no_executions_today"
+    NOMINATIONS_CLOSED = "nominations_closed"
+    CANDIDATE_NOT_ELIGIBLE = "candidate_not_eligible"
+    SELF_NOMINATION_FORBIDDEN = "self_nomination_forbidden"
+    NOT_A_KEYWORD = "not_a_keyword"
+    VOTE_ALREADY_ACTIVE = "vote_already_active"
+    NO_ACTIVE_VOTE = "no_active_vote"
+    VOTING_CLOSED = "voting_closed"
+    PROXY_TOO_LATE = "proxy_too_late"
+    PROXY_INVALID = "proxy_invalid"
+    # inboxes
+    UNKNOWN_INBOX = "unknown_inbox"
+    INBOX_READ_ONLY = "inbox_read_only"
+    INBOX_CLOSED = "inbox_closed"
+    MESSAGE_EMPTY = "message_empty"
+    MESSAGE_TOO_LONG = "message_too_long"
+    NOT_ORGANIZER = "not_organizer"
+    INBOX_NOT_RENEWABLE = "inbox_not_renewable"
+    MEMBERS_INVALID = "members_invalid"
+    # commissar
+    OFFER_NOT_ALLOWED = "offer_not_allowed"
+    NO_OPEN_OFFER = "no_open_offer"
+    MAFIOSO_MUST_REFUSE = "mafioso_must_refuse"
+    CHECKS_NOT_OPEN = "checks_not_open"
+    CHECK_ALREADY_USED = "check_already_used"
+    CHECK_TARGET_INVALID = "check_target_invalid"
+    # mafia
+    NO_KILLS_TONIGHT = "no_kills_tonight"
+    KILL_TARGET_INVALID = "kill_target_invalid"
+    NOT_TOURING = "not_touring"
+    TOUR_TARGET_INVALID = "tour_target_invalid"
+    JUDGE_KILL_NEEDS_UNANIMITY = "judge_kill_needs_unanimity"
+    NO_GODFATHER_ELECTION = "no_godfather_election"
+    GODFATHER_CANDIDATE_INVALID = "godfather_candidate_invalid"
+    DECISIONS_CLOSED = "decisions_closed"
+
+
+# code -> (Russian, English). Templates use str.format with the violation's fields.
+MESSAGES: dict[ErrorCode, tuple[str, str]] = {
+    ErrorCode.INVALID_SETTINGS: ("Недопустимые настройки игры: {detail}", "Invalid game settings: {detail}"),
+    ErrorCode.GAME_EXISTS: ("Игра уже создана", "The game already exists"),
+    ErrorCode.NO_GAME: ("Игры не существует", "There is no such game"),
+    ErrorCode.GAME_FINISHED: ("Игра окончена", "The game is over"),
+    ErrorCode.NOT_PROCURATOR: ("Это может сделать только Прокуратор", "Only the Procurator can do this"),
+    ErrorCode.NOT_CONSIGLIERE: ("Это может сделать только Консильери", "Only the Consigliere can do this"),
+    ErrorCode.NOT_TRIBUNE: ("Это может сделать только Трибун города", "Only the city's Tribune can do this"),
+    ErrorCode.NOT_RESIDENT: ("Вы не житель этой игры", "You are not a resident of this game"),
+    ErrorCode.NOT_MAFIOSO: ("Это действие доступно только мафии", "Only the mafia can do this"),
+    ErrorCode.NOT_GODFATHER: ("Это решает Крёстный отец", "Only the Godfather decides this"),
+    ErrorCode.NOT_COMMISSAR: ("Вы не комиссар", "You are not a commissar"),
+    ErrorCode.NOT_ALIVE: ("Мёртвые не действуют", "The dead cannot act"),
+    ErrorCode.NOT_A_PARTICIPANT: ("{user} не участвует в этой игре", "{user} does not take part in this game"),
+    ErrorCode.HOST_CANNOT_PLAY: ("Ведущий не может быть жителем", "A host cannot be a resident"),
+    ErrorCode.WRONG_STAGE: ("Сейчас это невозможно (этап: {stage})", "Not possible now (stage: {stage})"),
+    ErrorCode.REQUIREMENTS_NOT_ACCEPTED: ("Нужно принять все требования к игрокам", "You must accept every player requirement"),
+    ErrorCode.CONTACT_REQUIRED: ("Укажите телефон или Skype для связи", "Give a phone number or Skype name"),
+    ErrorCode.ALREADY_SIGNED_UP: ("Вы уже записаны в игру", "You have already signed up"),
+    ErrorCode.NOT_SIGNED_UP: ("{user} не записан в игру", "{user} has not signed up"),
+    ErrorCode.UNKNOWN_OFFICE: ("Неизвестная должность", "Unknown office"),
+    ErrorCode.OFFICE_TAKEN: ("Эта должность уже занята", "This office is already held"),
+    ErrorCode.CITY_COUNT_MISMATCH: ("Нужно городов: {expected}", "Number of cities must be {expected}"),
+    ErrorCode.CITY_NAME_INVALID: ("Недопустимое название города", "Invalid city name"),
+    ErrorCode.CITY_NAME_TAKEN: ("Город «{city}» уже есть", "City '{city}' already exists"),
+    ErrorCode.CITY_TOO_SMALL: ("В городе «{city}» слишком мало жителей", "City '{city}' has too few residents"),
+    ErrorCode.PLAYER_NOT_ASSIGNED: ("{user} не распределён по городам", "{user} is not assigned to a city"),
+    ErrorCode.PLAYER_ASSIGNED_TWICE: ("{user} записан в два города", "{user} is assigned twice"),
+    ErrorCode.TRIBUNE_MISSING: ("У города «{city}» нет Трибуна", "City '{city}' has no Tribune"),
+    ErrorCode.CONSIGLIERE_MISSING: ("Консильери не назначен", "No Consigliere has been appointed"),
+    ErrorCode.UNKNOWN_CITY: ("Нет города «{city}»", "There is no city '{city}'"),
+    ErrorCode.DEAL_ALREADY_SEALED: ("Списки уже заверены", "The lists are already sealed"),
+    ErrorCode.DEAL_NOT_SEALED: ("Списки ещё не заверены", "The lists are not sealed yet"),
+    ErrorCode.DEAL_LIST_INVALID: ("Список города «{city}» неверен", "The list of '{city}' is invalid"),
+    ErrorCode.NUMBERS_ALREADY_NAMED: ("Числа для «{city}» уже названы", "Numbers for '{city}' were already named"),
+    ErrorCode.NUMBERS_INVALID: ("Нужно {count} разных чисел от 1 до {population}", "Name {count} distinct numbers from 1 to {population}"),
+    ErrorCode.DEAL_INCOMPLETE: ("Распределение ролей не завершено", "The deal is not complete"),
+    ErrorCode.ALREADY_ACKNOWLEDGED: ("Вы уже подтвердили роль", "You have already acknowledged your role"),
+    ErrorCode.WRONG_PHASE: ("Сейчас это невозможно", "Not possible in this phase"),
+    ErrorCode.TOO_LATE: ("Слишком поздно", "Too late"),
+    ErrorCode.TOO_EARLY: ("Слишком рано", "Too early"),
+    ErrorCode.SCHEDULE_INVALID: ("Неверное расписание: {detail}", "Invalid schedule: {detail}"),
+    ErrorCode.CITY_DECIDED: ("Игра в этом городе окончена", "The game in this city is decided"),
+    ErrorCode.NO_EXECUTIONS_TODAY: ("Сегодня казней нет", "There are no executions today"),
+    ErrorCode.NOMINATIONS_CLOSED: ("Выдвижение закрыто", "Nominations are closed"),
+    ErrorCode.CANDIDATE_NOT_ELIGIBLE: ("Этого жителя нельзя выдвинуть", "This resident cannot be nominated"),
+    ErrorCode.SELF_NOMINATION_FORBIDDEN: ("Нельзя выдвигать себя", "Self-nomination is not allowed"),
+    ErrorCode.NOT_A_KEYWORD: ("Здесь можно писать только «{keywords}»", "Only «{keywords}» may be posted here"),
+    ErrorCode.VOTE_ALREADY_ACTIVE: ("Ваш голос «казнить» уже учтён", "Your «казнить» already counts"),
+    ErrorCode.NO_ACTIVE_VOTE: ("Нельзя «не казнить» без действующего «казнить»", "«не казнить» needs an active «казнить»"),
+    ErrorCode.VOTING_CLOSED: ("Голосование закрыто", "Voting is closed"),
+    ErrorCode.PROXY_TOO_LATE: ("Просьбу о голосовании нужно подать до начала голосования", "Proxy requests must come before voting opens"),
+    ErrorCode.PROXY_INVALID: ("Неверная просьба о голосовании", "Invalid proxy request"),
+    ErrorCode.UNKNOWN_INBOX: ("Нет такого инбокса", "No such inbox"),
+    ErrorCode.INBOX_READ_ONLY: ("Вы можете только читать этот инбокс", "You can only read this inbox"),
+    ErrorCode.INBOX_CLOSED: ("Инбокс закрыт", "The inbox is closed"),
+    ErrorCode.MESSAGE_EMPTY: ("Пустое сообщение", "Empty message"),
+    ErrorCode.MESSAGE_TOO_LONG: ("Сообщение длиннее {limit} символов", "Message longer than {limit} characters"),
+    ErrorCode.NOT_ORGANIZER: ("Это может сделать только организатор инбокса", "Only the inbox organizer can do this"),
+    ErrorCode.INBOX_NOT_RENEWABLE: ("Этот инбокс не обновляется", "This inbox cannot be renewed"),
+    ErrorCode.MEMBERS_INVALID: ("Неверный список участников", "Invalid member list"),
+    ErrorCode.OFFER_NOT_ALLOWED: ("Сейчас нельзя предложить должность комиссара", "No commissar offer can be made now"),
+    ErrorCode.NO_OPEN_OFFER: ("У вас нет открытого предложения", "You have no open offer"),
+    ErrorCode.MAFIOSO_MUST_REFUSE: ("Мафиозо обязан отказаться", "A mafioso must refuse"),
+    ErrorCode.CHECKS_NOT_OPEN: ("Проверка сейчас невозможна", "Checks are not open now"),
+    ErrorCode.CHECK_ALREADY_USED: ("Проверка этой ночи уже сделана", "Tonight's check is already used"),
+    ErrorCode.CHECK_TARGET_INVALID: ("Проверить можно живого жителя своего города", "Check a living resident of your city"),
+    ErrorCode.NO_KILLS_TONIGHT: ("Этой ночью убийств нет", "There are no kills tonight"),
+    ErrorCode.KILL_TARGET_INVALID: ("Убить можно только живого честного жителя своего города", "Only a living honest resident of your city can be killed"),
+    ErrorCode.NOT_TOURING: ("Ваша мафия сегодня не на гастролях", "Your mafia is not touring tonight"),
+    ErrorCode.TOUR_TARGET_INVALID: ("Недопустимая цель гастролей", "Invalid tour target"),
+    ErrorCode.JUDGE_KILL_NEEDS_UNANIMITY: ("Убийство судьи требует единогласия", "Killing the judge needs unanimity"),
+    ErrorCode.NO_GODFATHER_ELECTION: ("Выборов Крёстного отца сейчас нет", "No Godfather election is open"),
+    ErrorCode.GODFATHER_CANDIDATE_INVALID: ("Крёстным отцом может быть живой мафиозо города", "The Godfather must be a living mafioso of the city"),
+    ErrorCode.DECISIONS_CLOSED: ("Решения этой ночи уже приняты", "Tonight's decisions are closed"),
+}
+
+
+class RuleViolation(Exception):
+    """A command broke a rule. Nothing changed; ``code`` says why."""
+
+    def __init__(self, code: ErrorCode, rule: str = "", **fields: Any) -> None:
+        self.code = code
+        self.rule = rule
+        self.fields = fields
+        super().__init__(f"{code}: {self.message('en')}")
+
+    def message(self, lang: str = "ru") -> str:
+        ru, en = MESSAGES[self.code]
+        template = ru if lang == "ru" else en
+        try:
+            return template.format(**self.fields)
+        except (KeyError, IndexError):
+            return template
+
+
+def check(condition: bool, code: ErrorCode, rule: str = "", **fields: Any) -> None:
+    """Raise ``RuleViolation(code)`` unless ``condition`` holds."""
+    if not condition:
+        raise RuleViolation(code, rule, **fields)

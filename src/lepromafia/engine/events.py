@@ -1,0 +1,468 @@
+"""Events: what happened, in the past tense. Frozen; each carries its audience (§9).
+
+``at`` is the moment the event happened (the command's ``ctx.now``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from .audience import Audience
+from .settings import GameSettings
+
+_E = {"frozen": True, "slots": True, "kw_only": True}
+
+
+@dataclass(**_E)
+class Event:
+    at: datetime
+    audience: Audience
+
+
+@dataclass(**_E)
+class CitySpec:
+    name: str
+    tribune: str
+    residents: tuple[str, ...]
+    mafia_count: int = 0
+
+
+# --- recruitment, hosts, cities ------------------------------------------------------
+
+
+@dataclass(**_E)
+class GameCreated(Event):
+    title: str
+    procurator: str
+    settings: GameSettings
+
+
+@dataclass(**_E)
+class PlayerSignedUp(Event):
+    user: str
+
+
+@dataclass(**_E)
+class SignUpWithdrawn(Event):
+    user: str
+
+
+@dataclass(**_E)
+class HostAppointed(Event):
+    office: str
+    user: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(**_E)
+class CitiesFormed(Event):
+    cities: tuple[CitySpec, ...]
+
+
+# --- the deal (DIST, RANDOM) ---------------------------------------------------------
+
+
+@dataclass(**_E)
+class DealSealed(Event):
+    """RANDOM-3: the public commitment to the sealed lists."""
+
+    commitment: str
+
+
+@dataclass(**_E)
+class DealListsRecorded(Event):
+    """RANDOM-2/3: the notary inbox content, the Consigliere's alone until game end."""
+
+    lists: tuple[tuple[str, tuple[str, ...]], ...]
+    salt: str
+
+
+@dataclass(**_E)
+class MafiaNumbersNamed(Event):
+    city: str
+    numbers: tuple[int, ...]
+
+
+@dataclass(**_E)
+class MafiaDealt(Event):
+    city: str
+    mafiosi: tuple[str, ...]
+
+
+@dataclass(**_E)
+class HonestNoticeIssued(Event):
+    """DIST-5 / SEC-7: the one notice every honest resident gets, identical for all."""
+
+    city: str
+
+
+@dataclass(**_E)
+class DealCompleted(Event):
+    mafia_counts: tuple[tuple[str, int], ...]
+
+
+@dataclass(**_E)
+class RoleAcknowledged(Event):
+    user: str
+
+
+@dataclass(**_E)
+class MafiaAcknowledged(Event):
+    """DIST-3: every mafioso of the city acknowledged; no names."""
+
+    city: str
+
+
+@dataclass(**_E)
+class GameStarted(Event):
+    first_day: date
+
+
+# --- calendar -----------------------------------------------------------------------
+
+
+@dataclass(**_E)
+class DeadlineScheduled(Event):
+    key: str
+    due_at: datetime
+
+
+@dataclass(**_E)
+class DeadlineFired(Event):
+    key: str
+    due_at: datetime
+
+
+@dataclass(**_E)
+class DayStartSet(Event):
+    day: int
+    time: str
+
+
+@dataclass(**_E)
+class LongDayDeclared(Event):
+    day: int
+    length_days: int
+
+
+@dataclass(**_E)
+class DayShortened(Event):
+    day: int
+    end_at: datetime
+    next_start_at: datetime
+    decision_offset_minutes: int
+    ambush_window_minutes: int
+
+
+@dataclass(**_E)
+class DayStarted(Event):
+    day: int
+    start_at: datetime
+    scheduled_end: datetime
+
+
+@dataclass(**_E)
+class DayEndReached(Event):
+    """The scheduled end of the day; night waits for verdicts still pending (§3)."""
+
+    day: int
+
+
+@dataclass(**_E)
+class NightStarted(Event):
+    night: int
+
+
+@dataclass(**_E)
+class TourAnnounced(Event):
+    """TOUR-2: tonight's touring city, public and by rotation."""
+
+    night: int
+    city: str | None
+    pointer: int
+
+
+@dataclass(**_E)
+class ChecksOpened(Event):
+    """SEC-3: checks open everywhere at the same moment, every night."""
+
+    night: int
+
+
+@dataclass(**_E)
+class ChecksClosed(Event):
+    """COMM-7: the night's checks close 2 hours before the next day starts."""
+
+    night: int
+
+
+@dataclass(**_E)
+class DeathNotice:
+    user: str
+    city: str
+    faction: str
+    cause: str
+
+
+@dataclass(**_E)
+class DayPostPublished(Event):
+    """POST-2, HOST-PROC-3: the day's official news, generated from the record."""
+
+    day: int
+    night_deaths: tuple[DeathNotice, ...]
+    yesterday: tuple[str, ...]
+    """One line per city about the previous day's execution."""
+    touring_city: str | None
+    decided: tuple[tuple[str, str], ...]
+
+
+# --- inboxes and messages -----------------------------------------------------------
+
+
+@dataclass(**_E)
+class InboxOpened(Event):
+    inbox: str
+    kind: str
+    city: str | None = None
+    subject: str | None = None
+    generation: int = 0
+    members: frozenset[str] = frozenset()
+    title: str = ""
+
+
+@dataclass(**_E)
+class InboxArchived(Event):
+    inbox: str
+    readers: frozenset[str]
+
+
+@dataclass(**_E)
+class MessagePosted(Event):
+    inbox: str
+    author: str
+    """The author as this inbox shows him: a user, or a pseudonym (Commissar Line)."""
+    text: str
+
+
+# --- day: nominations and execution votes -------------------------------------------
+
+
+@dataclass(**_E)
+class VoteScheduled(Event):
+    city: str
+    day: int
+    opens_at: datetime
+    closes_at: datetime
+    nominations_close_at: datetime
+
+
+@dataclass(**_E)
+class NominationMade(Event):
+    city: str
+    nominator: str
+    candidate: str
+
+
+@dataclass(**_E)
+class ProxyRequested(Event):
+    city: str
+    voter: str
+    candidates: tuple[str, ...]
+
+
+@dataclass(**_E)
+class VotingOpened(Event):
+    city: str
+    day: int
+    candidates: tuple[str, ...]
+
+
+@dataclass(**_E)
+class VoteCast(Event):
+    city: str
+    candidate: str
+    voter: str
+    keyword: str
+    proxy: bool = False
+
+
+@dataclass(**_E)
+class Tally:
+    candidate: str
+    votes: int
+    last_vote_at: datetime | None
+    voters: tuple[str, ...]
+    changed_minds: tuple[str, ...]
+
+
+@dataclass(**_E)
+class VotingClosed(Event):
+    """EXEC-9/10/14: the published result with counted voters and the ranking."""
+
+    city: str
+    day: int
+    tallies: tuple[Tally, ...]
+    ranking: tuple[str, ...]
+    condemned: str | None
+    lot: tuple[str, ...] = ()
+    """The candidates a logged lot chose among (EXEC-10), empty if none was drawn."""
+    lot_seed: int = 0
+
+
+@dataclass(**_E)
+class ResidentDied(Event):
+    user: str
+    city: str
+    faction: str
+    cause: str
+    label: str
+
+
+@dataclass(**_E)
+class NoExecution(Event):
+    city: str
+    day: int
+    reason: str
+
+
+# --- night --------------------------------------------------------------------------
+
+
+@dataclass(**_E)
+class GodfatherVoteCast(Event):
+    city: str
+    voter: str
+    candidate: str
+
+
+@dataclass(**_E)
+class GodfatherElected(Event):
+    city: str
+    godfather: str
+    appointed: bool = False
+
+
+@dataclass(**_E)
+class GodfatherElectionFailed(Event):
+    city: str
+    tied: tuple[str, ...]
+
+
+@dataclass(**_E)
+class GodfatherReelectionDemanded(Event):
+    city: str
+    user: str
+    opened: bool
+
+
+@dataclass(**_E)
+class KillDeclared(Event):
+    city: str
+    mafioso: str
+    target: str
+    tour: bool = False
+    is_order: bool = False
+
+
+@dataclass(**_E)
+class NightDecisionFixed(Event):
+    city: str
+    night: int
+    target: str | None
+    tour: bool
+    basis: str
+
+
+@dataclass(**_E)
+class DecisionsClosed(Event):
+    """MAFIA-KILL-8: the night's mafia decisions are fixed."""
+
+    night: int
+
+
+@dataclass(**_E)
+class KillReported(Event):
+    """HOST-CONS-3: the decision reaches the Procurator without who made it."""
+
+    city: str
+    night: int
+    target: str | None
+    tour: bool
+
+
+@dataclass(**_E)
+class CheckAnswered(Event):
+    """COMM-4/5: the truthful answer, logged for the commissar and the Consigliere."""
+
+    city: str
+    night: int
+    target: str
+    is_mafia: bool
+
+
+# --- commissar appointment ----------------------------------------------------------
+
+
+@dataclass(**_E)
+class CommissarOffered(Event):
+    city: str
+    attempt: int
+    candidate: str
+    inbox: str
+
+
+@dataclass(**_E)
+class CommissarOfferAnswered(Event):
+    city: str
+    attempt: int
+    accepted: bool
+
+
+@dataclass(**_E)
+class CommissarOfferResolved(Event):
+    city: str
+    attempt: int
+    accepted: bool
+    lapsed: bool
+
+
+@dataclass(**_E)
+class CommissarAppointed(Event):
+    city: str
+    commissar: str
+    line: str
+
+
+@dataclass(**_E)
+class CommissarAppointmentFailed(Event):
+    city: str
+
+
+# --- outcome ------------------------------------------------------------------------
+
+
+@dataclass(**_E)
+class CityDecided(Event):
+    city: str
+    outcome: str
+
+
+@dataclass(**_E)
+class GameResultFixed(Event):
+    result: str
+    winning_mafia: tuple[str, ...]
+    score: tuple[tuple[str, str], ...]
+
+
+@dataclass(**_E)
+class GameEnded(Event):
+    """§9.4: the secrets open. Contact details are never part of any event."""
+
+    result: str
+    factions: tuple[tuple[str, str], ...]
+    consigliere: str | None
+    commissars: tuple[tuple[str, str], ...]
+    deal_lists: tuple[tuple[str, tuple[str, ...]], ...]
+    deal_salt: str
+    commitment: str | None

@@ -1,0 +1,567 @@
+"""evolve(state, event) -> state, and replay(events) -> Replay.
+
+Pure and total over valid histories: no clock, no randomness, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from . import events as ev
+from .calendar import DayPlan, ShortDay, plan_day, plan_next
+from .state import (
+    City,
+    Deal,
+    DeathCause,
+    Faction,
+    GameState,
+    Inbox,
+    NightBook,
+    Offer,
+    Outcome,
+    PhaseKind,
+    Resident,
+    Stage,
+    VoteBook,
+    VoteRecord,
+)
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+Handler = Callable[[GameState, Any], GameState]
+_HANDLERS: dict[type[ev.Event], Handler] = {}
+
+
+def _on(event_type: type[ev.Event]) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        _HANDLERS[event_type] = fn
+        return fn
+
+    return register
+
+
+def _put(mapping: Mapping[K, V], key: K, value: V) -> dict[K, V]:
+    new = dict(mapping)
+    new[key] = value
+    return new
+
+
+def _city(state: GameState, name: str, **changes: Any) -> GameState:
+    return replace(state, cities=_put(state.cities, name, replace(state.cities[name], **changes)))
+
+
+def _night(state: GameState, name: str, **changes: Any) -> GameState:
+    return _city(state, name, night=replace(state.cities[name].night, **changes))
+
+
+def evolve(state: GameState | None, event: ev.Event) -> GameState:
+    """Apply one event. ``state`` is None only before ``GameCreated``."""
+    if state is None:
+        if not isinstance(event, ev.GameCreated):
+            raise ValueError(f"the first event must be GameCreated, not {type(event).__name__}")
+        return GameState(
+            title=event.title, procurator=event.procurator, settings=event.settings, created_at=event.at
+        )
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise ValueError(f"no evolve rule for {type(event).__name__}")
+    new = handler(state, event)
+    return replace(new, events_applied=state.events_applied + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """The longest valid prefix of a log and, if any, why it stopped (scalachess Replay)."""
+
+    state: GameState | None
+    applied: int
+    error: str | None = None
+
+
+def replay(events: Iterable[ev.Event]) -> Replay:
+    state: GameState | None = None
+    applied = 0
+    for event in events:
+        try:
+            state = evolve(state, event)
+        except Exception as exc:  # a corrupt log: report the first bad event
+            return Replay(state, applied, f"event {applied + 1} ({type(event).__name__}): {exc}")
+        applied += 1
+    return Replay(state, applied)
+
+
+# --- recruitment and setup ----------------------------------------------------------
+
+
+@_on(ev.GameCreated)
+def _game_created(state: GameState, e: ev.GameCreated) -> GameState:
+    raise ValueError("GameCreated twice")
+
+
+@_on(ev.PlayerSignedUp)
+def _signed_up(state: GameState, e: ev.PlayerSignedUp) -> GameState:
+    return replace(state, signups=(*state.signups, e.user))
+
+
+@_on(ev.SignUpWithdrawn)
+def _withdrawn(state: GameState, e: ev.SignUpWithdrawn) -> GameState:
+    return replace(state, signups=tuple(u for u in state.signups if u != e.user))
+
+
+@_on(ev.HostAppointed)
+def _host_appointed(state: GameState, e: ev.HostAppointed) -> GameState:
+    if e.office == "consigliere":
+        return replace(state, consigliere=e.user)
+    return replace(state, arbiter=e.user)
+
+
+@_on(ev.CitiesFormed)
+def _cities_formed(state: GameState, e: ev.CitiesFormed) -> GameState:
+    cities = {
+        c.name: City(
+            name=c.name,
+            tribune=c.tribune,
+            residents=c.residents,
+            initial_population=len(c.residents),
+            mafia_count=c.mafia_count,
+        )
+        for c in e.cities
+    }
+    residents = {u: Resident(user=u, city=c.name) for c in e.cities for u in c.residents}
+    return replace(state, cities=cities, residents=residents, stage=Stage.FORMED)
+
+
+@_on(ev.DealSealed)
+def _deal_sealed(state: GameState, e: ev.DealSealed) -> GameState:
+    return replace(state, deal=replace(state.deal, commitment=e.commitment), stage=Stage.SEALED)
+
+
+@_on(ev.DealListsRecorded)
+def _deal_lists(state: GameState, e: ev.DealListsRecorded) -> GameState:
+    return replace(state, deal=replace(state.deal, lists=dict(e.lists), salt=e.salt))
+
+
+@_on(ev.MafiaNumbersNamed)
+def _numbers_named(state: GameState, e: ev.MafiaNumbersNamed) -> GameState:
+    deal: Deal = state.deal
+    return replace(state, deal=replace(deal, numbers=_put(deal.numbers, e.city, e.numbers)))
+
+
+@_on(ev.MafiaDealt)
+def _mafia_dealt(state: GameState, e: ev.MafiaDealt) -> GameState:
+    residents = dict(state.residents)
+    mafiosi = set(e.mafiosi)
+    for user in state.cities[e.city].residents:
+        faction = Faction.MAFIA if user in mafiosi else Faction.HONEST
+        residents[user] = replace(residents[user], faction=faction)
+    return replace(state, residents=residents)
+
+
+@_on(ev.DealCompleted)
+def _deal_completed(state: GameState, e: ev.DealCompleted) -> GameState:
+    return replace(state, stage=Stage.DEALT)
+
+
+@_on(ev.RoleAcknowledged)
+def _acknowledged(state: GameState, e: ev.RoleAcknowledged) -> GameState:
+    deal = state.deal
+    return replace(state, deal=replace(deal, acknowledged=deal.acknowledged | {e.user}))
+
+
+def _no_change(state: GameState, e: ev.Event) -> GameState:
+    return state
+
+
+for _t in (
+    ev.HonestNoticeIssued,
+    ev.MafiaAcknowledged,
+    ev.DayPostPublished,
+    ev.KillReported,
+    ev.CommissarAppointmentFailed,
+):
+    _HANDLERS[_t] = _no_change
+
+
+@_on(ev.GameStarted)
+def _game_started(state: GameState, e: ev.GameStarted) -> GameState:
+    plan = _with_overrides(state, plan_day(1, e.first_day, _start_time(state, 1)))
+    return replace(state, stage=Stage.RUNNING, plans={1: plan})
+
+
+# --- calendar -----------------------------------------------------------------------
+
+
+def _start_time(state: GameState, day: int) -> str:
+    return state.day_starts.get(day, state.settings.day_start_time)
+
+
+def _with_overrides(state: GameState, plan: DayPlan) -> DayPlan:
+    length = state.long_days.get(plan.number)
+    if length:
+        plan = replace(plan, length_days=length)
+    short = state.short_days.get(plan.number)
+    if short:
+        plan = replace(
+            plan,
+            end_at=short.end_at,
+            next_start_at=short.next_start_at,
+            decision_offset_minutes=short.decision_offset_minutes,
+            ambush_window_minutes=short.ambush_window_minutes,
+        )
+    return plan
+
+
+def _replan(state: GameState, day: int) -> GameState:
+    """Re-apply overrides to a planned but not yet started (or current) day."""
+    plan = state.plans.get(day)
+    if plan is None:
+        return state
+    previous = state.plans.get(day - 1)
+    base = plan_next(previous, _start_time(state, day)) if previous else plan_day(
+        day, plan.first_date, _start_time(state, day)
+    )
+    if day <= state.day and state.phase is PhaseKind.DAY:
+        base = replace(base, start_at=plan.start_at)
+    return replace(state, plans=_put(state.plans, day, _with_overrides(state, base)))
+
+
+@_on(ev.DayStartSet)
+def _day_start_set(state: GameState, e: ev.DayStartSet) -> GameState:
+    return _replan(replace(state, day_starts=_put(state.day_starts, e.day, e.time)), e.day)
+
+
+@_on(ev.LongDayDeclared)
+def _long_day(state: GameState, e: ev.LongDayDeclared) -> GameState:
+    return _replan(replace(state, long_days=_put(state.long_days, e.day, e.length_days)), e.day)
+
+
+@_on(ev.DayShortened)
+def _day_shortened(state: GameState, e: ev.DayShortened) -> GameState:
+    short = ShortDay(e.end_at, e.next_start_at, e.decision_offset_minutes, e.ambush_window_minutes)
+    state = _replan(replace(state, short_days=_put(state.short_days, e.day, short)), e.day)
+    return _replan(state, e.day + 1)
+
+
+@_on(ev.DeadlineScheduled)
+def _deadline_scheduled(state: GameState, e: ev.DeadlineScheduled) -> GameState:
+    return replace(state, deadlines=_put(state.deadlines, e.key, e.due_at))
+
+
+@_on(ev.DeadlineFired)
+def _deadline_fired(state: GameState, e: ev.DeadlineFired) -> GameState:
+    deadlines = dict(state.deadlines)
+    deadlines.pop(e.key, None)
+    return replace(state, deadlines=deadlines)
+
+
+@_on(ev.DayStarted)
+def _day_started(state: GameState, e: ev.DayStarted) -> GameState:
+    cities = {
+        name: replace(
+            c,
+            nominations={},
+            proxies={},
+            vote_opens_at=None,
+            vote_closes_at=None,
+            nominations_close_at=None,
+            voting=None,
+            execution_final=c.decided is not None or e.day < 2,
+            immune=frozenset(),
+            # START-0 step 7: commissar appointments open in every city on Day 1.
+            appointment_open=c.appointment_open or e.day == 1,
+        )
+        for name, c in state.cities.items()
+    }
+    return replace(
+        state,
+        phase=PhaseKind.DAY,
+        day=e.day,
+        cities=cities,
+        pending_kills=(),
+        day_end_reached=False,
+        checks_open=False,
+        decisions_closed=False,
+    )
+
+
+@_on(ev.DayEndReached)
+def _day_end_reached(state: GameState, e: ev.DayEndReached) -> GameState:
+    return replace(state, day_end_reached=True)
+
+
+@_on(ev.NightStarted)
+def _night_started(state: GameState, e: ev.NightStarted) -> GameState:
+    cities = {
+        name: replace(
+            c,
+            night=NightBook(),
+            checked_tonight=None,
+            godfather_election_open=c.godfather is None and c.decided is None,
+        )
+        for name, c in state.cities.items()
+    }
+    today = state.plans[e.night]
+    nxt = _with_overrides(state, plan_next(today, _start_time(state, e.night + 1)))
+    return replace(
+        state, phase=PhaseKind.NIGHT, cities=cities, plans=_put(state.plans, e.night + 1, nxt),
+        touring_city=state.touring_city,
+    )
+
+
+@_on(ev.ChecksClosed)
+def _checks_closed(state: GameState, e: ev.ChecksClosed) -> GameState:
+    return replace(state, checks_open=False)
+
+
+@_on(ev.ChecksOpened)
+def _checks_opened(state: GameState, e: ev.ChecksOpened) -> GameState:
+    return replace(state, checks_open=True)
+
+
+# --- inboxes ------------------------------------------------------------------------
+
+
+def _scope(e: ev.InboxOpened) -> str:
+    return e.city or e.subject or ""
+
+
+@_on(ev.InboxOpened)
+def _inbox_opened(state: GameState, e: ev.InboxOpened) -> GameState:
+    inbox = Inbox(
+        id=e.inbox,
+        kind=e.kind,
+        city=e.city,
+        subject=e.subject,
+        generation=e.generation,
+        opened_at=e.at,
+        members=e.members,
+        title=e.title,
+    )
+    key = f"{e.kind}:{e.subject if e.kind in ('personal', 'voting', 'polling') else _scope(e)}"
+    if e.kind in ("voting", "polling"):
+        key = f"{e.kind}:{e.city}/{e.subject}"
+    return replace(
+        state, inboxes=_put(state.inboxes, e.inbox, inbox), current=_put(state.current, key, e.inbox)
+    )
+
+
+@_on(ev.InboxArchived)
+def _inbox_archived(state: GameState, e: ev.InboxArchived) -> GameState:
+    inbox = replace(state.inboxes[e.inbox], archived=True, former=e.readers)
+    return replace(state, inboxes=_put(state.inboxes, e.inbox, inbox))
+
+
+@_on(ev.MessagePosted)
+def _message_posted(state: GameState, e: ev.MessagePosted) -> GameState:
+    inbox = state.inboxes[e.inbox]
+    if inbox.kind == "mafia" and state.phase is PhaseKind.NIGHT and inbox.city:
+        author = state.residents.get(e.author)
+        if author and author.alive and author.city == inbox.city:
+            night = state.cities[inbox.city].night
+            return _night(state, inbox.city, spoke=night.spoke | {e.author})
+    return state
+
+
+# --- day business -------------------------------------------------------------------
+
+
+@_on(ev.VoteScheduled)
+def _vote_scheduled(state: GameState, e: ev.VoteScheduled) -> GameState:
+    return _city(
+        state,
+        e.city,
+        vote_opens_at=e.opens_at,
+        vote_closes_at=e.closes_at,
+        nominations_close_at=e.nominations_close_at,
+    )
+
+
+@_on(ev.NominationMade)
+def _nominated(state: GameState, e: ev.NominationMade) -> GameState:
+    city = state.cities[e.city]
+    return _city(state, e.city, nominations=_put(city.nominations, e.nominator, e.candidate))
+
+
+@_on(ev.ProxyRequested)
+def _proxy(state: GameState, e: ev.ProxyRequested) -> GameState:
+    city = state.cities[e.city]
+    return _city(state, e.city, proxies=_put(city.proxies, e.voter, e.candidates))
+
+
+@_on(ev.VotingOpened)
+def _voting_opened(state: GameState, e: ev.VotingOpened) -> GameState:
+    book = VoteBook(day=e.day, candidates=e.candidates, opened_at=e.at,
+                    active={c: {} for c in e.candidates})
+    return _city(state, e.city, voting=book)
+
+
+@_on(ev.VoteCast)
+def _vote_cast(state: GameState, e: ev.VoteCast) -> GameState:
+    book = state.cities[e.city].voting
+    assert book is not None
+    votes = dict(book.active[e.candidate])
+    if e.keyword == "казнить":
+        votes[e.voter] = e.at
+    else:
+        votes.pop(e.voter, None)
+    record = VoteRecord(voter=e.voter, candidate=e.candidate, keyword=e.keyword, at=e.at, proxy=e.proxy)
+    book = replace(book, log=(*book.log, record), active=_put(book.active, e.candidate, votes))
+    return _city(state, e.city, voting=book)
+
+
+@_on(ev.VotingClosed)
+def _voting_closed(state: GameState, e: ev.VotingClosed) -> GameState:
+    book = state.cities[e.city].voting
+    assert book is not None
+    return _city(state, e.city, voting=replace(book, closed=True))
+
+
+@_on(ev.NoExecution)
+def _no_execution(state: GameState, e: ev.NoExecution) -> GameState:
+    return _city(state, e.city, execution_final=True)
+
+
+@_on(ev.ResidentDied)
+def _resident_died(state: GameState, e: ev.ResidentDied) -> GameState:
+    cause = DeathCause(e.cause)
+    resident = replace(state.residents[e.user], alive=False, cause=cause, died_at=e.at, died_in=e.label)
+    state = replace(state, residents=_put(state.residents, e.user, resident))
+    city = state.cities[e.city]
+    changes: dict[str, Any] = {}
+    if city.godfather == e.user:
+        changes["godfather"] = None
+    if city.commissar == e.user:
+        changes["commissar"] = None
+    if city.judge == e.user:
+        changes["judge"] = None
+    if resident.faction is Faction.MAFIA:
+        changes["last_mafia_death_at"] = e.at
+    if cause is DeathCause.EXECUTION:
+        changes["execution_final"] = True
+    return _city(state, e.city, **changes) if changes else state
+
+
+# --- night business -----------------------------------------------------------------
+
+
+@_on(ev.GodfatherVoteCast)
+def _godfather_vote(state: GameState, e: ev.GodfatherVoteCast) -> GameState:
+    night = state.cities[e.city].night
+    state = _night(state, e.city, godfather_votes=_put(night.godfather_votes, e.voter, e.candidate),
+                   spoke=night.spoke | {e.voter})
+    return state
+
+
+@_on(ev.GodfatherElected)
+def _godfather_elected(state: GameState, e: ev.GodfatherElected) -> GameState:
+    state = _city(state, e.city, godfather=e.godfather, godfather_election_open=False)
+    return _night(state, e.city, godfather_votes={}, reelection_demands=frozenset())
+
+
+@_on(ev.GodfatherElectionFailed)
+def _godfather_failed(state: GameState, e: ev.GodfatherElectionFailed) -> GameState:
+    return _city(state, e.city, godfather_election_open=False)
+
+
+@_on(ev.GodfatherReelectionDemanded)
+def _reelection(state: GameState, e: ev.GodfatherReelectionDemanded) -> GameState:
+    night = state.cities[e.city].night
+    state = _night(state, e.city, reelection_demands=night.reelection_demands | {e.user},
+                   spoke=night.spoke | {e.user})
+    if e.opened:
+        state = _city(state, e.city, godfather_election_open=True)
+        state = _night(state, e.city, godfather_votes={})
+    return state
+
+
+@_on(ev.KillDeclared)
+def _kill_declared(state: GameState, e: ev.KillDeclared) -> GameState:
+    night = state.cities[e.city].night
+    spoke = night.spoke | {e.mafioso}
+    if e.tour:
+        if e.is_order:
+            return _night(state, e.city, tour_order=e.target, spoke=spoke)
+        decl = _put(night.tour_declarations, e.mafioso, e.target)
+        return _night(state, e.city, tour_declarations=decl, spoke=spoke)
+    if e.is_order:
+        return _night(state, e.city, order=e.target, spoke=spoke)
+    return _night(state, e.city, declarations=_put(night.declarations, e.mafioso, e.target), spoke=spoke)
+
+
+@_on(ev.NightDecisionFixed)
+def _decision_fixed(state: GameState, e: ev.NightDecisionFixed) -> GameState:
+    kills = state.pending_kills
+    if e.target is not None:
+        kills = (*kills, (e.target, e.city))
+    return replace(state, pending_kills=kills)
+
+
+@_on(ev.DecisionsClosed)
+def _decisions_closed(state: GameState, e: ev.DecisionsClosed) -> GameState:
+    return replace(state, decisions_closed=True)
+
+
+@_on(ev.CheckAnswered)
+def _check_answered(state: GameState, e: ev.CheckAnswered) -> GameState:
+    return _city(state, e.city, checked_tonight=e.target)
+
+
+# --- commissar appointment ----------------------------------------------------------
+
+
+@_on(ev.CommissarOffered)
+def _offered(state: GameState, e: ev.CommissarOffered) -> GameState:
+    city = state.cities[e.city]
+    offer = Offer(attempt=e.attempt, candidate=e.candidate, inbox=e.inbox, offered_at=e.at)
+    return _city(state, e.city, offer=offer, offers_made=(*city.offers_made, e.candidate),
+                 appointment_open=True)
+
+
+@_on(ev.CommissarOfferAnswered)
+def _answered(state: GameState, e: ev.CommissarOfferAnswered) -> GameState:
+    offer = state.cities[e.city].offer
+    assert offer is not None
+    return _city(state, e.city, offer=replace(offer, answered_at=e.at, accepted=e.accepted))
+
+
+@_on(ev.CommissarOfferResolved)
+def _resolved(state: GameState, e: ev.CommissarOfferResolved) -> GameState:
+    city = state.cities[e.city]
+    offer = city.offer
+    assert offer is not None
+    exhausted = not e.accepted and len(city.offers_made) >= state.settings.commissar_offer_attempts
+    return _city(
+        state, e.city, offer=None,
+        appointment_open=not e.accepted and not exhausted,
+    )
+
+
+@_on(ev.CommissarAppointed)
+def _appointed(state: GameState, e: ev.CommissarAppointed) -> GameState:
+    return _city(state, e.city, commissar=e.commissar, commissar_line=e.line)
+
+
+# --- outcome ------------------------------------------------------------------------
+
+
+@_on(ev.CityDecided)
+def _city_decided(state: GameState, e: ev.CityDecided) -> GameState:
+    return _city(state, e.city, decided=Outcome(e.outcome), decided_at=e.at, execution_final=True)
+
+
+@_on(ev.GameResultFixed)
+def _result_fixed(state: GameState, e: ev.GameResultFixed) -> GameState:
+    return replace(state, result=Outcome(e.result), winning_mafia=e.winning_mafia)
+
+
+@_on(ev.GameEnded)
+def _game_ended(state: GameState, e: ev.GameEnded) -> GameState:
+    return replace(state, stage=Stage.FINISHED, phase=PhaseKind.OVER, deadlines={})
+
+
+@_on(ev.TourAnnounced)
+def _tour_announced(state: GameState, e: ev.TourAnnounced) -> GameState:
+    return replace(state, touring_city=e.city, tour_pointer=e.pointer)

@@ -1,0 +1,275 @@
+"""Inbox membership and bans: one declarative policy table (RULES.md §5, INBOX-*).
+
+Every question "may X read / post in inbox I?" is answered by ``access`` from the
+``POLICY`` row of the inbox's kind. Rows are data; predicates are small pure
+functions of the game state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+from .state import DeathCause, GameState, Inbox
+
+
+class Kind(StrEnum):
+    CITY = "city"
+    PERSONAL = "personal"
+    MAFIA = "mafia"
+    CEMETERY = "cemetery"
+    COURT = "court"
+    POLICE = "police"
+    OFFICE = "office"
+    BAR = "bar"
+    VOTING = "voting"
+    POLLING = "polling"
+    REMOVAL = "removal"
+    IMPEACHMENT = "impeachment"
+    NOTARY = "notary"
+    SECRET = "secret"  # noqa: S105 - an inbox kind, not a password
+    OFFER = "offer"
+    LINE = "line"
+
+
+class Access(IntEnum):
+    NONE = 0
+    READ = 1
+    """A banned member: reads, cannot post (INBOX-GEN-1)."""
+    WRITE = 2
+
+
+class AfterGame(StrEnum):
+    """§9.4 disclosure once the game has ended."""
+
+    OPEN = "open"
+    ON_REQUEST = "on_request"
+    RESIDENT_CONSENT = "resident_consent"
+    ALL_MEMBERS_CONSENT = "all_members_consent"
+    ORGANIZER = "organizer"
+    GONE = "gone"
+
+
+Members = Callable[[GameState, Inbox], set[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class InboxPolicy:
+    kind: Kind
+    rules: tuple[str, ...]
+    organizer: Members
+    writers: Members
+    """Members with write access, besides the organizer."""
+    readers: Members
+    """Banned (read-only) members."""
+    created: str
+    renewable: bool
+    after_game: AfterGame
+    keywords_only: bool = False
+    pseudonymous: bool = False
+    member_list_visible: bool = True
+
+
+def _none(state: GameState, inbox: Inbox) -> set[str]:
+    return set()
+
+
+def _tribune(state: GameState, inbox: Inbox) -> set[str]:
+    return {state.cities[inbox.city].tribune} if inbox.city else set()
+
+
+def _procurator(state: GameState, inbox: Inbox) -> set[str]:
+    return {state.procurator}
+
+
+def _consigliere(state: GameState, inbox: Inbox) -> set[str]:
+    return {state.consigliere} if state.consigliere else set()
+
+
+def _arbiter(state: GameState, inbox: Inbox) -> set[str]:
+    return {state.arbiter} if state.arbiter else set()
+
+
+def _explicit(state: GameState, inbox: Inbox) -> set[str]:
+    return set(inbox.members)
+
+
+def _subject(state: GameState, inbox: Inbox) -> set[str]:
+    return {inbox.subject} if inbox.subject else set()
+
+
+def _living_residents(state: GameState, inbox: Inbox) -> set[str]:
+    if inbox.city is None:
+        return set()
+    return {u for u in state.cities[inbox.city].residents if state.residents[u].alive}
+
+
+def _dead_residents(state: GameState, inbox: Inbox) -> set[str]:
+    if inbox.city is None:
+        return set()
+    return {u for u in state.cities[inbox.city].residents if not state.residents[u].alive}
+
+
+def _subject_if_alive(state: GameState, inbox: Inbox) -> set[str]:
+    r = state.residents.get(inbox.subject or "")
+    return {r.user} if r and r.alive else set()
+
+
+def _subject_if_dead(state: GameState, inbox: Inbox) -> set[str]:
+    r = state.residents.get(inbox.subject or "")
+    return {r.user} if r and not r.alive else set()
+
+
+def _city_mafiosi(state: GameState, inbox: Inbox) -> set[str]:
+    return set(state.mafiosi(inbox.city)) if inbox.city else set()
+
+
+def _cemetery_members(state: GameState, inbox: Inbox) -> set[str]:
+    """INBOX-CEM-1/4: the dead of the city, but not suicides (SUICIDE-2)."""
+    cities = [inbox.city] if inbox.city else list(state.cities)
+    return {
+        u
+        for c in cities
+        for u in state.cities[c].residents
+        if not state.residents[u].alive and state.residents[u].cause is not DeathCause.SUICIDE
+    }
+
+
+def _sitting_judges(state: GameState, inbox: Inbox) -> set[str]:
+    keeps = state.settings.decided_city_judge == "keeps_seat"
+    return {c.judge for c in state.cities.values() if c.judge and (keeps or c.decided is None)}
+
+
+def _commissars_in_office(state: GameState, inbox: Inbox) -> set[str]:
+    return {c.commissar for c in state.cities.values() if c.commissar}
+
+
+def _office_members(state: GameState, inbox: Inbox) -> set[str]:
+    return state.tribunes() | _arbiter(state, inbox)
+
+
+def _offer_open(state: GameState, inbox: Inbox) -> set[str]:
+    offer = state.cities[inbox.city].offer if inbox.city else None
+    if offer and offer.inbox == inbox.id and offer.accepted is None and not offer.lapsed:
+        return {offer.candidate}
+    return set()
+
+
+def _offer_answered(state: GameState, inbox: Inbox) -> set[str]:
+    return _subject(state, inbox) - _offer_open(state, inbox)
+
+
+def _line_members(state: GameState, inbox: Inbox) -> set[str]:
+    return _subject(state, inbox) | _consigliere(state, inbox)
+
+
+def _impeachment_banned(state: GameState, inbox: Inbox) -> set[str]:
+    if inbox.city is None:
+        return set()
+    return set(state.cities[inbox.city].residents) - set(inbox.members)
+
+
+POLICY: dict[Kind, InboxPolicy] = {
+    p.kind: p
+    for p in (
+        InboxPolicy(Kind.CITY, ("INBOX-CITY-1", "INBOX-CITY-5"), _tribune, _living_residents,
+                    _dead_residents, "city founding", True, AfterGame.ON_REQUEST),
+        InboxPolicy(Kind.PERSONAL, ("INBOX-PERS-1", "INBOX-PERS-4"), _tribune, _subject_if_alive,
+                    _subject_if_dead, "city founding", True, AfterGame.RESIDENT_CONSENT),
+        InboxPolicy(Kind.MAFIA, ("INBOX-MAFIA-1", "INBOX-MAFIA-3"), _consigliere, _city_mafiosi,
+                    _none, "the deal", True, AfterGame.OPEN),
+        InboxPolicy(Kind.CEMETERY, ("INBOX-CEM-1", "INBOX-CEM-4"), _procurator, _cemetery_members,
+                    _none, "city founding", True, AfterGame.ON_REQUEST),
+        InboxPolicy(Kind.COURT, ("INBOX-COURT-1", "INBOX-COURT-4"), _arbiter, _sitting_judges,
+                    _none, "Day 1 after judge elections", True, AfterGame.ON_REQUEST),
+        InboxPolicy(Kind.POLICE, ("INBOX-POLICE-1", "INBOX-POLICE-2"), _procurator,
+                    _commissars_in_office, _none, "pre-game, empty", True, AfterGame.ON_REQUEST,
+                    member_list_visible=False),
+        InboxPolicy(Kind.OFFICE, ("INBOX-OFFICE-1",), _procurator, _office_members, _none,
+                    "pre-game", True, AfterGame.OPEN),
+        InboxPolicy(Kind.BAR, ("INBOX-BAR-1",), _procurator, _consigliere, _none, "pre-game",
+                    True, AfterGame.OPEN),
+        InboxPolicy(Kind.VOTING, ("INBOX-VOTE-1", "INBOX-VOTE-4"), _tribune, _living_residents,
+                    _none, "execution vote start", False, AfterGame.GONE, keywords_only=True),
+        InboxPolicy(Kind.POLLING, ("INBOX-POLL-1",), _arbiter, _living_residents, _none,
+                    "judge vote start", False, AfterGame.GONE, keywords_only=True),
+        InboxPolicy(Kind.REMOVAL, ("INBOX-REMOVAL-1", "INBOX-REMOVAL-2"), _subject, _explicit,
+                    _none, "any day but Day 1", False, AfterGame.OPEN),
+        InboxPolicy(Kind.IMPEACHMENT, ("IMPEACH-4",), _procurator, _explicit, _impeachment_banned,
+                    "impeachment demand", False, AfterGame.ON_REQUEST),
+        InboxPolicy(Kind.NOTARY, ("INBOX-NOTARY-1", "INBOX-NOTARY-2"), _none, _none, _subject,
+                    "any time", False, AfterGame.ORGANIZER),
+        InboxPolicy(Kind.SECRET, ("INBOX-SECRET-1", "INBOX-SECRET-2"), _subject, _explicit, _none,
+                    "any time", False, AfterGame.ALL_MEMBERS_CONSENT),
+        InboxPolicy(Kind.OFFER, ("COMM-APPT-1",), _procurator, _offer_open, _offer_answered,
+                    "each offer", False, AfterGame.ON_REQUEST),
+        InboxPolicy(Kind.LINE, ("COMM-2", "COMM-5"), _none, _none, _line_members,
+                    "commissar takes office", False, AfterGame.ON_REQUEST, pseudonymous=True,
+                    member_list_visible=False),
+    )
+}
+
+
+def access(state: GameState, inbox_id: str, user: str | None) -> Access:
+    """What ``user`` may do in the inbox now (INBOX-GEN-1). Hosts get no god view."""
+    inbox = state.inboxes.get(inbox_id)
+    if inbox is None or user is None:
+        return Access.NONE
+    if inbox.archived:
+        return Access.READ if user in inbox.former else Access.NONE
+    policy = POLICY[Kind(inbox.kind)]
+    if user in policy.organizer(state, inbox) or user in policy.writers(state, inbox):
+        return Access.WRITE
+    if user in policy.readers(state, inbox):
+        return Access.READ
+    return Access.NONE
+
+
+def readers(state: GameState, inbox_id: str) -> frozenset[str]:
+    """Everyone who may read the inbox now: the audience of a message posted there."""
+    return readers_of(state, state.inboxes[inbox_id])
+
+
+def readers_of(state: GameState, inbox: Inbox) -> frozenset[str]:
+    if inbox.archived:
+        return inbox.former
+    policy = POLICY[Kind(inbox.kind)]
+    return frozenset(
+        policy.organizer(state, inbox) | policy.writers(state, inbox) | policy.readers(state, inbox)
+    )
+
+
+def can_read(state: GameState, inbox_id: str, user: str | None) -> bool:
+    return access(state, inbox_id, user) >= Access.READ
+
+
+def can_post(state: GameState, inbox_id: str, user: str | None) -> bool:
+    return access(state, inbox_id, user) is Access.WRITE
+
+
+def member_list(state: GameState, inbox_id: str, viewer: str | None) -> list[str] | None:
+    """INBOX-GEN-5: members see the member list, except where it would leak (AMB-21)."""
+    if not can_read(state, inbox_id, viewer):
+        return None
+    inbox = state.inboxes[inbox_id]
+    policy = POLICY[Kind(inbox.kind)]
+    visible = policy.member_list_visible or (
+        inbox.kind == Kind.POLICE and state.settings.police_station_member_list_visible
+    )
+    if not visible and viewer != state.procurator:
+        return None
+    return sorted(readers(state, inbox_id))
+
+
+def author_label(state: GameState, inbox: Inbox, user: str) -> str:
+    """How an author appears in the inbox (COMM-APPT-5, SEC-5, SEC-6)."""
+    if POLICY[Kind(inbox.kind)].pseudonymous:
+        if user == state.consigliere:
+            return "consigliere"
+        return f"commissar:{inbox.city}"
+    return user
+
+
+def inbox_id(kind: Kind, scope: str = "", generation: int = 0) -> str:
+    return f"{kind.value}:{scope}:{generation}"

@@ -1,0 +1,1 @@
+"""Command handlers, one module per rule group. ``decide`` dispatches to them."""

@@ -1,0 +1,211 @@
+"""Nominations and execution votes (EXEC-1..19, TIME-7, TIME-8, START-1, START-4)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from .. import commands as cmd
+from .. import events as ev
+from ..audience import PUBLIC, only
+from ..calendar import DayPlan, at_local
+from ..errors import ErrorCode, check
+from ..inboxes import Kind, readers
+from ..keywords import Keyword
+from ..progress import Progress
+from ..state import City, DeathCause, GameState, Stage
+from ..votes import rank, tallies
+from . import night, outcome
+from .common import (
+    archive_inbox,
+    living_resident,
+    open_inbox,
+    require_city,
+    require_day,
+    require_running,
+    require_undecided,
+    schedule,
+)
+
+
+def _vote_window(s: GameState, plan: DayPlan) -> tuple[datetime, datetime]:
+    """The default window (20:00–23:30), on a long day at its last calendar date (AMB-30)."""
+    last_date = plan.first_date + timedelta(days=plan.length_days - 1)
+    opens = at_local(last_date, s.settings.default_vote_opens)
+    closes = at_local(last_date, s.settings.default_vote_closes)
+    end = plan.scheduled_end
+    if closes > end or opens <= plan.midpoint:
+        length = end - plan.start_at
+        opens, closes = plan.start_at + length * 3 / 4, end
+    return opens, closes
+
+
+def schedule_default_vote(p: Progress, city: str, plan: DayPlan) -> None:
+    opens, closes = _vote_window(p.state, plan)
+    _announce(p, city, opens, closes, opens)
+
+
+def _announce(p: Progress, city: str, opens: datetime, closes: datetime, nominations: datetime) -> None:
+    day = p.state.day
+    p.emit(ev.VoteScheduled, PUBLIC, city=city, day=day, opens_at=opens, closes_at=closes,
+           nominations_close_at=nominations)
+    schedule(p, f"vote_open:{city}:{day}", opens)
+    schedule(p, f"vote_close:{city}:{day}", closes)
+
+
+def _require_execution_day(s: GameState, city: City) -> None:
+    require_running(s)
+    require_day(s)
+    require_undecided(city)
+    check(s.day >= 2, ErrorCode.NO_EXECUTIONS_TODAY, "START-1")
+
+
+def schedule_vote(p: Progress, c: cmd.ScheduleExecutionVote) -> None:
+    """TIME-7, TIME-8, EXEC-4: the Tribune sets his city's vote in the first half of the day."""
+    s = p.state
+    city = require_city(s, c.city)
+    check(c.actor == city.tribune, ErrorCode.NOT_TRIBUNE, "HOST-TRIB-1")
+    _require_execution_day(s, city)
+    plan = s.plans[s.day]
+    check(p.now < plan.midpoint, ErrorCode.TOO_LATE, "TIME-7")
+    check(city.voting is None, ErrorCode.TOO_LATE, "EXEC-4")
+    nominations = c.nominations_close_at or c.opens_at
+    for moment in (c.opens_at, c.closes_at, nominations):
+        check(moment.tzinfo is not None, ErrorCode.SCHEDULE_INVALID, detail="times need a timezone")
+    check(p.now < nominations <= c.opens_at < c.closes_at, ErrorCode.SCHEDULE_INVALID, "EXEC-4",
+          detail="now < nominations close <= vote opens < vote closes")
+    check(c.closes_at <= plan.scheduled_end, ErrorCode.SCHEDULE_INVALID, "TIME-8",
+          detail="the vote must end by the end of the day")
+    _announce(p, c.city, c.opens_at, c.closes_at, nominations)
+
+
+def _eligible(s: GameState, city: City, candidate: str) -> bool:
+    """EXEC-3, JUDGE-4, MAFIA-DISCLOSE-1: a living resident, not the judge, not immune."""
+    r = s.residents.get(candidate)
+    return (
+        r is not None and r.alive and r.city == city.name
+        and candidate != city.judge and candidate not in city.immune
+    )
+
+
+def nominate(p: Progress, c: cmd.Nominate) -> None:
+    s = p.state
+    resident = living_resident(s, c.actor)
+    city = s.cities[resident.city]
+    _require_execution_day(s, city)
+    closes = city.nominations_close_at
+    check(city.voting is None and (closes is None or p.now < closes), ErrorCode.NOMINATIONS_CLOSED,
+          "EXEC-4")
+    check(_eligible(s, city, c.candidate), ErrorCode.CANDIDATE_NOT_ELIGIBLE, "EXEC-3")
+    check(s.settings.allow_self_nomination or c.candidate != c.actor,
+          ErrorCode.SELF_NOMINATION_FORBIDDEN, "EXEC-3")
+    # INBOX-PERS-2: declared to the Tribune in the personal inbox; nominators stay private.
+    p.emit(ev.NominationMade, only(c.actor, city.tribune), city=city.name, nominator=c.actor,
+           candidate=c.candidate)
+
+
+def request_proxy(p: Progress, c: cmd.RequestProxyVote) -> None:
+    """EXEC-11 (AMB-10): before the vote opens, naming candidates; accepted automatically."""
+    s = p.state
+    resident = living_resident(s, c.actor)
+    city = s.cities[resident.city]
+    _require_execution_day(s, city)
+    check(city.voting is None, ErrorCode.PROXY_TOO_LATE, "EXEC-11")
+    names = tuple(dict.fromkeys(c.candidates))
+    check(0 < len(names) <= len(city.residents), ErrorCode.PROXY_INVALID, "EXEC-11")
+    for name in names:
+        check(name in city.residents, ErrorCode.PROXY_INVALID, "EXEC-11")
+    p.emit(ev.ProxyRequested, only(c.actor, city.tribune), city=city.name, voter=c.actor,
+           candidates=names)
+
+
+def open_voting(p: Progress, rest: str, seed: int) -> None:
+    name, _, _day = rest.rpartition(":")
+    s = p.state
+    city = s.cities[name]
+    if city.decided is not None:
+        return
+    candidates = tuple(
+        dict.fromkeys(cand for cand in city.nominations.values() if _eligible(s, city, cand))
+    )
+    if not candidates:
+        # EXEC-2 (AMB-4): no eligible nominee, nobody is executed; the Day Post says so.
+        p.emit(ev.NoExecution, PUBLIC, city=name, day=s.day, reason="no_candidates")
+        return
+    p.emit(ev.VotingOpened, PUBLIC, city=name, day=s.day, candidates=candidates)
+    for candidate in candidates:
+        open_inbox(p, Kind.VOTING, f"{name}/{candidate}/{s.day}", city=name, subject=candidate)
+    # EXEC-11: the Tribune casts proxy votes at the opening, timed at the opening.
+    for voter, wanted in p.state.cities[name].proxies.items():
+        if not p.state.residents[voter].alive:
+            continue
+        for candidate in wanted:
+            if candidate in candidates:
+                _cast(p, name, candidate, voter, Keyword.EXECUTE, proxy=True)
+
+
+def voting_inbox(s: GameState, city: str, candidate: str) -> str | None:
+    return s.current.get(f"voting:{city}/{candidate}")
+
+
+def _cast(p: Progress, city: str, candidate: str, voter: str, keyword: Keyword,
+          proxy: bool = False) -> None:
+    inbox = voting_inbox(p.state, city, candidate)
+    assert inbox is not None
+    p.emit(ev.VoteCast, only(readers(p.state, inbox)), city=city, candidate=candidate, voter=voter,
+           keyword=keyword.value, proxy=proxy)
+
+
+def cast_vote(p: Progress, inbox_id: str, voter: str, keyword: Keyword) -> None:
+    """EXEC-5..8: «казнить» casts, «не казнить» withdraws one's own active vote."""
+    s = p.state
+    inbox = s.inboxes[inbox_id]
+    assert inbox.city is not None and inbox.subject is not None
+    book = s.cities[inbox.city].voting
+    check(book is not None and not book.closed and not inbox.archived, ErrorCode.VOTING_CLOSED,
+          "INBOX-VOTE-3")
+    assert book is not None
+    check(keyword in (Keyword.EXECUTE, Keyword.WITHDRAW), ErrorCode.NOT_A_KEYWORD, "EXEC-13",
+          keywords="казнить / не казнить")
+    active = voter in book.active[inbox.subject]
+    if keyword is Keyword.EXECUTE:
+        check(not active, ErrorCode.VOTE_ALREADY_ACTIVE, "EXEC-8")
+    else:
+        check(active, ErrorCode.NO_ACTIVE_VOTE, "EXEC-8")
+    _cast(p, inbox.city, inbox.subject, voter, keyword)
+
+
+def close_voting(p: Progress, rest: str, seed: int) -> None:
+    """EXEC-9, -10, -14, -17: count, rank, publish; execute (no pardon without judges)."""
+    name, _, _day = rest.rpartition(":")
+    s = p.state
+    city = s.cities[name]
+    book = city.voting
+    if city.decided is not None or book is None or book.closed:
+        return
+    counted = tallies(book, city.immune)
+    eligible = [cand for cand in book.candidates if _eligible(s, city, cand)]
+    ranking = rank(counted, eligible, seed, s.settings.min_votes_to_execute)
+    condemned = ranking.order[0] if ranking.order else None
+    p.emit(ev.VotingClosed, PUBLIC, city=name, day=s.day, tallies=counted, ranking=ranking.order,
+           condemned=condemned, lot=ranking.lot, lot_seed=seed)
+    for candidate in book.candidates:
+        inbox = voting_inbox(p.state, name, candidate)
+        if inbox:
+            archive_inbox(p, inbox)  # INBOX-GEN-3: killed; the log stays readable
+    if condemned is None:
+        p.emit(ev.NoExecution, PUBLIC, city=name, day=s.day, reason="no_eligible_candidate")
+    else:
+        execute(p, name, condemned)
+    outcome.settle(p)
+    # A day already past its scheduled end waits only for the last final verdict (§3).
+    if (p.state.stage is Stage.RUNNING and p.state.day_end_reached
+            and all(c.execution_final for c in p.state.cities.values())):
+        night.start_night(p)
+
+
+def execute(p: Progress, city: str, user: str) -> None:
+    """EXEC-17: the condemned dies when the verdict is final; his faction is announced."""
+    r = p.state.residents[user]
+    faction = r.faction.value if r.faction else "honest"
+    p.emit(ev.ResidentDied, PUBLIC, user=user, city=city, faction=faction,
+           cause=DeathCause.EXECUTION.value, label=f"day {p.state.day}")

@@ -1,0 +1,108 @@
+"""Victory per city and overall (WIN-1..5, CITY-7), and the end of the game (§9.4)."""
+
+from __future__ import annotations
+
+from .. import events as ev
+from ..audience import PUBLIC
+from ..progress import Progress
+from ..state import Faction, GameState, Outcome
+
+
+def city_outcome(state: GameState, name: str) -> Outcome | None:
+    """WIN-3 (AMB-2): a city is decided when one side is eliminated."""
+    mafia = len(state.living_mafia(name))
+    honest = len(state.living(name)) - mafia
+    if state.settings.city_win_condition == "mafia_outnumbers" and mafia > honest > 0:
+        return Outcome.MAFIA
+    if mafia == 0 and honest == 0:
+        return Outcome.DRAW
+    if mafia == 0:
+        return Outcome.HONEST
+    if honest == 0:
+        return Outcome.MAFIA
+    return None
+
+
+def overall(state: GameState) -> Outcome | None:
+    """WIN-1, WIN-4, WIN-5: the result once it can no longer change, else None."""
+    total = len(state.cities)
+    decided = [c.decided for c in state.cities.values()]
+    mafia = sum(1 for d in decided if d is Outcome.MAFIA)
+    honest = sum(1 for d in decided if d is Outcome.HONEST)
+    open_ = sum(1 for d in decided if d is None)
+    if 2 * mafia > total:
+        return Outcome.MAFIA
+    if state.settings.even_split_result == "honest":
+        return Outcome.HONEST if 2 * (mafia + open_) <= total else None
+    if 2 * honest > total:
+        return Outcome.HONEST
+    if 2 * (mafia + open_) <= total and 2 * (honest + open_) <= total:
+        return Outcome.DRAW
+    return None
+
+
+def winning_mafia(state: GameState) -> tuple[str, ...]:
+    """WIN-2 (AMB-32): most living mafiosi; then the later last mafia death; ties shared."""
+    names = list(state.cities)
+    if state.settings.winning_mafia_scope == "mafia_won_cities":
+        names = [n for n in names if state.cities[n].decided is Outcome.MAFIA]
+
+    def key(name: str) -> tuple[int, int, float]:
+        last = state.cities[name].last_mafia_death_at
+        return (len(state.living_mafia(name)), 1 if last is None else 0,
+                last.timestamp() if last else 0.0)
+
+    if not names:
+        return ()
+    best = max(key(n) for n in names)
+    return tuple(n for n in names if key(n) == best)
+
+
+def settle(p: Progress) -> None:
+    """Decide cities, fix the overall result, end the game: after every death."""
+    for name, city in p.state.cities.items():
+        if city.decided is None:
+            outcome = city_outcome(p.state, name)
+            if outcome is not None:
+                p.emit(ev.CityDecided, PUBLIC, city=name, outcome=outcome.value)
+    s = p.state
+    if s.result is None:
+        result = overall(s)
+        if result is not None:
+            winners = winning_mafia(s) if result is Outcome.MAFIA else ()
+            score = tuple((n, c.decided.value if c.decided else "playing") for n, c in s.cities.items())
+            p.emit(ev.GameResultFixed, PUBLIC, result=result.value, winning_mafia=winners, score=score)
+    s = p.state
+    all_decided = all(c.decided is not None for c in s.cities.values())
+    if s.result is not None and (all_decided or not s.settings.continue_after_decided):
+        end_game(p)
+
+
+def end_game(p: Progress) -> None:
+    """§9.4: factions, offices, the Consigliere, commissars and the sealed lists open."""
+    s = p.state
+    assert s.result is not None
+    factions = tuple(
+        (u, r.faction.value if r.faction else Faction.HONEST.value) for u, r in s.residents.items()
+    )
+    commissars = tuple(
+        (name, user) for name, c in s.cities.items() for user in c.offers_made
+        if user in _commissars_ever(s)
+    )
+    p.emit(
+        ev.GameEnded,
+        PUBLIC,
+        result=s.result.value,
+        factions=factions,
+        consigliere=s.consigliere,
+        commissars=commissars,
+        deal_lists=tuple((n, tuple(users)) for n, users in s.deal.lists.items()),
+        deal_salt=s.deal.salt,
+        commitment=s.deal.commitment,
+    )
+
+
+def _commissars_ever(s: GameState) -> set[str]:
+    return {
+        inbox.subject for inbox in s.inboxes.values() if inbox.kind == "line" and inbox.subject
+    }

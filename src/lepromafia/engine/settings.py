@@ -1,0 +1,179 @@
+"""Per-game settings (RULES.md §8). Every number in the rules is a setting here.
+
+``GameSettings.from_mapping`` validates a plain mapping (YAML, JSON, a form) and
+raises ``RuleViolation(INVALID_SETTINGS)`` before any game exists.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .errors import ErrorCode, RuleViolation
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "mafia_rounding": ("ceil", "round_half_up", "floor"),
+    "supreme_court_mode": ("auto", "always", "never"),
+    "no_candidate_policy": ("none", "lot_all_eligible"),
+    "final_tie_fallback": ("lot", "host"),
+    "pardon_majority": ("of_sitting", "of_votes_cast"),
+    "judge_removal_policy": ("fixed_5", "reduce_to_floor", "arbiter_decides", "floor_always"),
+    "decided_city_judge": ("leaves", "keeps_seat"),
+    "commissar_check_mode": ("automatic", "consigliere"),
+    "godfather_reelection_demand": ("majority", "any_member"),
+    "spirit_persistence": ("per_day", "cumulative"),
+    "sound_library_visibility": ("public", "city_only"),
+    "cemetery_scope": ("per_city", "global"),
+    "death_status_reveal": ("faction", "faction_and_office"),
+    "arbiter_ban_scope": ("city_inbox_cemetery", "plus_police_impeachment"),
+    "city_win_condition": ("elimination", "mafia_outnumbers"),
+    "even_split_result": ("honest", "draw"),
+    "winning_mafia_scope": ("all_cities", "mafia_won_cities"),
+    "host_role_combination": ("allowed", "forbidden"),
+    "tribune_delegation_scope": ("voting", "full"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettings:
+    """Defaults are the catalog's (literal or derived); see RULES.md §8."""
+
+    city_count: int = 5
+    population_per_city: int = 20
+    mafia_share_percent: int = 20
+    mafia_rounding: str = "ceil"
+    host_role_combination: str = "allowed"
+    tribune_delegation_scope: str = "voting"
+    # time (local times are Moscow, "HH:MM")
+    day_start_time: str = "10:00"
+    default_vote_opens: str = "20:00"
+    default_vote_closes: str = "23:30"
+    # execution
+    allow_self_nomination: bool = True
+    publish_nominators: bool = False
+    min_votes_to_execute: int = 0
+    no_candidate_policy: str = "none"
+    final_tie_fallback: str = "lot"
+    # court and judges
+    supreme_court_mode: str = "auto"
+    pardon_window_minutes: int = 30
+    pardon_majority: str = "of_sitting"
+    pardons_per_city_per_day: int = 1
+    judge_election_notice_hours: int = 6
+    judge_election_notice_after_removal_hours: int = 2
+    judge_min_net_votes: int = 0
+    judge_min_for_votes: int = 1
+    judge_removal_policy: str = "reduce_to_floor"
+    judge_removal_deadline_hours: int = 4
+    judge_recusal_deadline_hours: int = 4
+    decided_city_judge: str = "leaves"
+    removed_judge_ineligible_days: int = 2
+    # commissar and ambush
+    commissar_offer_attempts: int = 3
+    commissar_offer_timeout_minutes: int = 240
+    commissar_offer_min_window_minutes: int = 30
+    commissar_check_mode: str = "automatic"
+    commissar_check_deadline_minutes: int = 120
+    ambush_window_minutes: int = 60
+    police_station_member_list_visible: bool = False
+    # mafia
+    mafia_decision_deadline_minutes: int = 120
+    godfather_reelection_demand: str = "majority"
+    # spirit, impeachment, sound, restoration
+    spirit_rule_enabled: bool = True
+    spirit_persistence: str = "per_day"
+    impeachment_share_percent: int = 30
+    confrontation_max_minutes: int = 3
+    last_word_max_minutes: int = 3
+    sound_library_visibility: str = "public"
+    # visibility, inboxes, victory
+    city_inbox_daily_renewal: bool = True
+    cemetery_scope: str = "per_city"
+    observer_access_after_death: bool = False
+    death_status_reveal: str = "faction"
+    arbiter_bans_in_voting: bool = False
+    arbiter_ban_scope: str = "city_inbox_cemetery"
+    city_win_condition: str = "elimination"
+    even_split_result: str = "honest"
+    continue_after_decided: bool = True
+    winning_mafia_scope: str = "all_cities"
+    message_max_length: int = 4000
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any] | None) -> GameSettings:
+        """Build settings from a mapping, rejecting unknown keys and bad values."""
+        data = dict(data or {})
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise RuleViolation(ErrorCode.INVALID_SETTINGS, "", detail=f"unknown keys {unknown}")
+        for key, value in data.items():
+            default = getattr(cls(), key)
+            if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
+                value, type(default)
+            ):
+                _bad(f"{key} must be {type(default).__name__}")
+        settings = cls(**data)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        """Raise ``RuleViolation(INVALID_SETTINGS)`` naming the first bad value."""
+        for key, choices in _CHOICES.items():
+            if getattr(self, key) not in choices:
+                _bad(f"{key} must be one of {list(choices)}")
+        if self.city_count < 1:
+            _bad("city_count must be at least 1 (CITY-1)")
+        if self.population_per_city < 2:
+            _bad("population_per_city must be at least 2")
+        if not 0 < self.mafia_share_percent <= 50:
+            _bad("mafia_share_percent must be in 1..50")
+        for key in ("day_start_time", "default_vote_opens", "default_vote_closes"):
+            if parse_hhmm(getattr(self, key)) is None:
+                _bad(f"{key} must be HH:MM")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+                _bad(f"{f.name} must not be negative")
+        if self.commissar_offer_attempts < 1 or self.pardons_per_city_per_day < 1:
+            _bad("commissar_offer_attempts and pardons_per_city_per_day must be at least 1")
+        if self.commissar_offer_timeout_minutes < 30:
+            _bad("commissar_offer_timeout_minutes must be at least 30")
+        if self.min_votes_to_execute not in (0, 1):
+            _bad("min_votes_to_execute must be 0 or 1")
+
+    def to_mapping(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def non_default(self) -> dict[str, Any]:
+        """Settings that differ from the catalog's defaults (shown in the Recruitment Post)."""
+        base = GameSettings()
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        }
+
+    @property
+    def has_court(self) -> bool:
+        """COURT-1: a Supreme Court exists iff there are at least 4 cities (mode auto)."""
+        if self.supreme_court_mode == "always":
+            return True
+        if self.supreme_court_mode == "never":
+            return False
+        return self.city_count >= 4
+
+
+def parse_hhmm(text: str) -> tuple[int, int] | None:
+    parts = text.split(":")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    hour, minute = int(parts[0]), int(parts[1])
+    if not (0 <= hour <= 23 and 0 <= minute <= 59):
+        return None
+    return hour, minute
+
+
+def _bad(detail: str) -> None:
+    raise RuleViolation(ErrorCode.INVALID_SETTINGS, "", detail=detail)

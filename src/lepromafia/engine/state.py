@@ -1,0 +1,277 @@
+"""Game state: frozen dataclasses built only by ``evolve``.
+
+Mappings inside the state are never mutated in place: ``evolve`` copies what it
+changes (copy-on-write), so any state object handed out stays valid forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from .calendar import DayPlan, ShortDay
+from .settings import GameSettings
+
+NO_KILL = "-"
+"""A night order or declaration that deliberately kills nobody (MAFIA-KILL-2)."""
+
+
+class Stage(StrEnum):
+    RECRUITING = "recruiting"
+    FORMED = "formed"
+    SEALED = "sealed"
+    DEALT = "dealt"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class PhaseKind(StrEnum):
+    PREGAME = "pregame"
+    DAY = "day"
+    NIGHT = "night"
+    OVER = "over"
+
+
+class Faction(StrEnum):
+    HONEST = "honest"
+    MAFIA = "mafia"
+
+
+class Office(StrEnum):
+    PROCURATOR = "procurator"
+    CONSIGLIERE = "consigliere"
+    ARBITER = "arbiter"
+    TRIBUNE = "tribune"
+
+
+class DeathCause(StrEnum):
+    EXECUTION = "execution"
+    NIGHT_KILL = "night_kill"
+    SUICIDE = "suicide"
+
+
+class Outcome(StrEnum):
+    """A city's or the game's result (WIN-1..4)."""
+
+    HONEST = "honest"
+    """No living mafiosi remain (city), or the mafia did not win more than half (game)."""
+    MAFIA = "mafia"
+    """No living honest residents remain (city), or mafia won more than half the cities."""
+    DRAW = "draw"
+    """Both sides eliminated in one step (city), or the even-split house rule (game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resident:
+    user: str
+    city: str
+    faction: Faction | None = None
+    alive: bool = True
+    cause: DeathCause | None = None
+    died_at: datetime | None = None
+    died_in: str | None = None
+    """'day N' or 'night N' label of the death."""
+
+
+@dataclass(frozen=True, slots=True)
+class VoteRecord:
+    voter: str
+    candidate: str
+    keyword: str
+    """Either 'казнить' or 'не казнить'."""
+    at: datetime
+    proxy: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VoteBook:
+    """One city's execution vote of one day (EXEC-5..10)."""
+
+    day: int
+    candidates: tuple[str, ...]
+    opened_at: datetime
+    log: tuple[VoteRecord, ...] = ()
+    active: Mapping[str, Mapping[str, datetime]] = field(default_factory=dict)
+    """candidate -> voter -> time of his counted «казнить»."""
+    closed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One commissar offer (COMM-APPT-1..3, SEC-1)."""
+
+    attempt: int
+    candidate: str
+    inbox: str
+    offered_at: datetime
+    answered_at: datetime | None = None
+    accepted: bool | None = None
+    lapsed: bool = False
+    revealed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NightBook:
+    """A city's mafia deliberation for one night (MAFIA-KILL, TOUR, GODFATHER)."""
+
+    order: str | None = None
+    """The Godfather's current order: a target, NO_KILL, or None (none given)."""
+    declarations: Mapping[str, str] = field(default_factory=dict)
+    """mafioso -> target or NO_KILL (confirmations; the fallback preset's votes)."""
+    tour_order: str | None = None
+    tour_declarations: Mapping[str, str] = field(default_factory=dict)
+    spoke: frozenset[str] = frozenset()
+    """Living mafiosi who posted or declared tonight (MAFIA-KILL-6)."""
+    godfather_votes: Mapping[str, str] = field(default_factory=dict)
+    reelection_demands: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class City:
+    name: str
+    tribune: str
+    residents: tuple[str, ...]
+    initial_population: int
+    mafia_count: int
+    decided: Outcome | None = None
+    decided_at: datetime | None = None
+    # day business
+    nominations: Mapping[str, str] = field(default_factory=dict)
+    proxies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    vote_opens_at: datetime | None = None
+    vote_closes_at: datetime | None = None
+    nominations_close_at: datetime | None = None
+    voting: VoteBook | None = None
+    execution_final: bool = True
+    # offices
+    commissar: str | None = None
+    commissar_line: str | None = None
+    offer: Offer | None = None
+    offers_made: tuple[str, ...] = ()
+    appointment_open: bool = False
+    godfather: str | None = None
+    godfather_election_open: bool = False
+    judge: str | None = None
+    immune: frozenset[str] = frozenset()
+    # night business
+    night: NightBook = field(default_factory=NightBook)
+    checked_tonight: str | None = None
+    last_mafia_death_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inbox:
+    """One private thread (INBOX-GEN-1). Who may read or post is ``inboxes.access``."""
+
+    id: str
+    kind: str
+    city: str | None = None
+    subject: str | None = None
+    """The resident or candidate the inbox is about (personal, voting, offer)."""
+    generation: int = 0
+    opened_at: datetime | None = None
+    archived: bool = False
+    """Superseded by a renewal, or killed: every former member is read-only."""
+    members: frozenset[str] = frozenset()
+    """Explicit members, for kinds whose membership is not derived from roles."""
+    former: frozenset[str] = frozenset()
+    """Readers frozen when the inbox was archived."""
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """RANDOM-1..5: sealed shuffled lists, the commitment, the named numbers."""
+
+    commitment: str | None = None
+    lists: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    salt: str = ""
+    numbers: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    acknowledged: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    title: str
+    procurator: str
+    settings: GameSettings
+    created_at: datetime
+    stage: Stage = Stage.RECRUITING
+    phase: PhaseKind = PhaseKind.PREGAME
+    day: int = 0
+    """The current day number; during Night N it is N."""
+    consigliere: str | None = None
+    arbiter: str | None = None
+    signups: tuple[str, ...] = ()
+    cities: Mapping[str, City] = field(default_factory=dict)
+    residents: Mapping[str, Resident] = field(default_factory=dict)
+    deal: Deal = field(default_factory=Deal)
+    plans: Mapping[int, DayPlan] = field(default_factory=dict)
+    day_starts: Mapping[int, str] = field(default_factory=dict)
+    """TIME-4: the Procurator's day start times, by day number."""
+    long_days: Mapping[int, int] = field(default_factory=dict)
+    short_days: Mapping[int, ShortDay] = field(default_factory=dict)
+    deadlines: Mapping[str, datetime] = field(default_factory=dict)
+    inboxes: Mapping[str, Inbox] = field(default_factory=dict)
+    current: Mapping[str, str] = field(default_factory=dict)
+    """'<kind>:<scope>' -> id of the live inbox of that kind (renewals advance it)."""
+    touring_city: str | None = None
+    tour_pointer: int = -1
+    pending_kills: tuple[tuple[str, str], ...] = ()
+    """(victim, killing city) fixed at the decision deadline, applied at day start."""
+    day_end_reached: bool = False
+    checks_open: bool = False
+    decisions_closed: bool = False
+    result: Outcome | None = None
+    winning_mafia: tuple[str, ...] = ()
+    secret_inboxes: int = 0
+    events_applied: int = 0
+
+    # --- small read helpers used across the engine ---------------------------------
+
+    def resident(self, user: str) -> Resident | None:
+        return self.residents.get(user)
+
+    def city_of(self, user: str) -> City | None:
+        r = self.residents.get(user)
+        return self.cities[r.city] if r else None
+
+    def living(self, city: str) -> list[str]:
+        return [u for u in self.cities[city].residents if self.residents[u].alive]
+
+    def living_mafia(self, city: str) -> list[str]:
+        return [
+            u
+            for u in self.cities[city].residents
+            if self.residents[u].alive and self.residents[u].faction is Faction.MAFIA
+        ]
+
+    def mafiosi(self, city: str) -> list[str]:
+        """All mafiosi of the city, living and dead (INBOX-MAFIA-3)."""
+        return [u for u in self.cities[city].residents if self.residents[u].faction is Faction.MAFIA]
+
+    def is_mafia(self, user: str) -> bool:
+        r = self.residents.get(user)
+        return r is not None and r.faction is Faction.MAFIA
+
+    def tribunes(self) -> set[str]:
+        return {c.tribune for c in self.cities.values()}
+
+    def hosts(self) -> set[str]:
+        found = {self.procurator} | self.tribunes()
+        for host in (self.consigliere, self.arbiter):
+            if host:
+                found.add(host)
+        return found
+
+    def current_inbox(self, kind: str, scope: str = "") -> str | None:
+        return self.current.get(f"{kind}:{scope}")
+
+    def plan(self) -> DayPlan | None:
+        return self.plans.get(self.day)
+
+    @property
+    def has_court(self) -> bool:
+        return self.settings.has_court

@@ -1,0 +1,80 @@
+"""Table: a game held in memory, driven by commands and a caller-supplied clock.
+
+Still pure: time is always an argument, lot seeds come from the caller. Tests,
+scenarios, bots and the terminal demo drive games through it; the durable service
+does the same with a store behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from .commands import Command, FireDeadline
+from .decide import decide
+from .events import Event
+from .evolve import evolve
+from .progress import Context
+from .state import GameState
+
+# Deadlines due at the same moment fire in this order (then by key).
+_PRIORITY = {
+    "offer_timeout": 0,
+    "offer_reveal": 1,
+    "vote_open": 2,
+    "vote_close": 3,
+    "day_end": 4,
+    "checks_open": 5,
+    "checks_close": 6,
+    "night_decisions": 7,
+    "day_start": 8,
+}
+
+
+def deadline_order(key: str, due_at: datetime) -> tuple[float, int, str]:
+    """The order in which due deadlines fire: by time, then by phase logic."""
+    return (due_at.timestamp(), _PRIORITY.get(key.split(":", 1)[0], 9), key)
+
+
+def next_deadline(state: GameState) -> tuple[str, datetime] | None:
+    if not state.deadlines:
+        return None
+    key = min(state.deadlines, key=lambda k: deadline_order(k, state.deadlines[k]))
+    return key, state.deadlines[key]
+
+
+class Table:
+    """One game: its state and its full event log."""
+
+    def __init__(self) -> None:
+        self.state: GameState | None = None
+        self.events: list[Event] = []
+
+    @property
+    def game(self) -> GameState:
+        assert self.state is not None, "no game yet"
+        return self.state
+
+    def do(self, command: Command, now: datetime) -> list[Event]:
+        """Decide and apply; a RuleViolation leaves the table unchanged."""
+        new = decide(self.state, command, Context(now))
+        self.apply(new)
+        return new
+
+    def apply(self, new: list[Event]) -> None:
+        state = self.state
+        for event in new:
+            state = evolve(state, event)
+        self.state = state
+        self.events.extend(new)
+
+    def advance(self, until: datetime, seed: Callable[[], int] = lambda: 0) -> list[Event]:
+        """Fire every deadline due by ``until``, in order, each at its due time."""
+        fired: list[Event] = []
+        while self.state is not None:
+            nxt = next_deadline(self.state)
+            if nxt is None or nxt[1] > until:
+                break
+            key, due = nxt
+            fired.extend(self.do(FireDeadline(actor="system", key=key, seed=seed()), due))
+        return fired

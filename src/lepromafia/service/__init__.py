@@ -1,0 +1,1 @@
+"""The service layer (see docs/architecture.md)."""

@@ -1,0 +1,1 @@
+"""The web layer (see docs/architecture.md)."""
