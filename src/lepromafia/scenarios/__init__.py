@@ -1,0 +1,1 @@
+"""Rule scenarios in YAML: load, run, check expectations (docs/scenarios.md)."""
