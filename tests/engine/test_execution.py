@@ -218,7 +218,7 @@ def test_nobody_nominated_means_nobody_executed_and_the_day_post_says_so():
     g.to(3, "10:00")
     (none,) = g.events_of(ev.NoExecution)
     assert none.reason == "no_candidates" and none.audience.public
-    post = [e for e in g.events_of(ev.DayPostPublished) if e.day == 3][0]
+    post = next(e for e in g.events_of(ev.DayPostPublished) if e.day == 3)
     assert f"{TOWN}: no execution" in post.yesterday
 
 
@@ -299,5 +299,5 @@ def test_results_are_public_with_the_full_keyword_log():
     g.vote("erin", "dave", "казнить", 2, "20:05")
     g.to(3, "10:00")
     assert closed(g).audience.public
-    post = [e for e in g.events_of(ev.DayPostPublished) if e.day == 3][0]
+    post = next(e for e in g.events_of(ev.DayPostPublished) if e.day == 3)
     assert f"{TOWN}: dave executed (honest)" in post.yesterday

@@ -81,7 +81,7 @@ def test_the_godfather_decides_the_kill_and_it_takes_effect_at_day_start():
     assert (fixed.target, fixed.basis) == ("dave", "godfather")
     g.to(3, "10:00")
     assert not g.alive("dave")
-    post = [e for e in g.events_of(ev.DayPostPublished) if e.day == 3][0]
+    post = next(e for e in g.events_of(ev.DayPostPublished) if e.day == 3)
     assert [(d.user, d.faction) for d in post.night_deaths] == [("dave", "honest")]
     assert "alice" not in repr(post) and "bob" not in repr(post)
 
@@ -181,7 +181,7 @@ def test_tours_rotate_in_recruitment_post_order_skipping_cities_without_mafia():
     assert g.state.touring_city == "A"
     announced = g.events_of(ev.TourAnnounced)
     assert all(e.audience.public for e in announced)
-    post = [e for e in g.events_of(ev.DayPostPublished) if e.day == 5][0]
+    post = next(e for e in g.events_of(ev.DayPostPublished) if e.day == 5)
     assert post.touring_city == "A"
 
 
@@ -201,7 +201,7 @@ def test_a_touring_mafia_kills_in_another_city_even_a_mafioso():
              ErrorCode.TOUR_TARGET_INVALID)
     g.at_night(DeclareKill(actor="a1", target="b2", tour=True), 2, "01:00")
     g.to(3, "10:00")
-    died = [e for e in g.events_of(ev.ResidentDied) if e.user == "b2"][0]
+    died = next(e for e in g.events_of(ev.ResidentDied) if e.user == "b2")
     assert died.faction == "mafia" and died.cause == "night_kill"
 
 
@@ -231,7 +231,7 @@ def test_one_victim_targeted_twice_dies_once():
     g.to(3, "10:00")
     deaths = [e for e in g.events_of(ev.ResidentDied) if e.user == "b3"]
     assert len(deaths) == 1
-    post = [e for e in g.events_of(ev.DayPostPublished) if e.day == 3][0]
+    post = next(e for e in g.events_of(ev.DayPostPublished) if e.day == 3)
     assert [d.user for d in post.night_deaths] == ["b3"]
 
 
