@@ -26,7 +26,9 @@ def test_keywords_are_recognised_with_the_glossary_tolerance(text, keyword):
     assert parse_keyword(text) is keyword
 
 
-@pytest.mark.parametrize("text", ["казнить его", "не казнить!!! а помиловать", "Он Ганди", "ганди", "", "казн ить"])
+@pytest.mark.parametrize(
+    "text", ["казнить его", "не казнить!!! а помиловать", "Он Ганди", "ганди", "", "казн ить"]
+)
 def test_anything_else_is_flood(text):
     """EXEC-13, JUDGE-ELECT-10: anything else is rejected as flood."""
     assert parse_keyword(text) is None

@@ -20,7 +20,8 @@ def scoreboard(results, **settings):
     """A state whose cities are decided as given ('m', 'h', 'd', or '.' for playing)."""
     g = Game({f"C{i}": "a b c d e".replace(" ", f"{i} ") + f"{i}" for i in range(len(results))}).form()
     codes = {"m": Outcome.MAFIA, "h": Outcome.HONEST, "d": Outcome.DRAW, ".": None}
-    cities = {n: replace(c, decided=codes[r]) for (n, c), r in zip(g.state.cities.items(), results, strict=True)}
+    pairs = zip(g.state.cities.items(), results, strict=True)
+    cities = {n: replace(c, decided=codes[r]) for (n, c), r in pairs}
     return replace(g.state, cities=cities, settings=GameSettings(city_count=len(results), **settings))
 
 
