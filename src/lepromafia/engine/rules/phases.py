@@ -90,10 +90,12 @@ def _publish_day_post(p: Progress, number: int, touring: str | None) -> None:
     s = p.state
     executions = _notices(s, f"day {number - 1}", DeathCause.EXECUTION)
     executed_in = {n.city for n in executions}
-    yesterday_start = s.plans[number - 1].start_at
+    yesterday = s.plans.get(number - 1)
 
     def played_yesterday(c: City) -> bool:
-        return number > 2 and (c.decided_at is None or c.decided_at > yesterday_start)
+        if number <= 2 or yesterday is None:
+            return False
+        return c.decided_at is None or c.decided_at > yesterday.start_at
 
     spared = tuple(
         name for name, c in s.cities.items() if played_yesterday(c) and name not in executed_in
