@@ -328,6 +328,35 @@ class NoExecution(Event):
     reason: str
 
 
+@dataclass(**_E)
+class SuicideDeclared(Event):
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class SuicideWithdrawn(Event):
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class ObserverJoined(Event):
+    """ROLE-OBS-2: a read-only member of another city's inbox; its Tribune is notified."""
+
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class SpiritsChosen(Event):
+    """SPIRIT-1, SPIRIT-2: today's Spirits of a city at parity (empty: the rule lapses)."""
+
+    city: str
+    day: int
+    spirits: tuple[str, ...]
+
+
 # --- night --------------------------------------------------------------------------
 
 

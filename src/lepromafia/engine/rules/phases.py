@@ -18,7 +18,7 @@ from ..inboxes import Kind
 from ..progress import Progress
 from ..settings import parse_hhmm
 from ..state import City, DeathCause, GameState, PhaseKind, Stage
-from . import commissar, execution, night, outcome
+from . import citizens, commissar, execution, night, outcome
 from .common import renew_inbox, require_procurator, require_running, schedule
 
 
@@ -55,6 +55,8 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
             current = p.state.current_inbox(Kind.CITY.value, name)
             if current and city.decided is None:
                 renew_inbox(p, current)  # INBOX-CITY-4
+    if number > 1:
+        citizens.choose_spirits(p, number)
     touring = night.announce_tour(p, number) if number > 1 else None
     _publish_day_post(p, number, touring)
     if number > 1:
