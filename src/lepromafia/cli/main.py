@@ -37,6 +37,8 @@ def demo(
     """Play a seeded demo game in the terminal."""
     from .demo_cmd import run_demo
 
+    if lang not in ("ru", "en"):
+        raise typer.BadParameter("ru | en", param_hint="--lang")
     run_demo(seed, cities, lang)
 
 
