@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from datetime import datetime, timedelta
 from functools import cache
 
 import pytest
@@ -21,6 +22,7 @@ from lepromafia.cli.main import app
 from lepromafia.cli.transcript import Section, render, transcript
 from lepromafia.engine import audience, evolve
 from lepromafia.engine import events as ev
+from lepromafia.engine.calendar import MOSCOW
 from lepromafia.engine.state import GameState
 
 USER = re.compile(r"\bp\d\d_\d\d\b")
@@ -58,17 +60,36 @@ def test_every_day_post_is_in_the_transcript_with_its_night_deaths():
 
 
 def test_yesterdays_executions_are_repeated_in_the_next_day_post():
-    """HOST-PROC-3: the results of the previous day, with the executed residents' factions."""
+    """HOST-PROC-3, EXEC-16: the previous day's executions, with the executed's factions."""
     events = log(7)
     sections = transcript(events)
-    executed = [e for e in events if isinstance(e, ev.ResidentDied) and e.cause == "execution"]
-    post_days = {e.day for e in events if isinstance(e, ev.DayPostPublished)}
-    for death in executed:
-        day = int(death.label.split()[1])
-        if day + 1 not in post_days:
-            continue
-        post = next(s for s in sections if s.title.startswith(f"Пост дня {day + 1} "))
-        assert any(death.user in line and "казнён" in line for line in post.lines)
+    posts = [e for e in events if isinstance(e, ev.DayPostPublished)]
+    assert sum(len(p.executions) for p in posts) > 20
+    for post in posts:
+        section = next(s for s in sections if s.title.startswith(f"Пост дня {post.day} "))
+        for death in post.executions:
+            word = "мафия" if death.faction == "mafia" else "честный житель"
+            assert f"  {death.city}: казнён {death.user} — {word}" in section.lines
+
+
+def test_a_day_without_execution_is_announced_with_its_reason():
+    """EXEC-2 (AMB-4), HOST-PROC-3: nobody nominated → no vote, and the Day Post says so."""
+    at = datetime(2026, 12, 3, 20, 0, tzinfo=MOSCOW)
+    events = [
+        ev.NoExecution(at=at, audience=audience.PUBLIC, city="Лепроград", day=3, reason="no_candidates"),
+        ev.DayPostPublished(at=at + timedelta(hours=14), audience=audience.PUBLIC, day=4,
+                            night_deaths=(), executions=(), no_execution=("Лепроград",),
+                            touring_city="Баянск", decided=()),
+    ]
+    sections = transcript(events)
+    assert sections[0].lines == ("Лепроград — кандидатов 0", "  ⇒ никто не казнён (никого не выдвинули)")
+    assert sections[1].title == "Пост дня 4 — 4 декабря 2026"
+    assert sections[1].lines == (
+        "Этой ночью никто не погиб.",
+        "Итоги вчерашнего дня:",
+        "  Лепроград: казни не было (никого не выдвинули)",
+        "Этой ночью гастролирует мафия города Баянск.",
+    )
 
 
 def test_votes_show_tallies_voters_mind_changes_and_lots():

@@ -50,6 +50,7 @@ WORDS: dict[str, dict[str, str]] = {
         "yesterday": "Итоги вчерашнего дня:",
         "executed": "  {city}: казнён {user} — {faction}",
         "not_executed": "  {city}: казни не было ({reason})",
+        "not_executed_plain": "  {city}: казни не было",
         "tour": "Этой ночью гастролирует мафия города {city}.",
         "no_tour": "Этой ночью гастролей нет.",
         "decided_list": "Решённые города: {cities}",
@@ -112,6 +113,7 @@ WORDS: dict[str, dict[str, str]] = {
         "yesterday": "Yesterday's results:",
         "executed": "  {city}: {user} executed — {faction}",
         "not_executed": "  {city}: no execution ({reason})",
+        "not_executed_plain": "  {city}: no execution",
         "tour": "Tonight the mafia of {city} tours.",
         "no_tour": "No tour tonight.",
         "decided_list": "Decided cities: {cities}",
@@ -199,8 +201,8 @@ class _Writer:
         self.current: _Open | None = None
         self.cities: list[str] = []
         self.day = 0
-        self.executions: dict[int, list[str]] = {}
-        """day -> the Day Post's lines about that day's verdicts."""
+        self.no_execution: dict[tuple[int, str], str] = {}
+        """(day, city) -> why nobody was executed (NoExecution, EXEC-2)."""
         self.morning_deaths: list[ev.ResidentDied] = []
         self.morning_lines: list[str] = []
         self.night_lines: dict[str, datetime] = {}
@@ -305,8 +307,14 @@ class _Writer:
                        for d in e.night_deaths))
         else:
             self.add(self.t("quiet_night"))
-        if e.day > 1 and self.executions.get(e.day - 1):
-            self.add(self.t("yesterday"), *self.executions[e.day - 1])
+        if e.executions or e.no_execution:
+            self.add(self.t("yesterday"))
+            self.add(*(self.t("executed", city=d.city, user=d.user, faction=self.faction(d.faction))
+                       for d in e.executions))
+            for city in e.no_execution:
+                reason = self.no_execution.get((e.day - 1, city), "")
+                self.add(self.t("not_executed", city=city, reason=reason) if reason
+                         else self.t("not_executed_plain", city=city))
         self.add(*self.morning_lines)
         self.morning_lines = []
         if e.day > 1:
@@ -352,16 +360,13 @@ class _Writer:
             self.votes_section(e.day)
             self.add(self.t("vote_city", city=e.city, count=0))
         self.add(self.t("nobody", reason=reason))
-        self.executions.setdefault(e.day, []).append(
-            self.t("not_executed", city=e.city, reason=reason))
+        self.no_execution[(e.day, e.city)] = reason
 
     def on_ResidentDied(self, e: ev.ResidentDied) -> None:
         self.dead.add(e.user)
         faction = self.faction(e.faction)
         if e.cause == "execution":
             self.add(self.t("condemned", user=e.user, faction=faction))
-            self.executions.setdefault(self.day, []).append(
-                self.t("executed", city=e.city, user=e.user, faction=faction))
         else:  # night deaths are published with the next Day Post (SEC-8)
             self.morning_deaths.append(e)
 
