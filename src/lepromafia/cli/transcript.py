@@ -248,6 +248,7 @@ class _Writer:
 
     def finish(self) -> list[Section]:
         self.flush_morning()
+        self.emit_pending_result()
         self.close()
         return self.sections
 
