@@ -33,6 +33,8 @@ def resolve(state: GameState, name: str, user: str | None) -> str:
             raise ScenarioError("write 'voting X', naming the candidate")
         resident = state.residents.get(arg)
         found = state.current.get(f"voting:{resident.city}/{arg}") if resident else None
+    elif kind == "offer" and "/" in arg:
+        found = f"offer:{arg}:0" if f"offer:{arg}:0" in state.inboxes else None  # 'offer A/2'
     elif kind == "cemetery" and state.settings.cemetery_scope == "global":
         found = state.current_inbox(kind)
     else:
