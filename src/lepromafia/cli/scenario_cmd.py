@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -20,7 +21,7 @@ def _expand(paths: list[Path]) -> list[Path]:
 
 @scenario_app.command("run")
 def run(
-    files: list[Path] = typer.Argument(..., help="Scenario files or directories of *.yaml"),
+    files: Annotated[list[Path], typer.Argument(help="Scenario files or directories of *.yaml")],
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print failures only."),
 ) -> None:
     """Run scenarios; exit 1 if any expectation fails, naming file, step and expectation."""

@@ -74,7 +74,7 @@ def _offer(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
     name = str(_need(a, "city", "offer_commissar", keys))
     if ("draw" in a) == ("to" in a):
         raise ScenarioError("offer_commissar: give exactly one of 'draw' (a number) or 'to' (a resident)")
-    draw = a.get("draw")
+    draw: Any = a.get("draw")
     if "to" in a:
         city = s.cities.get(name)
         pool = [u for u in s.living(name) if u not in city.offers_made] if city else []

@@ -92,7 +92,8 @@ def _alive(facts: Facts, users: Any) -> Iterator[Mismatch]:
     for user in users:
         r = _resident(facts, user, "alive")
         if not r.alive:
-            yield Mismatch(f"alive {user}", "alive", f"dead ({r.cause.value if r.cause else '?'}, {r.died_in})")
+            cause = r.cause.value if r.cause else "?"
+            yield Mismatch(f"alive {user}", "alive", f"dead ({cause}, {r.died_in})")
 
 
 @_check("dead")
@@ -168,11 +169,13 @@ def _tally_of(facts: Facts, candidate: str) -> ev.Tally | None:
 
 
 def _tally_field(field: str, as_set: bool) -> Check:
+    label = "tally" if field == "votes" else field
+
     def check(facts: Facts, spec: Any) -> Iterator[Mismatch]:
-        for candidate, want in _mapping(spec, field).items():
+        for candidate, want in _mapping(spec, label).items():
             t = _tally_of(facts, str(candidate))
             if t is None:
-                yield Mismatch(f"{field} of {candidate}", want, "never a candidate")
+                yield Mismatch(f"{label} of {candidate}", want, "never a candidate")
                 continue
             actual = getattr(t, field)
             if as_set:
@@ -181,10 +184,10 @@ def _tally_field(field: str, as_set: bool) -> Check:
                 want = facts.parse_time(want) if want is not None else None
                 actual_show = show(actual) if actual else None
                 if actual != want:
-                    yield Mismatch(f"{field} of {candidate}", show(want) if want else None, actual_show)
+                    yield Mismatch(f"{label} of {candidate}", show(want) if want else None, actual_show)
                 continue
             if actual != want:
-                yield Mismatch(f"{field} of {candidate}", want, actual)
+                yield Mismatch(f"{label} of {candidate}", want, actual)
 
     return check
 

@@ -75,8 +75,9 @@ class Run:
         if unknown:
             raise ScenarioError(f"unknown step key(s) {unknown}; allowed: {sorted(STEP_KEYS)}")
         actions = [k for k in data if k in ACTIONS]
-        if len(actions) > 1 or (actions and "advance" in data):
-            raise ScenarioError(f"one action per step, found {actions + (['advance'] if 'advance' in data else [])}")
+        if len(actions) + ("advance" in data) > 1:
+            found = actions + (["advance"] if "advance" in data else [])
+            raise ScenarioError(f"one action per step, found {found}")
         seed = data.get("seed", self.scenario.seed)
         if not isinstance(seed, int):
             raise ScenarioError("'seed' must be an integer")
