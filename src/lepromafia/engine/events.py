@@ -211,8 +211,10 @@ class DayPostPublished(Event):
 
     day: int
     night_deaths: tuple[DeathNotice, ...]
-    yesterday: tuple[str, ...]
-    """One line per city about the previous day's execution."""
+    executions: tuple[DeathNotice, ...]
+    """The previous day's executions (EXEC-16)."""
+    no_execution: tuple[str, ...]
+    """Cities where nobody was executed the previous day (EXEC-2)."""
     touring_city: str | None
     decided: tuple[tuple[str, str], ...]
 

@@ -541,6 +541,8 @@ def _resolved(state: GameState, e: ev.CommissarOfferResolved) -> GameState:
 
 @_on(ev.CommissarAppointed)
 def _appointed(state: GameState, e: ev.CommissarAppointed) -> GameState:
+    line = replace(state.inboxes[e.line], subject=e.commissar)
+    state = replace(state, inboxes=_put(state.inboxes, e.line, line))
     return _city(state, e.city, commissar=e.commissar, commissar_line=e.line)
 
 

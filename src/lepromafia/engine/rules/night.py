@@ -49,12 +49,16 @@ def _or(value: int | None, default: int) -> int:
 
 
 def announce_tour(p: Progress, night: int) -> str | None:
-    """TOUR-2 (AMB-31): the next city in Recruitment Post order with living mafia."""
+    """TOUR-2 (AMB-31): the next city in Recruitment Post order with living mafia.
+
+    A tour needs another undecided city to go to; with none, nobody tours.
+    """
     s = p.state
     names = list(s.cities)
     chosen: str | None = None
     pointer = s.tour_pointer
-    for step in range(1, len(names) + 1):
+    undecided = [n for n in names if s.cities[n].decided is None]
+    for step in range(1, len(names) + 1 if len(undecided) > 1 else 1):
         index = (s.tour_pointer + step) % len(names)
         city = s.cities[names[index]]
         if city.decided is None and s.living_mafia(city.name):
