@@ -65,3 +65,40 @@ def test_cli_exits_non_zero_and_names_the_failure() -> None:
     assert bad.exit_code == 1
     assert "FAIL" in bad.output and "broken_tally.yaml: step 5" in bad.output
     assert "1 passed, 1 failed" in bad.output
+
+
+def test_the_worked_example_in_the_host_docs_passes() -> None:
+    import re
+
+    from lepromafia.scenarios.model import parse
+    from lepromafia.scenarios.runner import run_scenario
+
+    doc = (HERE.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    block = re.search(r"## A complete example\n\n```yaml\n(.*?)```", doc, re.S)
+    assert block is not None
+    result = run_scenario(parse(block.group(1), "docs/scenarios.md"))
+    assert result.passed, "\n".join(str(f) for f in result.failures)
+
+
+def test_the_raw_command_escape_hatch_reaches_any_engine_command() -> None:
+    """TIME-4 via `command:`: the Procurator moves Day 2's start; a non-Procurator is rejected."""
+    from lepromafia.scenarios.model import parse
+    from lepromafia.scenarios.runner import run_scenario
+
+    text = """
+name: raw commands
+rules: [TIME-4]
+cast: {cities: {A: {residents: [V1], population: 10}}}
+steps:
+  - at: "day 1 11:00"
+    command: {type: SetDayStart, by: V1, day: 2, time: "09:00"}
+    expect_reject: not_procurator
+  - at: "day 1 11:00"
+    command: {type: SetDayStart, day: 2, time: "09:00"}
+  - advance: "day 2 09:00"
+    expect:
+      phase: day 2
+      happened: [{event: DayStarted, day: 2, start_at: "day 2 09:00"}]
+"""
+    result = run_scenario(parse(text, "inline"))
+    assert result.passed, "\n".join(str(f) for f in result.failures)
