@@ -7,8 +7,10 @@ import json
 import typer
 
 from ..bots.simulate import simulate as run_simulation
+from .scenario_cmd import scenario_app
 
 app = typer.Typer(no_args_is_help=True, help="Lepromafia: a multi-city online Mafia game.")
+app.add_typer(scenario_app, name="scenario")
 
 
 @app.command()
