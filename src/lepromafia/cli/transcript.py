@@ -63,6 +63,13 @@ WORDS: dict[str, dict[str, str]] = {
         "lot": "  ничья — жребий (seed {seed}) среди {names}",
         "condemned": "  ⇒ казнён {user} — {faction}",
         "nobody": "  ⇒ никто не казнён ({reason})",
+        "court": "  перед Верховным судом: {user}, помилование до {time}",
+        "pardoned": "  Верховный суд помиловал {user} ({pro}:{con})",
+        "upheld": "  Верховный суд не помиловал {user} ({pro}:{con})",
+        "pardoned_no_runner_up": "помилован единственный кандидат",
+        "suicide": "  {city}: {user} покончил с собой — {faction}",
+        "judge_elected": "{city}: избран судья {user}",
+        "judge_failed": "{city}: выборы судьи не состоялись",
         "no_candidates": "никого не выдвинули",
         "no_eligible_candidate": "нет допустимых кандидатов",
         "night": "Ночь {night}",
@@ -126,6 +133,13 @@ WORDS: dict[str, dict[str, str]] = {
         "lot": "  tie — lot (seed {seed}) among {names}",
         "condemned": "  ⇒ {user} executed — {faction}",
         "nobody": "  ⇒ nobody executed ({reason})",
+        "court": "  before the Supreme Court: {user}, pardon window until {time}",
+        "pardoned": "  the Supreme Court pardoned {user} ({pro}:{con})",
+        "upheld": "  the Supreme Court did not pardon {user} ({pro}:{con})",
+        "pardoned_no_runner_up": "the only candidate was pardoned",
+        "suicide": "  {city}: {user} committed suicide — {faction}",
+        "judge_elected": "{city}: judge {user} elected",
+        "judge_failed": "{city}: the judge election failed",
         "no_candidates": "nobody was nominated",
         "no_eligible_candidate": "no eligible candidate",
         "night": "Night {night}",
@@ -363,10 +377,28 @@ class _Writer:
         self.add(self.t("nobody", reason=reason))
         self.no_execution[(e.day, e.city)] = reason
 
+    def on_PardonWindowOpened(self, e: ev.PardonWindowOpened) -> None:
+        """COURT-4: the condemned before the Court."""
+        self.add(self.t("court", user=e.candidate, time=self.clock(e.closes_at)))
+
+    def on_VerdictReached(self, e: ev.VerdictReached) -> None:
+        """COURT-7, EXEC-16: the verdict, public at once."""
+        key = "pardoned" if e.pardoned else "upheld"
+        self.add(self.t(key, user=e.candidate, pro=e.pardon_votes, con=e.no_pardon_votes))
+
+    def on_JudgeElectionClosed(self, e: ev.JudgeElectionClosed) -> None:
+        """JUDGE-ELECT-15: the result of a judge election."""
+        if e.elected:
+            self.add(self.t("judge_elected", city=e.city, user=e.elected))
+        else:
+            self.add(self.t("judge_failed", city=e.city))
+
     def on_ResidentDied(self, e: ev.ResidentDied) -> None:
         self.dead.add(e.user)
         faction = self.faction(e.faction)
-        if e.cause == "execution":
+        if e.cause == "suicide":
+            self.add(self.t("suicide", city=e.city, user=e.user, faction=faction))
+        elif e.cause == "execution":
             self.add(self.t("condemned", user=e.user, faction=faction))
         else:  # night deaths are published with the next Day Post (SEC-8)
             self.morning_deaths.append(e)

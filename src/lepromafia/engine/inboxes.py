@@ -156,11 +156,6 @@ def _cemetery_members(state: GameState, inbox: Inbox) -> set[str]:
     }
 
 
-def _sitting_judges(state: GameState, inbox: Inbox) -> set[str]:
-    keeps = state.settings.decided_city_judge == "keeps_seat"
-    return {c.judge for c in state.cities.values() if c.judge and (keeps or c.decided is None)}
-
-
 def _commissars_in_office(state: GameState, inbox: Inbox) -> set[str]:
     return {c.commissar for c in state.cities.values() if c.commissar}
 
@@ -201,7 +196,7 @@ POLICY: dict[Kind, InboxPolicy] = {
                     _none, "the deal", True, AfterGame.OPEN),
         InboxPolicy(Kind.CEMETERY, ("INBOX-CEM-1", "INBOX-CEM-4"), _procurator, _cemetery_members,
                     _none, "city founding", True, AfterGame.ON_REQUEST),
-        InboxPolicy(Kind.COURT, ("INBOX-COURT-1", "INBOX-COURT-4"), _arbiter, _sitting_judges,
+        InboxPolicy(Kind.COURT, ("INBOX-COURT-1", "INBOX-COURT-4"), _arbiter, _explicit,
                     _none, "Day 1 after judge elections", True, AfterGame.ON_REQUEST),
         InboxPolicy(Kind.POLICE, ("INBOX-POLICE-1", "INBOX-POLICE-2"), _procurator,
                     _commissars_in_office, _none, "pre-game, empty", True, AfterGame.ON_REQUEST,

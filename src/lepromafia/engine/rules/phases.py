@@ -18,7 +18,7 @@ from ..inboxes import Kind
 from ..progress import Progress
 from ..settings import parse_hhmm
 from ..state import City, DeathCause, GameState, PhaseKind, Stage
-from . import citizens, commissar, execution, night, outcome
+from . import citizens, commissar, execution, judges, night, outcome, verdicts
 from .common import renew_inbox, require_procurator, require_running, schedule
 
 
@@ -64,6 +64,7 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
             if city.decided is None:
                 execution.schedule_default_vote(p, name, plan)
     schedule(p, f"day_end:{number}", plan.scheduled_end)
+    judges.schedule_vacancies(p)  # START-1, JUDGE-ELECT-1
 
 
 def _apply_night_deaths(p: Progress, night_number: int) -> None:
@@ -131,6 +132,9 @@ _DEADLINES: dict[str, Callable[[Progress, str, int], None]] = {
     "checks_open": _open_checks,
     "checks_close": _close_checks,
     "night_decisions": night.fix_decisions,
+    "poll_open": judges.open_polls,
+    "poll_close": judges.close_polls,
+    "pardon_close": verdicts.close_window,
     "offer_timeout": commissar.offer_timed_out,
     "offer_reveal": commissar.reveal_answer,
 }
