@@ -251,3 +251,25 @@ class ConfirmPetition(Command):
 @dataclass(**_C)
 class Recuse(Command):
     pass
+
+
+@dataclass(**_C)
+class PlaceAmbush(Command):
+    target: str
+
+
+@dataclass(**_C)
+class WithdrawAmbush(Command):
+    pass
+
+
+@dataclass(**_C)
+class ConfirmMafiosoDisclosure(Command):
+    user: str
+    reason: str
+
+
+@dataclass(**_C)
+class ConfirmCommissarDisclosure(Command):
+    city: str
+    reason: str

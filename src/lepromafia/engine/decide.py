@@ -15,9 +15,11 @@ from .events import Event, GameCreated
 from .evolve import evolve
 from .progress import Context, Progress
 from .rules import (
+    ambush,
     citizens,
     commissar,
     court,
+    disclosure,
     execution,
     judges,
     messaging,
@@ -70,6 +72,10 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.Recuse: judges.recuse,
     cmd.VotePardon: verdicts.vote_pardon,
     cmd.ChoosePardonPreset: court.choose_preset,
+    cmd.PlaceAmbush: ambush.place,
+    cmd.WithdrawAmbush: ambush.withdraw,
+    cmd.ConfirmMafiosoDisclosure: disclosure.confirm_mafioso,
+    cmd.ConfirmCommissarDisclosure: disclosure.confirm_commissar,
 }
 
 

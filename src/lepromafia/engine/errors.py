@@ -110,6 +110,13 @@ class ErrorCode(StrEnum):
     NO_GODFATHER_ELECTION = "no_godfather_election"
     GODFATHER_CANDIDATE_INVALID = "godfather_candidate_invalid"
     DECISIONS_CLOSED = "decisions_closed"
+    NO_AMBUSH_RIGHT = "no_ambush_right"
+    AMBUSH_TARGET_INVALID = "ambush_target_invalid"
+    AMBUSH_TARGET_TAKEN = "ambush_target_taken"
+    TOO_MANY_AMBUSHES = "too_many_ambushes"
+    AMBUSH_BLOCKED_BY_JUDGE_KILL = "ambush_blocked_by_judge_kill"
+    JUDGE_KILL_AFTER_AMBUSH = "judge_kill_after_ambush"
+    REASON_REQUIRED = "reason_required"
 
 
 # code -> (Russian, English). Templates use str.format with the violation's fields.
@@ -201,6 +208,13 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.JUDGE_KILL_NEEDS_UNANIMITY: ("Убийство судьи требует единогласия", "Killing the judge needs unanimity"),
     ErrorCode.NO_GODFATHER_ELECTION: ("Выборов Крёстного отца сейчас нет", "No Godfather election is open"),
     ErrorCode.GODFATHER_CANDIDATE_INVALID: ("Крёстным отцом может быть живой мафиозо города", "The Godfather must be a living mafioso of the city"),
+    ErrorCode.NO_AMBUSH_RIGHT: ("Сейчас засаду ставить нельзя", "No ambush can be placed now"),
+    ErrorCode.AMBUSH_TARGET_INVALID: ("Засаду можно поставить на живого жителя своего города", "Ambush a living resident of your city"),
+    ErrorCode.AMBUSH_TARGET_TAKEN: ("На этого жителя засада уже стоит", "This resident is already ambushed"),
+    ErrorCode.TOO_MANY_AMBUSHES: ("Засад не может быть больше, чем мафиози минус один", "At most living mafiosi minus one ambushes"),
+    ErrorCode.AMBUSH_BLOCKED_BY_JUDGE_KILL: ("Пока приказ — убить судью, засаду ставить нельзя", "No ambush while the order is to kill the judge"),
+    ErrorCode.JUDGE_KILL_AFTER_AMBUSH: ("В ночь засады судью убить нельзя", "The judge cannot be killed on an ambush night"),
+    ErrorCode.REASON_REQUIRED: ("Укажите основание", "Give a reason"),
     ErrorCode.DECISIONS_CLOSED: ("Решения этой ночи уже приняты", "Tonight's decisions are closed"),
 }
 

@@ -608,6 +608,83 @@ class CommissarAppointmentFailed(Event):
     city: str
 
 
+@dataclass(**_E)
+class CommissarVacated(Event):
+    """A commissar left office (death or disclosure); whether he is replaced (COMM-9,
+    AMBUSH-1, COMM-DISCLOSE-1). Only the Procurator learns it (COMM-APPT-3, SEC-2)."""
+
+    city: str
+    commissar: str
+    reason: str
+    replace: bool
+    ambush: bool
+
+
+@dataclass(**_E)
+class AmbushRightGranted(Event):
+    """AMBUSH-2, AMBUSH-10, AMBUSH-12: the mafia learns who the dead commissar was."""
+
+    city: str
+    dead_commissar: str
+    nights: tuple[int, ...]
+
+
+@dataclass(**_E)
+class AmbushPlaced(Event):
+    city: str
+    mafioso: str
+    target: str
+
+
+@dataclass(**_E)
+class AmbushWithdrawn(Event):
+    city: str
+    mafioso: str
+
+
+@dataclass(**_E)
+class AmbushesFixed(Event):
+    """AMBUSH-4: fixed and validated when the window closes."""
+
+    city: str
+    night: int
+    ambushes: tuple[tuple[str, str], ...]
+
+
+@dataclass(**_E)
+class CommissarExposed(Event):
+    """AMBUSH-7, AMBUSH-8: the mafia (and so the Consigliere) learns who the commissar is."""
+
+    city: str
+    commissar: str
+    how: str
+
+
+@dataclass(**_E)
+class CommissarWarned(Event):
+    """AMBUSH-8: the commissar learns he was ambushed and that the mafia knows him."""
+
+    city: str
+
+
+@dataclass(**_E)
+class MafiosoDisclosed(Event):
+    """MAFIA-DISCLOSE-1..4: confirmed by the Procurator; immune on ``immunity_day``."""
+
+    city: str
+    user: str
+    immunity_day: int
+    reason: str
+
+
+@dataclass(**_E)
+class CommissarDisclosed(Event):
+    """COMM-DISCLOSE-3, -4: confirmed by the Procurator; the commissar loses his office."""
+
+    city: str
+    reason: str
+
+
 # --- outcome ------------------------------------------------------------------------
 
 

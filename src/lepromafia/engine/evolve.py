@@ -184,6 +184,8 @@ for _t in (
     ev.DayPostPublished,
     ev.KillReported,
     ev.CommissarAppointmentFailed,
+    ev.CommissarExposed,
+    ev.CommissarWarned,
 ):
     _HANDLERS[_t] = _no_change
 
@@ -272,8 +274,11 @@ def _day_started(state: GameState, e: ev.DayStarted) -> GameState:
             nominations_close_at=None,
             voting=None,
             execution_final=c.decided is not None or e.day < 2,
-            immune=frozenset(),
             suicides=frozenset(),
+            immune=c.immune_next,
+            immune_next=frozenset(),
+            ambushes=(),
+            ambushes_fixed=False,
             petition=None,
             pardons_today=0,
             # START-0 step 7: commissar appointments open in every city on Day 1.
@@ -287,6 +292,7 @@ def _day_started(state: GameState, e: ev.DayStarted) -> GameState:
         day=e.day,
         cities=cities,
         pending_kills=(),
+        ambush_closed=False,
         day_end_reached=False,
         checks_open=False,
         decisions_closed=False,
@@ -324,7 +330,7 @@ def _checks_closed(state: GameState, e: ev.ChecksClosed) -> GameState:
 
 @_on(ev.ChecksOpened)
 def _checks_opened(state: GameState, e: ev.ChecksOpened) -> GameState:
-    return replace(state, checks_open=True)
+    return replace(state, checks_open=True, ambush_closed=True)
 
 
 # --- inboxes ------------------------------------------------------------------------
@@ -691,6 +697,53 @@ def _appointed(state: GameState, e: ev.CommissarAppointed) -> GameState:
     line = replace(state.inboxes[e.line], subject=e.commissar)
     state = replace(state, inboxes=_put(state.inboxes, e.line, line))
     return _city(state, e.city, commissar=e.commissar, commissar_line=e.line)
+
+
+# --- ambush and disclosures ---------------------------------------------------------
+
+
+@_on(ev.CommissarVacated)
+def _commissar_vacated(state: GameState, e: ev.CommissarVacated) -> GameState:
+    city = state.cities[e.city]
+    return _city(state, e.city, commissar=None, appointment_open=e.replace, offers_made=(),
+                 ambush_pending=e.ambush or city.ambush_pending,
+                 dead_commissar=e.commissar if e.ambush else city.dead_commissar)
+
+
+@_on(ev.AmbushRightGranted)
+def _ambush_granted(state: GameState, e: ev.AmbushRightGranted) -> GameState:
+    city = state.cities[e.city]
+    return _city(state, e.city, ambush_pending=False, ambush_nights=city.ambush_nights | set(e.nights))
+
+
+@_on(ev.AmbushPlaced)
+def _ambush_placed(state: GameState, e: ev.AmbushPlaced) -> GameState:
+    kept = tuple(a for a in state.cities[e.city].ambushes if a[0] != e.mafioso)
+    return _city(state, e.city, ambushes=(*kept, (e.mafioso, e.target)))
+
+
+@_on(ev.AmbushWithdrawn)
+def _ambush_withdrawn(state: GameState, e: ev.AmbushWithdrawn) -> GameState:
+    kept = tuple(a for a in state.cities[e.city].ambushes if a[0] != e.mafioso)
+    return _city(state, e.city, ambushes=kept)
+
+
+@_on(ev.AmbushesFixed)
+def _ambushes_fixed(state: GameState, e: ev.AmbushesFixed) -> GameState:
+    return _city(state, e.city, ambushes=e.ambushes, ambushes_fixed=True)
+
+
+@_on(ev.MafiosoDisclosed)
+def _mafioso_disclosed(state: GameState, e: ev.MafiosoDisclosed) -> GameState:
+    city = state.cities[e.city]
+    if e.immunity_day == state.day:
+        return _city(state, e.city, immune=city.immune | {e.user})
+    return _city(state, e.city, immune_next=city.immune_next | {e.user})
+
+
+@_on(ev.CommissarDisclosed)
+def _commissar_disclosed(state: GameState, e: ev.CommissarDisclosed) -> GameState:
+    return _city(state, e.city, commissar=None)
 
 
 # --- outcome ------------------------------------------------------------------------

@@ -206,6 +206,16 @@ class City:
     verdict: Verdict | None = None
     pardons_today: int = 0
     elections_held: int = 0
+    immune_next: frozenset[str] = frozenset()
+    """Disclosed mafiosi whose immunity day is the next one (MAFIA-DISCLOSE-4)."""
+    # ambush (AMBUSH)
+    ambush_pending: bool = False
+    """A commissar died early; the nights follow from his replacement (AMBUSH-1, -10, -12)."""
+    dead_commissar: str | None = None
+    ambush_nights: frozenset[int] = frozenset()
+    ambushes: tuple[tuple[str, str], ...] = ()
+    """(mafioso, target) in placement order, for the coming or current night."""
+    ambushes_fixed: bool = False
     # citizens' own acts
     suicides: frozenset[str] = frozenset()
     """Declared today and not withdrawn (SUICIDE-1)."""
@@ -275,6 +285,8 @@ class GameState:
     inboxes: Mapping[str, Inbox] = field(default_factory=dict)
     current: Mapping[str, str] = field(default_factory=dict)
     """'<kind>:<scope>' -> id of the live inbox of that kind (renewals advance it)."""
+    ambush_closed: bool = False
+    """Tonight's ambush window has closed (AMBUSH-4, SEC-3)."""
     touring_city: str | None = None
     tour_pointer: int = -1
     pending_kills: tuple[tuple[str, str], ...] = ()

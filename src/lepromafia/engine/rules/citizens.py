@@ -9,7 +9,7 @@ from ..errors import ErrorCode, check
 from ..inboxes import Kind, readers
 from ..progress import Progress
 from ..state import DeathCause, Faction, GameState
-from . import outcome
+from . import deaths, outcome
 from .common import living_resident, require_city, require_day, require_running, require_undecided
 
 
@@ -48,11 +48,8 @@ def withdraw_suicide(p: Progress, c: cmd.WithdrawSuicide) -> None:
 def apply_suicides(p: Progress, city_name: str) -> None:
     """SUICIDE-1, -4: the Tribune confirms at the vote start; the status is announced."""
     for user in sorted(p.state.cities[city_name].suicides):
-        r = p.state.residents[user]
-        if r.alive:
-            faction = r.faction.value if r.faction else Faction.HONEST.value
-            p.emit(ev.ResidentDied, PUBLIC, user=user, city=city_name, faction=faction,
-                   cause=DeathCause.SUICIDE.value, label=f"day {p.state.day}")
+        if p.state.residents[user].alive:
+            deaths.die(p, user, DeathCause.SUICIDE, f"day {p.state.day}")
     outcome.settle(p)
 
 

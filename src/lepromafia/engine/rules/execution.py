@@ -14,7 +14,7 @@ from ..keywords import Keyword
 from ..progress import Progress
 from ..state import City, DeathCause, GameState, Stage
 from ..votes import rank, tallies
-from . import citizens, court, night, outcome
+from . import citizens, court, deaths, night, outcome
 from .common import (
     archive_inbox,
     living_resident,
@@ -215,7 +215,4 @@ def after_verdict(p: Progress) -> None:
 
 def execute(p: Progress, city: str, user: str) -> None:
     """EXEC-17: the condemned dies when the verdict is final; his faction is announced."""
-    r = p.state.residents[user]
-    faction = r.faction.value if r.faction else "honest"
-    p.emit(ev.ResidentDied, PUBLIC, user=user, city=city, faction=faction,
-           cause=DeathCause.EXECUTION.value, label=f"day {p.state.day}")
+    deaths.die(p, user, DeathCause.EXECUTION, f"day {p.state.day}")

@@ -18,7 +18,7 @@ from ..inboxes import Kind
 from ..progress import Progress
 from ..settings import parse_hhmm
 from ..state import City, DeathCause, GameState, PhaseKind, Stage
-from . import citizens, commissar, execution, judges, night, outcome, verdicts
+from . import ambush, citizens, commissar, deaths, execution, judges, night, outcome, verdicts
 from .common import renew_inbox, require_procurator, require_running, schedule
 
 
@@ -75,9 +75,7 @@ def _apply_night_deaths(p: Progress, night_number: int) -> None:
         if victim in seen or not resident.alive:
             continue
         seen.add(victim)
-        faction = resident.faction.value if resident.faction else "honest"
-        p.emit(ev.ResidentDied, PUBLIC, user=victim, city=resident.city, faction=faction,
-               cause=DeathCause.NIGHT_KILL.value, label=f"night {night_number}")
+        deaths.die(p, victim, DeathCause.NIGHT_KILL, f"night {night_number}")
 
 
 def _notices(s: GameState, label: str, cause: DeathCause) -> tuple[ev.DeathNotice, ...]:
@@ -117,7 +115,9 @@ def _end_day(p: Progress, rest: str, seed: int) -> None:
 
 
 def _open_checks(p: Progress, rest: str, seed: int) -> None:
-    p.emit(ev.ChecksOpened, PUBLIC, night=_day_number(rest))  # SEC-3
+    """AMBUSH-4, SEC-3: the ambush window closes and checks open, everywhere at once."""
+    ambush.close_window(p, _day_number(rest))
+    p.emit(ev.ChecksOpened, PUBLIC, night=_day_number(rest))
 
 
 def _close_checks(p: Progress, rest: str, seed: int) -> None:
