@@ -87,7 +87,9 @@ def _appoint(p: Progress, name: str, user: str) -> None:
     generation = sum(1 for i in p.state.inboxes.values() if i.kind == Kind.LINE and i.city == name)
     line = inbox_id(Kind.LINE, name, generation)
     p.emit(ev.CommissarAppointed, only(user), city=name, commissar=user, line=line)
-    open_inbox(p, Kind.LINE, name, city=name, subject=user, generation=generation)
+    # SEC-6: the opening names the commissar, so only he sees it; the Consigliere reads
+    # the Line itself (pseudonymous) but never learns whose it is.
+    open_inbox(p, Kind.LINE, name, city=name, subject=user, generation=generation, audience=only(user))
 
 
 def _resolve(p: Progress, name: str, lapsed: bool) -> None:
