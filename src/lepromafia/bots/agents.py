@@ -171,9 +171,10 @@ class RandomBots:
                         if self.rng.random() < 0.5:
                             self.try_do(table, cmd.PostMessage(actor=voter, inbox=inbox, text="казнить"),
                                         now + 3 * MINUTE)
-        dead = [u for u in s.cities[city].residents if not s.residents[u].alive]
+        spirits = s.cities[city].spirits  # SPIRIT-5: the day's Spirits may vote
+        dead = [u for u in s.cities[city].residents if not s.residents[u].alive and u not in spirits]
         inbox = s.current.get(f"voting:{city}/{book.candidates[0]}")
-        if dead and inbox and self.naughty():  # ROLE-DEAD-3: the dead do not vote
+        if dead and inbox and self.naughty():  # ROLE-DEAD-3: the other dead do not vote
             self.try_illegal(table, cmd.PostMessage(actor=self.rng.choice(dead), inbox=inbox,
                                                     text="казнить"), now)
 

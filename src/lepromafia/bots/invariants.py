@@ -38,7 +38,8 @@ NIGHT_COMMANDS: tuple[type[cmd.Command], ...] = (
     cmd.DeclareKill, cmd.VoteGodfather, cmd.DemandGodfatherReelection, cmd.CheckResident,
 )
 RESIDENT_ACTS: tuple[type[cmd.Command], ...] = (
-    cmd.Nominate, cmd.RequestProxyVote, cmd.AnswerCommissarOffer, cmd.DeclareKill,
+    cmd.DeclareSuicide, cmd.WithdrawSuicide, cmd.Nominate, cmd.RequestProxyVote,
+    cmd.AnswerCommissarOffer, cmd.DeclareKill,
     cmd.VoteGodfather, cmd.DemandGodfatherReelection, cmd.CheckResident,
 )
 """Commands that are game rights of a living resident (ROLE-DEAD-3)."""
@@ -87,13 +88,20 @@ def command_problems(before: GameState, command: cmd.Command, events: list[Event
             problems.append(f"dead {command.actor} acted: {_show(command)} (ROLE-DEAD-3)")
         elif isinstance(command, cmd.PostMessage):
             inbox = before.inboxes.get(command.inbox)
-            if inbox is not None and inbox.kind not in DEAD_MAY_POST:
+            spirit = inbox is not None and inbox.kind == "voting" and _is_spirit(before, command.actor)
+            if inbox is not None and inbox.kind not in DEAD_MAY_POST and not spirit:
                 problems.append(f"dead {command.actor} posted in {command.inbox} (ROLE-DEAD-3)")
     if isinstance(command, DAY_COMMANDS) and before.phase is not PhaseKind.DAY:
         problems.append(f"{_show(command)} accepted at {before.phase.value} (TIME-10)")
     if isinstance(command, NIGHT_COMMANDS) and before.phase is not PhaseKind.NIGHT:
         problems.append(f"{_show(command)} accepted at {before.phase.value} (TIME-10)")
     return problems
+
+
+def _is_spirit(s: GameState, user: str) -> bool:
+    """SPIRIT-2/5: a dead honest resident who is one of his city's Spirits today."""
+    r = s.residents.get(user)
+    return r is not None and user in s.cities[r.city].spirits
 
 
 def _show(command: cmd.Command) -> str:
@@ -185,7 +193,8 @@ def event_problems(s: GameState, e: Event, executions: set[tuple[str, int]]) -> 
         alive(e.voter, "requested a proxy")
         phase(PhaseKind.DAY)
     elif isinstance(e, ev.VoteCast):
-        alive(e.voter, "voted")
+        if not _is_spirit(s, e.voter):  # SPIRIT-5: the day's Spirits vote
+            alive(e.voter, "voted")
         book = s.cities[e.city].voting
         if book is None or book.closed:
             problems.append(f"vote by {e.voter} outside an open vote (INBOX-VOTE-3)")
@@ -208,7 +217,7 @@ def event_problems(s: GameState, e: Event, executions: set[tuple[str, int]]) -> 
         phase(PhaseKind.DAY)
     elif isinstance(e, ev.MessagePosted):
         inbox = s.inboxes[e.inbox]
-        if inbox.kind not in DEAD_MAY_POST:
+        if inbox.kind not in DEAD_MAY_POST and not _is_spirit(s, e.author):
             alive(e.author, f"posted in {inbox.kind}")
     return problems
 
@@ -255,10 +264,14 @@ def _inbox_allowed(s: GameState, inbox_id: str, e: Event) -> set[str] | None:
     if kind == "mafia" and city:
         return _mafia_side(s, city)
     if kind == "line":
-        # SEC-6: the Consigliere sees the Line's messages but never whose Line it is.
-        if isinstance(e, ev.MessagePosted):
-            return {subject or ""} | _cons(s)
-        return {subject or ""}
+        # SEC-6: the Consigliere reads the Line but never learns whose it is, so an event
+        # naming the commissar (an opening with a subject, an archive listing readers)
+        # is for the commissar alone.
+        if isinstance(e, ev.InboxArchived) or (isinstance(e, ev.InboxOpened) and e.subject):
+            return {subject or ""}
+        if isinstance(e, ev.InboxOpened):  # names nobody: still no host or other city
+            return set(s.cities[city].residents) | _cons(s) if city else _cons(s)
+        return {subject or ""} | _cons(s)
     if kind == "offer":
         return {s.procurator, subject or ""}
     if kind == "personal" and city:

@@ -127,6 +127,21 @@ class RequestProxyVote(Command):
 
 
 @dataclass(**_C)
+class DeclareSuicide(Command):
+    pass
+
+
+@dataclass(**_C)
+class WithdrawSuicide(Command):
+    pass
+
+
+@dataclass(**_C)
+class RequestObservation(Command):
+    city: str
+
+
+@dataclass(**_C)
 class PostMessage(Command):
     inbox: str
     text: str

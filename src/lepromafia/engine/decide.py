@@ -14,7 +14,7 @@ from .errors import ErrorCode, RuleViolation
 from .events import Event, GameCreated
 from .evolve import evolve
 from .progress import Context, Progress
-from .rules import commissar, execution, messaging, night, phases, setup
+from .rules import citizens, commissar, execution, messaging, night, phases, setup
 from .settings import GameSettings
 from .state import GameState
 
@@ -36,6 +36,9 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.ScheduleExecutionVote: execution.schedule_vote,
     cmd.Nominate: execution.nominate,
     cmd.RequestProxyVote: execution.request_proxy,
+    cmd.DeclareSuicide: citizens.declare_suicide,
+    cmd.WithdrawSuicide: citizens.withdraw_suicide,
+    cmd.RequestObservation: citizens.request_observation,
     cmd.PostMessage: messaging.post_message,
     cmd.CreateSecretInbox: messaging.create_secret_inbox,
     cmd.CloseSecretInbox: messaging.close_secret_inbox,

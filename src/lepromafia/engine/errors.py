@@ -79,6 +79,9 @@ class ErrorCode(StrEnum):
     NOT_ORGANIZER = "not_organizer"
     INBOX_NOT_RENEWABLE = "inbox_not_renewable"
     MEMBERS_INVALID = "members_invalid"
+    ALREADY_DECLARED = "already_declared"
+    NOT_DECLARED = "not_declared"
+    OBSERVER_INVALID = "observer_invalid"
     # commissar
     OFFER_NOT_ALLOWED = "offer_not_allowed"
     NO_OPEN_OFFER = "no_open_offer"
@@ -159,6 +162,9 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.NOT_ORGANIZER: ("Это может сделать только организатор инбокса", "Only the inbox organizer can do this"),
     ErrorCode.INBOX_NOT_RENEWABLE: ("Этот инбокс не обновляется", "This inbox cannot be renewed"),
     ErrorCode.MEMBERS_INVALID: ("Неверный список участников", "Invalid member list"),
+    ErrorCode.ALREADY_DECLARED: ("Вы уже заявили об этом", "You have already declared this"),
+    ErrorCode.NOT_DECLARED: ("Вы об этом не заявляли", "You have not declared this"),
+    ErrorCode.OBSERVER_INVALID: ("Наблюдать можно только за чужим городом, один раз", "You may observe another city, once"),
     ErrorCode.OFFER_NOT_ALLOWED: ("Сейчас нельзя предложить должность комиссара", "No commissar offer can be made now"),
     ErrorCode.NO_OPEN_OFFER: ("У вас нет открытого предложения", "You have no open offer"),
     ErrorCode.MAFIOSO_MUST_REFUSE: ("Мафиозо обязан отказаться", "A mafioso must refuse"),

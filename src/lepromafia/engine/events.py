@@ -211,8 +211,10 @@ class DayPostPublished(Event):
 
     day: int
     night_deaths: tuple[DeathNotice, ...]
-    yesterday: tuple[str, ...]
-    """One line per city about the previous day's execution."""
+    executions: tuple[DeathNotice, ...]
+    """The previous day's executions (EXEC-16)."""
+    no_execution: tuple[str, ...]
+    """Cities where nobody was executed the previous day (EXEC-2)."""
     touring_city: str | None
     decided: tuple[tuple[str, str], ...]
 
@@ -324,6 +326,35 @@ class NoExecution(Event):
     city: str
     day: int
     reason: str
+
+
+@dataclass(**_E)
+class SuicideDeclared(Event):
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class SuicideWithdrawn(Event):
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class ObserverJoined(Event):
+    """ROLE-OBS-2: a read-only member of another city's inbox; its Tribune is notified."""
+
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class SpiritsChosen(Event):
+    """SPIRIT-1, SPIRIT-2: today's Spirits of a city at parity (empty: the rule lapses)."""
+
+    city: str
+    day: int
+    spirits: tuple[str, ...]
 
 
 # --- night --------------------------------------------------------------------------

@@ -301,6 +301,7 @@ def _day_started(state: GameState, e: ev.DayStarted) -> GameState:
             voting=None,
             execution_final=c.decided is not None or e.day < 2,
             immune=frozenset(),
+            suicides=frozenset(),
             # START-0 step 7: commissar appointments open in every city on Day 1.
             appointment_open=c.appointment_open or e.day == 1,
         )
@@ -420,6 +421,26 @@ def _nominated(state: GameState, e: ev.NominationMade) -> GameState:
 def _proxy(state: GameState, e: ev.ProxyRequested) -> GameState:
     city = state.cities[e.city]
     return _city(state, e.city, proxies=_put(city.proxies, e.voter, e.candidates))
+
+
+@_on(ev.SuicideDeclared)
+def _suicide_declared(state: GameState, e: ev.SuicideDeclared) -> GameState:
+    return _city(state, e.city, suicides=state.cities[e.city].suicides | {e.user})
+
+
+@_on(ev.SuicideWithdrawn)
+def _suicide_withdrawn(state: GameState, e: ev.SuicideWithdrawn) -> GameState:
+    return _city(state, e.city, suicides=state.cities[e.city].suicides - {e.user})
+
+
+@_on(ev.ObserverJoined)
+def _observer_joined(state: GameState, e: ev.ObserverJoined) -> GameState:
+    return _city(state, e.city, observers=state.cities[e.city].observers | {e.user})
+
+
+@_on(ev.SpiritsChosen)
+def _spirits_chosen(state: GameState, e: ev.SpiritsChosen) -> GameState:
+    return _city(state, e.city, spirits=frozenset(e.spirits))
 
 
 @_on(ev.VotingOpened)
@@ -572,6 +593,8 @@ def _resolved(state: GameState, e: ev.CommissarOfferResolved) -> GameState:
 
 @_on(ev.CommissarAppointed)
 def _appointed(state: GameState, e: ev.CommissarAppointed) -> GameState:
+    line = replace(state.inboxes[e.line], subject=e.commissar)
+    state = replace(state, inboxes=_put(state.inboxes, e.line, line))
     return _city(state, e.city, commissar=e.commissar, commissar_line=e.line)
 
 

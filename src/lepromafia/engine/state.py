@@ -155,6 +155,13 @@ class City:
     godfather_election_open: bool = False
     judge: str | None = None
     immune: frozenset[str] = frozenset()
+    # citizens' own acts
+    suicides: frozenset[str] = frozenset()
+    """Declared today and not withdrawn (SUICIDE-1)."""
+    observers: frozenset[str] = frozenset()
+    """Citizens of other cities watching this one (ROLE-OBS)."""
+    spirits: frozenset[str] = frozenset()
+    """Today's Spirits (SPIRIT-2)."""
     # night business
     night: NightBook = field(default_factory=NightBook)
     checked_tonight: str | None = None

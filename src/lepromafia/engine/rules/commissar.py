@@ -85,11 +85,10 @@ def answer(p: Progress, c: cmd.AnswerCommissarOffer) -> None:
 def _appoint(p: Progress, name: str, user: str) -> None:
     """COMM-APPT-5, INBOX-POLICE-1: the Police Station and a pseudonymous Commissar Line."""
     generation = sum(1 for i in p.state.inboxes.values() if i.kind == Kind.LINE and i.city == name)
-    line = inbox_id(Kind.LINE, name, generation)
+    # COMM-1, SEC-6: the line's opening names no commissar; only his own notice does.
+    line = open_inbox(p, Kind.LINE, name, city=name, generation=generation,
+                      audience=only(user, p.state.consigliere))
     p.emit(ev.CommissarAppointed, only(user), city=name, commissar=user, line=line)
-    # SEC-6: the opening names the commissar, so only he sees it; the Consigliere reads
-    # the Line itself (pseudonymous) but never learns whose it is.
-    open_inbox(p, Kind.LINE, name, city=name, subject=user, generation=generation, audience=only(user))
 
 
 def _resolve(p: Progress, name: str, lapsed: bool) -> None:

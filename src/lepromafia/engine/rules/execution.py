@@ -14,7 +14,7 @@ from ..keywords import Keyword
 from ..progress import Progress
 from ..state import City, DeathCause, GameState, Stage
 from ..votes import rank, tallies
-from . import night, outcome
+from . import citizens, night, outcome
 from .common import (
     archive_inbox,
     living_resident,
@@ -120,9 +120,12 @@ def request_proxy(p: Progress, c: cmd.RequestProxyVote) -> None:
 
 def open_voting(p: Progress, rest: str, seed: int) -> None:
     name, _, _day = rest.rpartition(":")
+    if p.state.cities[name].decided is not None:
+        return
+    citizens.apply_suicides(p, name)
     s = p.state
     city = s.cities[name]
-    if city.decided is not None:
+    if city.decided is not None or s.stage is Stage.FINISHED:
         return
     candidates = tuple(
         dict.fromkeys(cand for cand in city.nominations.values() if _eligible(s, city, cand))
