@@ -77,7 +77,7 @@ def test_an_appointment_on_day_two_gives_one_night():
 def test_a_failed_replacement_still_grants_the_right():
     """AMBUSH-12, SEC-2, EX-28(c): three refusals; nights counted from the last refusal."""
     g = commissar_killed_on_night_two()
-    for i, hhmm in enumerate(("11:00", "12:00", "13:00")):
+    for hhmm in ("11:00", "12:00", "13:00"):
         g.do(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=0), 3, hhmm)
         offered = g.events_of(ev.CommissarOffered)[-1]
         g.do(AnswerCommissarOffer(actor=offered.candidate, accept=False), 3, hhmm[:3] + "05")

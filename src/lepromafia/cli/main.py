@@ -21,13 +21,25 @@ def simulate(
     seed: int = typer.Option(0),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Play whole games with random bots and report the results."""
+    """Play whole games with random bots, check every invariant, report the results.
+
+    Exits with status 1, naming each failing seed and its first violation, if any game
+    breaks an invariant (replay it with ``play(seed)`` from lepromafia.bots.simulate).
+    """
     report = run_simulation(games, cities, population, seed)
+    failures = report["failures"]
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
     else:
         for key, value in report.items():
+            if key == "failures":
+                value = len(value)
             print(f"{key:>18}: {value:.2f}" if isinstance(value, float) else f"{key:>18}: {value}")
+    for failure in failures:
+        typer.echo(f"invariant broken in game seed={failure['seed']} "
+                   f"(cities={cities}, population={population}): {failure['first']}", err=True)
+    if failures:
+        raise typer.Exit(1)
 
 
 @app.command()

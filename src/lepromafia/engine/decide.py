@@ -84,10 +84,21 @@ def decide(state: GameState | None, command: cmd.Command, ctx: Context) -> list[
 
     :raises RuleViolation: the command breaks a rule; nothing happened.
     """
+    return decide_and_evolve(state, command, ctx)[0]
+
+
+def decide_and_evolve(
+    state: GameState | None, command: cmd.Command, ctx: Context
+) -> tuple[list[Event], GameState | None]:
+    """``decide``, and the state after its events, which deciding has already folded.
+
+    Saves callers that keep the state (``Table``) from evolving every event twice.
+    """
     if isinstance(command, cmd.CreateGame):
         if state is not None:
             raise RuleViolation(ErrorCode.GAME_EXISTS)
-        return _create(command, ctx)
+        created = _create(command, ctx)
+        return created.events, created.state
     if state is None:
         raise RuleViolation(ErrorCode.NO_GAME)
     handler = HANDLERS.get(type(command))
@@ -95,10 +106,10 @@ def decide(state: GameState | None, command: cmd.Command, ctx: Context) -> list[
         raise TypeError(f"unknown command {type(command).__name__}")
     progress = Progress(state, ctx)
     handler(progress, command)
-    return progress.events
+    return progress.events, progress.state
 
 
-def _create(command: cmd.CreateGame, ctx: Context) -> list[Event]:
+def _create(command: cmd.CreateGame, ctx: Context) -> Progress:
     settings = GameSettings.from_mapping(command.settings)
     title = command.title.strip()
     if not 0 < len(title) <= setup.MAX_TITLE:
@@ -108,4 +119,4 @@ def _create(command: cmd.CreateGame, ctx: Context) -> list[Event]:
     progress = Progress(evolve(None, first), ctx)
     progress.events.append(first)
     setup.open_founding_inboxes(progress)
-    return progress.events
+    return progress

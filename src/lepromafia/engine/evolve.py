@@ -5,8 +5,10 @@ Pure and total over valid histories: no clock, no randomness, no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from . import events as ev
@@ -32,6 +34,7 @@ from .state import (
 )
 
 K = TypeVar("K")
+T = TypeVar("T")
 V = TypeVar("V")
 
 Handler = Callable[[GameState, Any], GameState]
@@ -44,6 +47,34 @@ def _on(event_type: type[ev.Event]) -> Callable[[Handler], Handler]:
         return fn
 
     return register
+
+
+_FIELDS: dict[type[Any], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], frozenset[str]]] = {}
+_set = object.__setattr__
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """``dataclasses.replace`` for the engine's frozen, slotted state classes, ~2x faster.
+
+    The hot spot of every evolve (docs/performance.md). Same result: all fields copied,
+    the named ones changed, an unknown name a TypeError. Skipping ``__init__`` is exact
+    because these classes have no ``__post_init__``, InitVar or init=False fields.
+    """
+    cls = type(obj)
+    spec = _FIELDS.get(cls)
+    if spec is None:
+        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+        assert not hasattr(cls, "__post_init__"), cls
+        spec = _FIELDS[cls] = (names, attrgetter(*names), frozenset(names))
+    names, values, known = spec
+    new = object.__new__(cls)
+    for name, value in zip(names, values(obj), strict=True):
+        _set(new, name, value)
+    for name, value in changes.items():
+        if name not in known:
+            raise TypeError(f"{cls.__name__} has no field {name!r}")
+        _set(new, name, value)
+    return new
 
 
 def _put(mapping: Mapping[K, V], key: K, value: V) -> dict[K, V]:

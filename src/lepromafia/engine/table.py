@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from .commands import Command, FireDeadline
-from .decide import decide
+from .decide import decide_and_evolve
 from .events import Event
 from .evolve import evolve
 from .progress import Context
@@ -60,8 +60,9 @@ class Table:
 
     def do(self, command: Command, now: datetime) -> list[Event]:
         """Decide and apply; a RuleViolation leaves the table unchanged."""
-        new = decide(self.state, command, Context(now))
-        self.apply(new)
+        new, state = decide_and_evolve(self.state, command, Context(now))
+        self.state = state  # already folded while deciding: no second evolve
+        self.events.extend(new)
         return new
 
     def apply(self, new: list[Event]) -> None:
