@@ -101,3 +101,24 @@ def pg_config() -> DatabaseConfig:
 
 def manual_clock() -> ManualClock:
     return ManualClock(datetime.combine(FIRST_DAY - timedelta(days=3), datetime.min.time(), MOSCOW))
+
+
+async def open_day2_vote(svc: GameService, game_id: str, clock: ManualClock, city: str,
+                         ids: Ids) -> tuple[str, str]:
+    """Day 2 of a set-up game: two living residents of ``city`` are nominated and the
+    vote opens at 20:00. Returns the two candidates."""
+    clock.set(at(2, "12:00"))
+    await svc.sweep()
+    state = await svc.state(game_id)
+    living = state.living(city)
+    a, b = living[0], living[1]
+    await svc.execute(game_id, cmd.Nominate(actor=living[2], candidate=a), ids())
+    await svc.execute(game_id, cmd.Nominate(actor=living[3], candidate=b), ids())
+    clock.set(at(2, "20:01"))
+    await svc.sweep()
+    return a, b
+
+
+def voting_inbox(state: Any, city: str, candidate: str) -> str:
+    inbox: str = state.current[f"voting:{city}/{candidate}"]
+    return inbox

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from ..engine import events as ev
+from ..engine.calendar import MOSCOW
 from ..engine.commands import Command, CreateGame
 from ..engine.inboxes import POLICY, Kind
 from ..engine.state import GameState, VoteBook
@@ -49,9 +50,8 @@ class GameClock:
         return self.epoch + (game_time.timestamp() - self.epoch) / self.scale
 
     def to_game(self, real: float) -> datetime:
-        from datetime import UTC
-
-        return datetime.fromtimestamp(self.epoch + (real - self.epoch) * self.scale, UTC)
+        """Game time, in Moscow time like everything in the engine."""
+        return datetime.fromtimestamp(self.epoch + (real - self.epoch) * self.scale, MOSCOW)
 
 
 @dataclass(frozen=True)
