@@ -7,8 +7,11 @@ import json
 import typer
 
 from ..bots.simulate import simulate as run_simulation
+from .ops_cmd import db_app, game_app
 
 app = typer.Typer(no_args_is_help=True, help="Lepromafia: a multi-city online Mafia game.")
+app.add_typer(db_app, name="db")
+app.add_typer(game_app, name="game")
 
 
 @app.command()
