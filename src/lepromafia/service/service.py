@@ -120,7 +120,7 @@ class GameService:
         self.max_batch = max_batch
         self.sweep_interval = sweep_interval
         self.lease_seconds = lease_seconds
-        count = lanes or (1 if store.config.is_sqlite else 4)
+        count = lanes or (1 if store.config.is_sqlite else 2)
         self._lanes = [_Lane(self) for _ in range(count)]
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
@@ -254,6 +254,7 @@ class _Lane:
             job = await self.queue.get()
             if job is None:
                 return
+            await asyncio.sleep(0)  # let clients just acknowledged queue their next command
             batch = [job]
             stop = False
             while not self.queue.empty() and len(batch) < self.service.max_batch:

@@ -61,25 +61,51 @@ def _fields(cls: type) -> tuple[tuple[str, Any], ...]:
 
 def to_json(value: Any) -> Any:
     """A JSON-ready structure for any engine value (dataclasses by their fields)."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value.value if isinstance(value, enum.Enum) else value
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise CodecError("naive datetime")
-        return value.isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: to_json(getattr(value, name)) for name, _ in _fields(type(value))}
-    if isinstance(value, Mapping):
-        if all(isinstance(k, str) and not isinstance(k, enum.Enum) for k in value):
-            return {k: to_json(v) for k, v in value.items()}
-        return [[to_json(k), to_json(v)] for k, v in value.items()]
-    if isinstance(value, frozenset | set):
-        return sorted((to_json(v) for v in value), key=json.dumps)
-    if isinstance(value, tuple | list):
-        return [to_json(v) for v in value]
-    raise CodecError(f"cannot encode {type(value).__name__}")
+    encoder = _ENCODERS.get(type(value))
+    if encoder is None:
+        encoder = _ENCODERS[type(value)] = _encoder_for(type(value))
+    return encoder(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _aware(value: datetime) -> str:
+    if value.tzinfo is None:
+        raise CodecError("naive datetime")
+    return value.isoformat()
+
+
+def _mapping(value: Mapping[Any, Any]) -> Any:
+    if all(isinstance(k, str) and not isinstance(k, enum.Enum) for k in value):
+        return {k: to_json(v) for k, v in value.items()}
+    return [[to_json(k), to_json(v)] for k, v in value.items()]
+
+
+def _encoder_for(cls: type) -> Any:
+    """One encoding function per runtime type, found once (the hot path of every write)."""
+    if issubclass(cls, enum.Enum):
+        return lambda v: v.value
+    if cls is type(None) or issubclass(cls, bool | int | float | str):
+        return _same
+    if issubclass(cls, datetime):
+        return _aware
+    if issubclass(cls, date):
+        return lambda v: v.isoformat()
+    if dataclasses.is_dataclass(cls):
+        names = tuple(name for name, _ in _fields(cls))
+        return lambda v: {name: to_json(getattr(v, name)) for name in names}
+    if issubclass(cls, Mapping):
+        return _mapping
+    if issubclass(cls, frozenset | set):
+        return lambda v: sorted((to_json(x) for x in v), key=json.dumps)
+    if issubclass(cls, tuple | list):
+        return lambda v: [to_json(x) for x in v]
+    raise CodecError(f"cannot encode {cls.__name__}")
+
+
+_ENCODERS: dict[type, Any] = {}
 
 
 def encode_event(event: Event) -> dict[str, Any]:
