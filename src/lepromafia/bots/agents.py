@@ -52,6 +52,12 @@ class RandomBots:
                 self.offer(table, event.city, now)
             elif isinstance(event, ev.GodfatherElectionFailed):
                 self.appoint_godfather(table, event.city, now)
+            elif isinstance(event, ev.JudgeElectionScheduled):
+                self.propose_judges(table, event.city, now)
+            elif isinstance(event, ev.PollingOpened):
+                self.vote_judges(table, event.city, event.candidates, now)
+            elif isinstance(event, ev.PardonWindowOpened):
+                self.vote_pardons(table, event.city, now)
 
     # --- day ------------------------------------------------------------------------
 
@@ -152,3 +158,31 @@ class RandomBots:
         if mafia and s.consigliere:
             self.try_do(table, cmd.AppointGodfather(actor=s.consigliere, city=city,
                                                     godfather=self.rng.choice(mafia)), now)
+
+    # --- judges and the Court -----------------------------------------------------
+
+    def propose_judges(self, table: Table, city: str, now: datetime) -> None:
+        s = table.game
+        living = s.living(city)
+        for user in living:
+            if self.rng.random() < 0.3:
+                self.try_do(table, cmd.ProposeJudge(actor=user, candidate=self.rng.choice(living)), now)
+
+    def vote_judges(self, table: Table, city: str, candidates: tuple[str, ...], now: datetime) -> None:
+        s = table.game
+        for voter in s.living(city):
+            if self.rng.random() > self.activity:
+                continue
+            candidate = self.rng.choice(candidates)
+            inbox = s.current.get(f"polling:{city}/{candidate}")
+            if inbox:
+                text = "Он — Ганди!" if self.rng.random() < 0.7 else "Он — Гитлер!"
+                self.try_do(table, cmd.PostMessage(actor=voter, inbox=inbox, text=text), now)
+
+    def vote_pardons(self, table: Table, city: str, now: datetime) -> None:
+        s = table.game
+        judges = sorted(c.judge for c in s.cities.values() if c.judge and c.decided is None)
+        for judge in judges:
+            if s.residents[judge].alive and self.rng.random() < self.activity:
+                self.try_do(table, cmd.VotePardon(actor=judge, city=city, pardon=self.rng.random() < 0.3),
+                            now)

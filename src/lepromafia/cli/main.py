@@ -8,8 +8,10 @@ import typer
 
 from ..bots.simulate import simulate as run_simulation
 from .ops_cmd import db_app, game_app
+from .scenario_cmd import scenario_app
 
 app = typer.Typer(no_args_is_help=True, help="Lepromafia: a multi-city online Mafia game.")
+app.add_typer(scenario_app, name="scenario")
 app.add_typer(db_app, name="db")
 app.add_typer(game_app, name="game")
 
@@ -32,10 +34,17 @@ def simulate(
 
 
 @app.command()
-def demo(seed: int = typer.Option(7), cities: int = typer.Option(5, min=1)) -> None:
+def demo(
+    seed: int = typer.Option(7),
+    cities: int = typer.Option(5, min=1),
+    lang: str = typer.Option("ru", help="ru | en"),
+) -> None:
     """Play a seeded demo game in the terminal."""
-    report = run_simulation(1, cities, 20, seed)
-    print(json.dumps(report, ensure_ascii=False, indent=1))
+    from .demo_cmd import run_demo
+
+    if lang not in ("ru", "en"):
+        raise typer.BadParameter("ru | en", param_hint="--lang")
+    run_demo(seed, cities, lang)
 
 
 if __name__ == "__main__":

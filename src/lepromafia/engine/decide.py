@@ -14,7 +14,18 @@ from .errors import ErrorCode, RuleViolation
 from .events import Event, GameCreated
 from .evolve import evolve
 from .progress import Context, Progress
-from .rules import commissar, execution, messaging, night, phases, setup
+from .rules import (
+    citizens,
+    commissar,
+    court,
+    execution,
+    judges,
+    messaging,
+    night,
+    phases,
+    setup,
+    verdicts,
+)
 from .settings import GameSettings
 from .state import GameState
 
@@ -36,6 +47,9 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.ScheduleExecutionVote: execution.schedule_vote,
     cmd.Nominate: execution.nominate,
     cmd.RequestProxyVote: execution.request_proxy,
+    cmd.DeclareSuicide: citizens.declare_suicide,
+    cmd.WithdrawSuicide: citizens.withdraw_suicide,
+    cmd.RequestObservation: citizens.request_observation,
     cmd.PostMessage: messaging.post_message,
     cmd.CreateSecretInbox: messaging.create_secret_inbox,
     cmd.CloseSecretInbox: messaging.close_secret_inbox,
@@ -47,6 +61,15 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.AppointGodfather: night.appoint_godfather,
     cmd.DemandGodfatherReelection: night.demand_reelection,
     cmd.DeclareKill: night.declare_kill,
+    cmd.ScheduleJudgeElection: judges.schedule_election,
+    cmd.ProposeJudge: judges.propose,
+    cmd.DeclineCandidacy: judges.decline,
+    cmd.RequestJudgeProxy: judges.request_proxy,
+    cmd.FilePetition: judges.file_petition,
+    cmd.ConfirmPetition: judges.confirm_petition,
+    cmd.Recuse: judges.recuse,
+    cmd.VotePardon: verdicts.vote_pardon,
+    cmd.ChoosePardonPreset: court.choose_preset,
 }
 
 

@@ -79,6 +79,21 @@ class ErrorCode(StrEnum):
     NOT_ORGANIZER = "not_organizer"
     INBOX_NOT_RENEWABLE = "inbox_not_renewable"
     MEMBERS_INVALID = "members_invalid"
+    ALREADY_DECLARED = "already_declared"
+    NOT_DECLARED = "not_declared"
+    OBSERVER_INVALID = "observer_invalid"
+    # judges and the Court
+    NOT_ARBITER = "not_arbiter"
+    NOT_JUDGE = "not_judge"
+    NO_PENDING_VERDICT = "no_pending_verdict"
+    VOTE_ALREADY_CAST = "vote_already_cast"
+    NO_ELECTION_NEEDED = "no_election_needed"
+    NO_ELECTION_OPEN = "no_election_open"
+    NOT_A_CANDIDATE = "not_a_candidate"
+    NO_PETITIONS_TODAY = "no_petitions_today"
+    NO_JUDGE = "no_judge"
+    PETITION_EXISTS = "petition_exists"
+    NO_PETITION = "no_petition"
     # commissar
     OFFER_NOT_ALLOWED = "offer_not_allowed"
     NO_OPEN_OFFER = "no_open_offer"
@@ -159,6 +174,20 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.NOT_ORGANIZER: ("Это может сделать только организатор инбокса", "Only the inbox organizer can do this"),
     ErrorCode.INBOX_NOT_RENEWABLE: ("Этот инбокс не обновляется", "This inbox cannot be renewed"),
     ErrorCode.MEMBERS_INVALID: ("Неверный список участников", "Invalid member list"),
+    ErrorCode.ALREADY_DECLARED: ("Вы уже заявили об этом", "You have already declared this"),
+    ErrorCode.NOT_DECLARED: ("Вы об этом не заявляли", "You have not declared this"),
+    ErrorCode.OBSERVER_INVALID: ("Наблюдать можно только за чужим городом, один раз", "You may observe another city, once"),
+    ErrorCode.NOT_ARBITER: ("Это может сделать только Верховный арбитр", "Only the Supreme Arbiter can do this"),
+    ErrorCode.NOT_JUDGE: ("Это может сделать только действующий судья", "Only a sitting judge can do this"),
+    ErrorCode.NO_PENDING_VERDICT: ("Суду сейчас нечего решать по этому городу", "No verdict of this city is before the Court"),
+    ErrorCode.VOTE_ALREADY_CAST: ("Вы уже проголосовали", "You have already voted"),
+    ErrorCode.NO_ELECTION_NEEDED: ("Выборы судьи не нужны", "No judge election is needed"),
+    ErrorCode.NO_ELECTION_OPEN: ("Выдвижение кандидатов в судьи закрыто", "Judge candidacies are closed"),
+    ErrorCode.NOT_A_CANDIDATE: ("Вы не кандидат", "You are not a candidate"),
+    ErrorCode.NO_PETITIONS_TODAY: ("Сегодня требования о снятии судьи не принимаются", "No removal petitions today"),
+    ErrorCode.NO_JUDGE: ("В городе нет действующего судьи", "The city has no sitting judge"),
+    ErrorCode.PETITION_EXISTS: ("Требование о снятии судьи уже подано", "A removal petition is already open"),
+    ErrorCode.NO_PETITION: ("Нет открытого требования о снятии судьи", "There is no open removal petition"),
     ErrorCode.OFFER_NOT_ALLOWED: ("Сейчас нельзя предложить должность комиссара", "No commissar offer can be made now"),
     ErrorCode.NO_OPEN_OFFER: ("У вас нет открытого предложения", "You have no open offer"),
     ErrorCode.MAFIOSO_MUST_REFUSE: ("Мафиозо обязан отказаться", "A mafioso must refuse"),

@@ -15,15 +15,18 @@ from .state import (
     City,
     Deal,
     DeathCause,
+    Election,
     Faction,
     GameState,
     Inbox,
     NightBook,
     Offer,
     Outcome,
+    Petition,
     PhaseKind,
     Resident,
     Stage,
+    Verdict,
     VoteBook,
     VoteRecord,
 )
@@ -270,6 +273,9 @@ def _day_started(state: GameState, e: ev.DayStarted) -> GameState:
             voting=None,
             execution_final=c.decided is not None or e.day < 2,
             immune=frozenset(),
+            suicides=frozenset(),
+            petition=None,
+            pardons_today=0,
             # START-0 step 7: commissar appointments open in every city on Day 1.
             appointment_open=c.appointment_open or e.day == 1,
         )
@@ -391,6 +397,26 @@ def _proxy(state: GameState, e: ev.ProxyRequested) -> GameState:
     return _city(state, e.city, proxies=_put(city.proxies, e.voter, e.candidates))
 
 
+@_on(ev.SuicideDeclared)
+def _suicide_declared(state: GameState, e: ev.SuicideDeclared) -> GameState:
+    return _city(state, e.city, suicides=state.cities[e.city].suicides | {e.user})
+
+
+@_on(ev.SuicideWithdrawn)
+def _suicide_withdrawn(state: GameState, e: ev.SuicideWithdrawn) -> GameState:
+    return _city(state, e.city, suicides=state.cities[e.city].suicides - {e.user})
+
+
+@_on(ev.ObserverJoined)
+def _observer_joined(state: GameState, e: ev.ObserverJoined) -> GameState:
+    return _city(state, e.city, observers=state.cities[e.city].observers | {e.user})
+
+
+@_on(ev.SpiritsChosen)
+def _spirits_chosen(state: GameState, e: ev.SpiritsChosen) -> GameState:
+    return _city(state, e.city, spirits=frozenset(e.spirits))
+
+
 @_on(ev.VotingOpened)
 def _voting_opened(state: GameState, e: ev.VotingOpened) -> GameState:
     book = VoteBook(day=e.day, candidates=e.candidates, opened_at=e.at,
@@ -442,6 +468,127 @@ def _resident_died(state: GameState, e: ev.ResidentDied) -> GameState:
     if cause is DeathCause.EXECUTION:
         changes["execution_final"] = True
     return _city(state, e.city, **changes) if changes else state
+
+
+# --- judges and the Court -----------------------------------------------------------
+
+
+def _election(state: GameState, name: str, **changes: Any) -> GameState:
+    election = state.cities[name].election
+    assert election is not None
+    return _city(state, name, election=replace(election, **changes))
+
+
+@_on(ev.JudgeElectionScheduled)
+def _election_scheduled(state: GameState, e: ev.JudgeElectionScheduled) -> GameState:
+    city = state.cities[e.city]
+    current = city.election
+    if current is not None and current.number == e.number:  # rescheduled by the Arbiter
+        return _election(state, e.city, opens_at=e.opens_at, closes_at=e.closes_at, announced_at=e.at)
+    election = Election(number=e.number, announced_at=e.at, opens_at=e.opens_at, closes_at=e.closes_at,
+                        after_removal=e.after_removal)
+    return _city(state, e.city, election=election)
+
+
+@_on(ev.JudgeProposed)
+def _judge_proposed(state: GameState, e: ev.JudgeProposed) -> GameState:
+    election = state.cities[e.city].election
+    assert election is not None
+    return _election(state, e.city, proposals=_put(election.proposals, e.proposer, e.candidate))
+
+
+@_on(ev.CandidacyDeclined)
+def _declined(state: GameState, e: ev.CandidacyDeclined) -> GameState:
+    election = state.cities[e.city].election
+    assert election is not None
+    return _election(state, e.city, declined=election.declined | {e.candidate})
+
+
+@_on(ev.JudgeProxyRequested)
+def _judge_proxy(state: GameState, e: ev.JudgeProxyRequested) -> GameState:
+    election = state.cities[e.city].election
+    assert election is not None
+    return _election(state, e.city,
+                     proxies=_put(election.proxies, e.voter, (e.candidate, e.in_favour)))
+
+
+@_on(ev.PollingOpened)
+def _polling_opened(state: GameState, e: ev.PollingOpened) -> GameState:
+    return _election(state, e.city, candidates=e.candidates, opened=True,
+                     votes={c: {} for c in e.candidates})
+
+
+@_on(ev.JudgeVoteCast)
+def _judge_vote(state: GameState, e: ev.JudgeVoteCast) -> GameState:
+    election = state.cities[e.city].election
+    assert election is not None
+    station = _put(election.votes[e.candidate], e.voter, (e.in_favour, e.at))
+    return _election(state, e.city, votes=_put(election.votes, e.candidate, station))
+
+
+@_on(ev.JudgeElectionClosed)
+def _election_closed(state: GameState, e: ev.JudgeElectionClosed) -> GameState:
+    held = state.cities[e.city].elections_held + 1
+    if e.elected is None:
+        return _city(state, e.city, election=None, elections_held=held)
+    return _city(state, e.city, election=None, judge=e.elected, removal_pending=False, elections_held=held)
+
+
+@_on(ev.PardonWindowOpened)
+def _pardon_window(state: GameState, e: ev.PardonWindowOpened) -> GameState:
+    verdict = Verdict(candidate=e.candidate, ranking=e.ranking, closes_at=e.closes_at)
+    return _city(state, e.city, verdict=verdict, execution_final=False)
+
+
+@_on(ev.PardonVoteCast)
+def _pardon_vote(state: GameState, e: ev.PardonVoteCast) -> GameState:
+    verdict = state.cities[e.city].verdict
+    assert verdict is not None
+    state = replace(state, pardon_votes_held=True)
+    return _city(state, e.city, verdict=replace(verdict, votes=_put(verdict.votes, e.judge, e.pardon)))
+
+
+@_on(ev.VerdictReached)
+def _verdict_reached(state: GameState, e: ev.VerdictReached) -> GameState:
+    city = state.cities[e.city]
+    return _city(state, e.city, verdict=None, pardons_today=city.pardons_today + (1 if e.pardoned else 0))
+
+
+@_on(ev.PardonPresetChosen)
+def _preset(state: GameState, e: ev.PardonPresetChosen) -> GameState:
+    return replace(state, settings=replace(state.settings, pardon_majority=e.majority))
+
+
+@_on(ev.PetitionFiled)
+def _petition_filed(state: GameState, e: ev.PetitionFiled) -> GameState:
+    petition = Petition(inbox=e.inbox, organizer=e.organizer, judge=e.judge, day=state.day,
+                        confirmations=(e.organizer,))
+    return _city(state, e.city, petition=petition)
+
+
+@_on(ev.PetitionConfirmed)
+def _petition_confirmed(state: GameState, e: ev.PetitionConfirmed) -> GameState:
+    petition = state.cities[e.city].petition
+    assert petition is not None
+    box = state.inboxes[petition.inbox]
+    state = replace(state, inboxes=_put(state.inboxes, box.id, replace(box, members=box.members | {e.user})))
+    return _city(state, e.city, petition=replace(petition, confirmations=(*petition.confirmations, e.user)))
+
+
+@_on(ev.JudgeRemoved)
+def _judge_removed(state: GameState, e: ev.JudgeRemoved) -> GameState:
+    city = state.cities[e.city]
+    if city.petition is not None and state.arbiter:
+        box = state.inboxes[city.petition.inbox]
+        box = replace(box, members=box.members | {state.arbiter})  # INBOX-REMOVAL-2
+        state = replace(state, inboxes=_put(state.inboxes, box.id, box))
+    return _city(state, e.city, judge=None, petition=None, removal_pending=True,
+                 removed_on=_put(city.removed_on, e.judge, state.day))
+
+
+@_on(ev.JudgeRecused)
+def _judge_recused(state: GameState, e: ev.JudgeRecused) -> GameState:
+    return _city(state, e.city, judge=None)
 
 
 # --- night business -----------------------------------------------------------------
@@ -541,6 +688,8 @@ def _resolved(state: GameState, e: ev.CommissarOfferResolved) -> GameState:
 
 @_on(ev.CommissarAppointed)
 def _appointed(state: GameState, e: ev.CommissarAppointed) -> GameState:
+    line = replace(state.inboxes[e.line], subject=e.commissar)
+    state = replace(state, inboxes=_put(state.inboxes, e.line, line))
     return _city(state, e.city, commissar=e.commissar, commissar_line=e.line)
 
 
@@ -549,7 +698,9 @@ def _appointed(state: GameState, e: ev.CommissarAppointed) -> GameState:
 
 @_on(ev.CityDecided)
 def _city_decided(state: GameState, e: ev.CityDecided) -> GameState:
-    return _city(state, e.city, decided=Outcome(e.outcome), decided_at=e.at, execution_final=True)
+    judge = state.cities[e.city].judge if state.settings.decided_city_judge == "keeps_seat" else None
+    return _city(state, e.city, decided=Outcome(e.outcome), decided_at=e.at, execution_final=True,
+                 judge=judge, election=None, verdict=None)
 
 
 @_on(ev.GameResultFixed)

@@ -129,6 +129,48 @@ class NightBook:
 
 
 @dataclass(frozen=True, slots=True)
+class Election:
+    """One judge election in one city (JUDGE-ELECT)."""
+
+    number: int
+    announced_at: datetime
+    opens_at: datetime
+    closes_at: datetime
+    after_removal: bool = False
+    proposals: Mapping[str, str] = field(default_factory=dict)
+    """proposer -> candidate; the latest proposal of a citizen counts."""
+    declined: frozenset[str] = frozenset()
+    proxies: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    candidates: tuple[str, ...] = ()
+    votes: Mapping[str, Mapping[str, tuple[bool, datetime]]] = field(default_factory=dict)
+    """candidate -> voter -> (in favour, when)."""
+    opened: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A condemned candidate before the Court (COURT-3, COURT-4)."""
+
+    candidate: str
+    ranking: tuple[str, ...]
+    closes_at: datetime
+    votes: Mapping[str, bool] = field(default_factory=dict)
+    """judge -> pardon?"""
+
+
+@dataclass(frozen=True, slots=True)
+class Petition:
+    """A judge removal petition (JUDGE-REMOVE)."""
+
+    inbox: str
+    organizer: str
+    judge: str
+    day: int
+    confirmations: tuple[str, ...] = ()
+    """Everyone who confirmed, the organizer first."""
+
+
+@dataclass(frozen=True, slots=True)
 class City:
     name: str
     tribune: str
@@ -155,6 +197,22 @@ class City:
     godfather_election_open: bool = False
     judge: str | None = None
     immune: frozenset[str] = frozenset()
+    election: Election | None = None
+    removed_on: Mapping[str, int] = field(default_factory=dict)
+    """A removed judge -> the day of his removal (JUDGE-REMOVE-8)."""
+    removal_pending: bool = False
+    """The vacancy follows a removal: 2 hours' notice (TIME-6)."""
+    petition: Petition | None = None
+    verdict: Verdict | None = None
+    pardons_today: int = 0
+    elections_held: int = 0
+    # citizens' own acts
+    suicides: frozenset[str] = frozenset()
+    """Declared today and not withdrawn (SUICIDE-1)."""
+    observers: frozenset[str] = frozenset()
+    """Citizens of other cities watching this one (ROLE-OBS)."""
+    spirits: frozenset[str] = frozenset()
+    """Today's Spirits (SPIRIT-2)."""
     # night business
     night: NightBook = field(default_factory=NightBook)
     checked_tonight: str | None = None
@@ -227,6 +285,7 @@ class GameState:
     result: Outcome | None = None
     winning_mafia: tuple[str, ...] = ()
     secret_inboxes: int = 0
+    pardon_votes_held: bool = False
     events_applied: int = 0
 
     # --- small read helpers used across the engine ---------------------------------

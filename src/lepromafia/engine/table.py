@@ -21,13 +21,16 @@ from .state import GameState
 _PRIORITY = {
     "offer_timeout": 0,
     "offer_reveal": 1,
-    "vote_open": 2,
-    "vote_close": 3,
-    "day_end": 4,
-    "checks_open": 5,
-    "checks_close": 6,
-    "night_decisions": 7,
-    "day_start": 8,
+    "poll_open": 2,
+    "poll_close": 3,
+    "vote_open": 4,
+    "vote_close": 5,
+    "pardon_close": 6,
+    "day_end": 7,
+    "checks_open": 8,
+    "checks_close": 9,
+    "night_decisions": 10,
+    "day_start": 11,
 }
 
 

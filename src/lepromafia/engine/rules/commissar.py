@@ -85,9 +85,10 @@ def answer(p: Progress, c: cmd.AnswerCommissarOffer) -> None:
 def _appoint(p: Progress, name: str, user: str) -> None:
     """COMM-APPT-5, INBOX-POLICE-1: the Police Station and a pseudonymous Commissar Line."""
     generation = sum(1 for i in p.state.inboxes.values() if i.kind == Kind.LINE and i.city == name)
-    line = inbox_id(Kind.LINE, name, generation)
+    # COMM-1, SEC-6: the line's opening names no commissar; only his own notice does.
+    line = open_inbox(p, Kind.LINE, name, city=name, generation=generation,
+                      audience=only(user, p.state.consigliere))
     p.emit(ev.CommissarAppointed, only(user), city=name, commissar=user, line=line)
-    open_inbox(p, Kind.LINE, name, city=name, subject=user, generation=generation)
 
 
 def _resolve(p: Progress, name: str, lapsed: bool) -> None:

@@ -78,13 +78,14 @@ def open_inbox(
     members: frozenset[str] = frozenset(),
     title: str = "",
     generation: int = 0,
+    audience: Audience | None = None,
 ) -> str:
     """Open an inbox; its audience is whoever may read it once it exists."""
     new_id = inbox_id(kind, scope, generation)
     draft = Inbox(id=new_id, kind=kind.value, city=city, subject=subject, members=members)
     p.emit(
         ev.InboxOpened,
-        only(readers_of(p.state, draft)),
+        audience if audience is not None else only(readers_of(p.state, draft)),
         inbox=new_id,
         kind=kind.value,
         city=city,

@@ -11,8 +11,8 @@ from ..audience import PUBLIC, only
 from ..calendar import DayPlan
 from ..errors import ErrorCode, check
 from ..progress import Progress
-from ..state import NO_KILL, City, Faction, GameState, NightBook
-from . import commissar
+from ..state import NO_KILL, City, Faction, GameState, NightBook, Stage
+from . import citizens, commissar
 from .common import (
     living_resident,
     mafia_audience,
@@ -28,6 +28,11 @@ def start_night(p: Progress) -> None:
     """§3 (AMB-7): Night N, its ambush window, check and decision deadlines, then Day N+1."""
     number = p.state.day
     commissar.lapse_open_offers(p)
+    for name, city in p.state.cities.items():
+        if city.suicides and city.voting is None and city.decided is None:
+            citizens.apply_suicides(p, name)  # SUICIDE-4: a day without a vote in the city
+    if p.state.stage is Stage.FINISHED:
+        return
     p.emit(ev.NightStarted, PUBLIC, night=number)
     s = p.state
     today: DayPlan = s.plans[number]
@@ -49,12 +54,16 @@ def _or(value: int | None, default: int) -> int:
 
 
 def announce_tour(p: Progress, night: int) -> str | None:
-    """TOUR-2 (AMB-31): the next city in Recruitment Post order with living mafia."""
+    """TOUR-2 (AMB-31): the next city in Recruitment Post order with living mafia.
+
+    A tour needs another undecided city to go to; with none, nobody tours.
+    """
     s = p.state
     names = list(s.cities)
     chosen: str | None = None
     pointer = s.tour_pointer
-    for step in range(1, len(names) + 1):
+    undecided = [n for n in names if s.cities[n].decided is None]
+    for step in range(1, len(names) + 1 if len(undecided) > 1 else 1):
         index = (s.tour_pointer + step) % len(names)
         city = s.cities[names[index]]
         if city.decided is None and s.living_mafia(city.name):

@@ -6,6 +6,7 @@ from .. import events as ev
 from ..audience import PUBLIC
 from ..progress import Progress
 from ..state import Faction, GameState, Outcome
+from . import court
 
 
 def city_outcome(state: GameState, name: str) -> Outcome | None:
@@ -65,6 +66,7 @@ def settle(p: Progress) -> None:
             outcome = city_outcome(p.state, name)
             if outcome is not None:
                 p.emit(ev.CityDecided, PUBLIC, city=name, outcome=outcome.value)
+    court.refresh_court(p)  # INBOX-COURT-4: a dead judge or a decided city changes the Court
     s = p.state
     if s.result is None:
         result = overall(s)

@@ -17,8 +17,8 @@ from ..errors import ErrorCode, check
 from ..inboxes import Kind
 from ..progress import Progress
 from ..settings import parse_hhmm
-from ..state import DeathCause, GameState, PhaseKind, Stage
-from . import commissar, execution, night, outcome
+from ..state import City, DeathCause, GameState, PhaseKind, Stage
+from . import citizens, commissar, execution, judges, night, outcome, verdicts
 from .common import renew_inbox, require_procurator, require_running, schedule
 
 
@@ -48,7 +48,6 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
             return
     s = p.state
     plan = s.plans[number]
-    yesterday = _yesterday_lines(s, number - 1) if number > 1 else ()
     p.emit(ev.DayStarted, PUBLIC, day=number, start_at=plan.start_at,
            scheduled_end=plan.scheduled_end)
     if number > 1 and s.settings.city_inbox_daily_renewal:
@@ -56,13 +55,16 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
             current = p.state.current_inbox(Kind.CITY.value, name)
             if current and city.decided is None:
                 renew_inbox(p, current)  # INBOX-CITY-4
+    if number > 1:
+        citizens.choose_spirits(p, number)
     touring = night.announce_tour(p, number) if number > 1 else None
-    _publish_day_post(p, number, yesterday, touring)
+    _publish_day_post(p, number, touring)
     if number > 1:
         for name, city in p.state.cities.items():
             if city.decided is None:
                 execution.schedule_default_vote(p, name, plan)
     schedule(p, f"day_end:{number}", plan.scheduled_end)
+    judges.schedule_vacancies(p)  # START-1, JUDGE-ELECT-1
 
 
 def _apply_night_deaths(p: Progress, night_number: int) -> None:
@@ -78,34 +80,33 @@ def _apply_night_deaths(p: Progress, night_number: int) -> None:
                cause=DeathCause.NIGHT_KILL.value, label=f"night {night_number}")
 
 
-def _yesterday_lines(s: GameState, day: int) -> tuple[str, ...]:
-    lines = []
-    label = f"day {day}"
-    for name in s.cities:
-        executed = [
-            r for r in s.residents.values()
-            if r.city == name and r.died_in == label and r.cause is DeathCause.EXECUTION
-        ]
-        if executed:
-            r = executed[0]
-            lines.append(f"{name}: {r.user} executed ({r.faction.value if r.faction else '?'})")
-        elif s.cities[name].decided is None or s.cities[name].decided_at is not None:
-            lines.append(f"{name}: no execution")
-    return tuple(lines)
-
-
-def _publish_day_post(p: Progress, number: int, yesterday: tuple[str, ...],
-                      touring: str | None) -> None:
-    s = p.state
-    label = f"night {number - 1}"
-    deaths = tuple(
+def _notices(s: GameState, label: str, cause: DeathCause) -> tuple[ev.DeathNotice, ...]:
+    return tuple(
         ev.DeathNotice(user=r.user, city=r.city, faction=r.faction.value if r.faction else "honest",
-                       cause=r.cause.value if r.cause else "")
-        for r in s.residents.values() if r.died_in == label
+                       cause=cause.value)
+        for r in s.residents.values() if r.died_in == label and r.cause is cause
+    )
+
+
+def _publish_day_post(p: Progress, number: int, touring: str | None) -> None:
+    """POST-2, POST-3, HOST-PROC-3: generated from the record, no killer named (SEC-8)."""
+    s = p.state
+    executions = _notices(s, f"day {number - 1}", DeathCause.EXECUTION)
+    executed_in = {n.city for n in executions}
+    yesterday = s.plans.get(number - 1)
+
+    def played_yesterday(c: City) -> bool:
+        if number <= 2 or yesterday is None:
+            return False
+        return c.decided_at is None or c.decided_at > yesterday.start_at
+
+    spared = tuple(
+        name for name, c in s.cities.items() if played_yesterday(c) and name not in executed_in
     )
     decided = tuple((n, c.decided.value) for n, c in s.cities.items() if c.decided is not None)
-    p.emit(ev.DayPostPublished, PUBLIC, day=number, night_deaths=deaths, yesterday=yesterday,
-           touring_city=touring, decided=decided)
+    p.emit(ev.DayPostPublished, PUBLIC, day=number,
+           night_deaths=_notices(s, f"night {number - 1}", DeathCause.NIGHT_KILL),
+           executions=executions, no_execution=spared, touring_city=touring, decided=decided)
 
 
 def _end_day(p: Progress, rest: str, seed: int) -> None:
@@ -131,6 +132,9 @@ _DEADLINES: dict[str, Callable[[Progress, str, int], None]] = {
     "checks_open": _open_checks,
     "checks_close": _close_checks,
     "night_decisions": night.fix_decisions,
+    "poll_open": judges.open_polls,
+    "poll_close": judges.close_polls,
+    "pardon_close": verdicts.close_window,
     "offer_timeout": commissar.offer_timed_out,
     "offer_reveal": commissar.reveal_answer,
 }
