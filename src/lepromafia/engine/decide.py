@@ -25,6 +25,7 @@ from .rules import (
     messaging,
     night,
     phases,
+    restoration,
     setup,
     verdicts,
 )
@@ -76,6 +77,10 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.WithdrawAmbush: ambush.withdraw,
     cmd.ConfirmMafiosoDisclosure: disclosure.confirm_mafioso,
     cmd.ConfirmCommissarDisclosure: disclosure.confirm_commissar,
+    cmd.ProposeRestoration: restoration.propose,
+    cmd.SignRestoration: restoration.sign,
+    cmd.SealRestorationList: restoration.seal_list,
+    cmd.NameRestorationNumbers: restoration.name_numbers,
 }
 
 

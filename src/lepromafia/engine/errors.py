@@ -110,6 +110,9 @@ class ErrorCode(StrEnum):
     NO_GODFATHER_ELECTION = "no_godfather_election"
     GODFATHER_CANDIDATE_INVALID = "godfather_candidate_invalid"
     DECISIONS_CLOSED = "decisions_closed"
+    CITY_RESTORING = "city_restoring"
+    NO_RESTORATION = "no_restoration"
+    NOT_A_SIGNER = "not_a_signer"
     NO_AMBUSH_RIGHT = "no_ambush_right"
     AMBUSH_TARGET_INVALID = "ambush_target_invalid"
     AMBUSH_TARGET_TAKEN = "ambush_target_taken"
@@ -215,6 +218,9 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.AMBUSH_BLOCKED_BY_JUDGE_KILL: ("Пока приказ — убить судью, засаду ставить нельзя", "No ambush while the order is to kill the judge"),
     ErrorCode.JUDGE_KILL_AFTER_AMBUSH: ("В ночь засады судью убить нельзя", "The judge cannot be killed on an ambush night"),
     ErrorCode.REASON_REQUIRED: ("Укажите основание", "Give a reason"),
+    ErrorCode.CITY_RESTORING: ("Город восстанавливается", "The city is being restored"),
+    ErrorCode.NO_RESTORATION: ("Восстановления этого города нет", "There is no restoration of this city"),
+    ErrorCode.NOT_A_SIGNER: ("Вы не подписываете это восстановление", "You do not sign this restoration"),
     ErrorCode.DECISIONS_CLOSED: ("Решения этой ночи уже приняты", "Tonight's decisions are closed"),
 }
 

@@ -27,6 +27,7 @@ from .state import (
     Petition,
     PhaseKind,
     Resident,
+    Restoration,
     Stage,
     Verdict,
     VoteBook,
@@ -775,6 +776,70 @@ def _mafioso_disclosed(state: GameState, e: ev.MafiosoDisclosed) -> GameState:
 @_on(ev.CommissarDisclosed)
 def _commissar_disclosed(state: GameState, e: ev.CommissarDisclosed) -> GameState:
     return _city(state, e.city, commissar=None)
+
+
+# --- restoration --------------------------------------------------------------------
+
+
+def _restoration(state: GameState, name: str, **changes: Any) -> GameState:
+    current = state.cities[name].restoration
+    assert current is not None
+    return _city(state, name, restoration=replace(current, **changes))
+
+
+@_on(ev.RestorationProposed)
+def _restoration_proposed(state: GameState, e: ev.RestorationProposed) -> GameState:
+    proposal = Restoration(new_name=e.new_name, reason=e.reason, proposed_day=state.day,
+                           expelled=e.expelled, signed=frozenset({state.procurator}))
+    return _city(state, e.city, restoration=proposal)
+
+
+@_on(ev.RestorationSigned)
+def _restoration_signed(state: GameState, e: ev.RestorationSigned) -> GameState:
+    current = state.cities[e.city].restoration
+    assert current is not None
+    return _restoration(state, e.city, signed=current.signed | {e.host})
+
+
+@_on(ev.RestorationBegan)
+def _restoration_began(state: GameState, e: ev.RestorationBegan) -> GameState:
+    """RESTORE-7: offices vacated, ambush rights and Spirits cleared."""
+    state = _restoration(state, e.city, began_day=e.day)
+    return _city(state, e.city, display_name=e.new_name, judge=None, godfather=None, commissar=None,
+                 offer=None, appointment_open=False, ambush_pending=False, ambush_nights=frozenset(),
+                 ambushes=(), spirits=frozenset(), night=NightBook(), nominations={}, proxies={},
+                 execution_final=True, verdict=None, election=None, petition=None)
+
+
+@_on(ev.RestorationListSealed)
+def _restoration_sealed(state: GameState, e: ev.RestorationListSealed) -> GameState:
+    return _restoration(state, e.city, mafia_count=e.mafia_count)
+
+
+@_on(ev.RestorationListRecorded)
+def _restoration_recorded(state: GameState, e: ev.RestorationListRecorded) -> GameState:
+    return _restoration(state, e.city, order=e.order)
+
+
+@_on(ev.CityRedealt)
+def _city_redealt(state: GameState, e: ev.CityRedealt) -> GameState:
+    residents = dict(state.residents)
+    mafiosi = set(e.mafiosi)
+    for user in state.cities[e.city].residents:
+        if residents[user].alive:
+            faction = Faction.MAFIA if user in mafiosi else Faction.HONEST
+            residents[user] = replace(residents[user], faction=faction)
+    state = replace(state, residents=residents)
+    state = _restoration(state, e.city, dealt=True)
+    return _city(state, e.city, mafia_count=len(e.mafiosi))
+
+
+@_on(ev.RestorationCompleted)
+def _restoration_completed(state: GameState, e: ev.RestorationCompleted) -> GameState:
+    city = state.cities[e.city]
+    living = sum(1 for u in city.residents if state.residents[u].alive)
+    return _city(state, e.city, restoration=None, offers_made=(),
+                 appointment_open=2 * living > city.initial_population)  # RESTORE-5
 
 
 # --- outcome ------------------------------------------------------------------------

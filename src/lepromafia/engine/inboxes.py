@@ -140,6 +140,9 @@ def _subject_if_dead(state: GameState, inbox: Inbox) -> set[str]:
 
 
 def _city_mafiosi(state: GameState, inbox: Inbox) -> set[str]:
+    """INBOX-MAFIA-1, -3; a restored city's new inbox lists its new mafiosi (RESTORE-7)."""
+    if inbox.members:
+        return set(inbox.members)
     return set(state.mafiosi(inbox.city)) if inbox.city else set()
 
 

@@ -171,6 +171,22 @@ class Petition:
 
 
 @dataclass(frozen=True, slots=True)
+class Restoration:
+    """A destroyed city being restored (RESTORE-T2, RESTORE-1..7)."""
+
+    new_name: str
+    reason: str
+    proposed_day: int
+    expelled: tuple[str, ...] = ()
+    signed: frozenset[str] = frozenset()
+    began_day: int | None = None
+    order: tuple[str, ...] = ()
+    """The Consigliere's sealed list of the living residents (RANDOM-3)."""
+    mafia_count: int = 0
+    dealt: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class City:
     name: str
     tribune: str
@@ -216,6 +232,10 @@ class City:
     ambushes: tuple[tuple[str, str], ...] = ()
     """(mafioso, target) in placement order, for the coming or current night."""
     ambushes_fixed: bool = False
+    # restoration (RESTORE)
+    display_name: str = ""
+    """The city's current name (RESTORE-1); empty means ``name``."""
+    restoration: Restoration | None = None
     # citizens' own acts
     suicides: frozenset[str] = frozenset()
     """Declared today and not withdrawn (SUICIDE-1)."""

@@ -25,6 +25,7 @@ from .common import (
     require_undecided,
     schedule,
 )
+from .pause import paused
 
 
 def _vote_window(s: GameState, plan: DayPlan) -> tuple[datetime, datetime]:
@@ -57,6 +58,7 @@ def _require_execution_day(s: GameState, city: City) -> None:
     require_day(s)
     require_undecided(city)
     check(s.day >= 2, ErrorCode.NO_EXECUTIONS_TODAY, "START-1")
+    check(not paused(city), ErrorCode.CITY_RESTORING, "RESTORE-7")
 
 
 def schedule_vote(p: Progress, c: cmd.ScheduleExecutionVote) -> None:
@@ -122,6 +124,9 @@ def open_voting(p: Progress, rest: str, seed: int) -> None:
     name, _, _day = rest.rpartition(":")
     if p.state.cities[name].decided is not None:
         return
+    if paused(p.state.cities[name]):
+        p.emit(ev.NoExecution, PUBLIC, city=name, day=p.state.day, reason="restoration")
+        return
     citizens.apply_suicides(p, name)
     s = p.state
     city = s.cities[name]
@@ -183,7 +188,7 @@ def close_voting(p: Progress, rest: str, seed: int) -> None:
     s = p.state
     city = s.cities[name]
     book = city.voting
-    if city.decided is not None or book is None or book.closed:
+    if city.decided is not None or book is None or book.closed or paused(city):
         return
     counted = tallies(book, city.immune)
     rankable = [cand for cand in book.candidates if eligible(s, city, cand)]
