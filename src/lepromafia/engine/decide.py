@@ -9,12 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 from . import commands as cmd
+from . import commands_host as hc
 from .audience import PUBLIC
 from .errors import ErrorCode, RuleViolation
 from .events import Event, GameCreated
 from .evolve import evolve
 from .progress import Context, Progress
-from .rules import commissar, execution, messaging, night, phases, setup
+from .rules import cases, commissar, execution, host, messaging, night, phases, relay, setup, sound
 from .settings import GameSettings
 from .state import GameState
 
@@ -40,13 +41,36 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.CreateSecretInbox: messaging.create_secret_inbox,
     cmd.CloseSecretInbox: messaging.close_secret_inbox,
     cmd.RenewInbox: messaging.renew,
-    cmd.OfferCommissar: commissar.offer,
+    cmd.OfferCommissar: host.offer_commissar,  # commissar.offer + the COMM-APPT-6 notary
     cmd.AnswerCommissarOffer: commissar.answer,
     cmd.CheckResident: commissar.check_resident,
     cmd.VoteGodfather: night.vote_godfather,
     cmd.AppointGodfather: night.appoint_godfather,
     cmd.DemandGodfatherReelection: night.demand_reelection,
     cmd.DeclareKill: night.declare_kill,
+    # host-side rules: recorded [HOST] decisions, Sound Library, cases, mafia relay
+    hc.AcknowledgeCombination: host.acknowledge_combination,
+    hc.PublishContest: host.publish_contest,
+    hc.RecordContestResults: host.record_contest_results,
+    hc.DelegateTribune: host.delegate_tribune,
+    hc.RevokeDelegation: host.revoke_delegation,
+    hc.SetAmbushOrder: host.set_ambush_order,
+    hc.RecordSanction: host.record_sanction,
+    hc.RevealSealedRecord: host.reveal_sealed_record,
+    hc.RequestSound: sound.request_sound,
+    hc.ForwardSoundRequest: sound.forward_request,
+    hc.AnswerSoundRequest: sound.answer_request,
+    hc.PublishSoundEntry: sound.publish_entry,
+    hc.SignImpeachment: cases.sign_impeachment,
+    hc.LinkEvidence: cases.link_evidence,
+    hc.DecideImpeachment: cases.decide_impeachment,
+    hc.ExpressNoConfidence: cases.express_no_confidence,
+    hc.DecideNoConfidence: cases.decide_no_confidence,
+    hc.FilePrivateCase: cases.file_private_case,
+    hc.DecidePrivateCase: cases.decide_private_case,
+    hc.LiftInboxBan: cases.lift_ban,
+    hc.SendMafiaRelay: relay.send_relay,
+    hc.ReviewMafiaRelay: relay.review_relay,
 }
 
 

@@ -6,6 +6,7 @@ from .. import events as ev
 from ..audience import PUBLIC
 from ..progress import Progress
 from ..state import Faction, GameState, Outcome
+from . import host
 
 
 def city_outcome(state: GameState, name: str) -> Outcome | None:
@@ -100,6 +101,7 @@ def end_game(p: Progress) -> None:
         deal_salt=s.deal.salt,
         commitment=s.deal.commitment,
     )
+    host.open_sealed_at_game_end(p)  # COMM-APPT-6 notary records open at game end
 
 
 def _commissars_ever(s: GameState) -> set[str]:
