@@ -70,7 +70,7 @@ def _refs(s: GameState, grantor: str, refs: tuple[MessageRef, ...], rule: str) -
           detail=f"link 1 to {MAX_EVIDENCE} messages")
     for ref in refs:
         # One can only show what one can read; the message must already exist in the log.
-        check(can_read(s, ref.inbox, grantor) and 0 <= ref.seq < s.events_applied,
+        check(can_read(s, ref.inbox, grantor) and 0 <= ref.seq <= s.events_applied,
               ErrorCode.EVIDENCE_INVALID, rule, detail=f"{ref.inbox}#{ref.seq}")
 
 
