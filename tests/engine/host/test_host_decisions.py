@@ -162,7 +162,8 @@ def test_the_consigliere_records_the_ambush_order_inside_the_mafia_inbox_audienc
 
 
 def test_sanctions_are_recorded_for_a_period_or_for_life_and_kept_between_two():
-    """OMERTA-2, IMPEACH-5, PLAYER-7 (AMB-38): the decision is recorded; no faction check."""
+    """OMERTA-2 (OMERTA-1 broken), IMPEACH-5, PLAYER-7 (AMB-38): the decision is recorded
+    for the Procurator and the player; no faction check (HOST-PROC-7)."""
     g = town()
     g.to(2, "10:00")
     g.do(RecordSanction(actor=PROCURATOR, user="alice", rule="OMERTA-2", until=None,
@@ -188,7 +189,8 @@ def test_sanctions_are_recorded_for_a_period_or_for_life_and_kept_between_two():
 
 
 def test_commissar_draws_are_sealed_for_the_procurator_and_open_at_game_end():
-    """COMM-APPT-6 (AMB-39), §9.2, §9.4: each draw and its pool sealed; public at game end."""
+    """COMM-APPT-6 (AMB-39), INBOX-NOTARY-2, §9.2, §9.4: each draw and its pool sealed
+    (timestamped, hashed) for the Procurator; public at game end, checkable by its digest."""
     g = town()
     g.do(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=7), 1, "10:05")
     sealed = decision(g, hev.RecordSealed)

@@ -55,10 +55,17 @@ def test_a_confrontation_goes_citizen_tribune_procurator_and_is_published():
 
 
 def test_a_confrontation_lasts_at_most_three_minutes():
-    """SOUND-CONF-4: 180 seconds is allowed, 181 is not (confrontation_max_minutes)."""
+    """SOUND-CONF-4: 180 seconds is allowed, 181 is not (confrontation_max_minutes).
+
+    SOUND-3: a recording names its media (stored unedited elsewhere) and its length.
+    """
     g = day_two()
     g.do(RequestSound(actor="bob", kind="confrontation", target="carol"), 2, "11:00")
     g.do(AnswerSoundRequest(actor=TANYA, request=1, accept=True), 2, "11:05")
+    g.reject(PublishSoundEntry(actor=TANYA, kind="confrontation", media=" ", duration_seconds=60,
+                               request=1), when(2, "12:00"), ErrorCode.SOUND_REQUEST_INVALID)
+    g.reject(PublishSoundEntry(actor=TANYA, kind="confrontation", media="m", duration_seconds=0,
+                               request=1), when(2, "12:00"), ErrorCode.SOUND_REQUEST_INVALID)
     g.reject(PublishSoundEntry(actor=TANYA, kind="confrontation", media="m", duration_seconds=181,
                                request=1), when(2, "12:00"), ErrorCode.SOUND_TOO_LONG)
     g.do(PublishSoundEntry(actor=TANYA, kind="confrontation", media="m", duration_seconds=180,
