@@ -194,16 +194,18 @@ def test_a_missed_check_deadline_loses_the_night_check():
 
 
 def test_a_dead_commissar_leaves_the_police_station_with_no_replacement():
-    """INBOX-POLICE-2, COMM-9 (AMB-41), EX-24, SEC-10: removed at day start."""
+    """INBOX-POLICE-2, COMM-9 (AMB-41), EX-24, SEC-10: killed on Night 3, removed at day start."""
     g = commissar_night()
-    g.to_night(2, "01:00")
-    g.at_night(DeclareKill(actor="alice", target="carol"), 2, "01:00")
-    g.to_night(2, "09:59")
+    g.to_night(3, "01:00")
+    g.at_night(DeclareKill(actor="alice", target="carol"), 3, "01:00")
+    g.to_night(3, "09:59")
     assert access(g.state, g.inbox("police"), "carol") is Access.WRITE  # not before the Day Post
-    g.to(3, "10:00")
+    g.to(4, "10:00")
     assert access(g.state, g.inbox("police"), "carol") is Access.NONE
     assert g.state.cities[TOWN].commissar is None
-    g.reject(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=1), when(3, "10:05"),
+    (vacated,) = g.events_of(ev.CommissarVacated)
+    assert not vacated.replace and not vacated.ambush and vacated.audience.users == {PROCURATOR}
+    g.reject(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=1), when(4, "10:05"),
              ErrorCode.OFFER_NOT_ALLOWED)
     line = next(i for i in g.state.inboxes.values() if i.kind == "line")
     assert access(g.state, line.id, "carol") is Access.READ

@@ -1,4 +1,9 @@
-"""Seeded full-game simulation with random bots (python-chess perft/fuzz idea)."""
+"""Seeded full-game simulation with random bots (python-chess perft/fuzz idea).
+
+Every game is checked: each command by the bots' ``StepChecker`` while playing, and
+the whole log by ``check_game`` at the end. A game that breaks an invariant is a
+failure naming its seed, so ``play(seed)`` reproduces it exactly.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from typing import Any
 from ..engine.state import Outcome, Stage
 from ..engine.table import Table, next_deadline
 from .agents import RandomBots
+from .invariants import check_game
 from .setup import default_cast, setup_game
 
 MAX_DEADLINES = 5000
@@ -22,14 +28,22 @@ class GameReport:
     days: int
     events: int
     table: Table = field(repr=False)
+    violations: list[str] = field(default_factory=list)
+    commands: int = 0
+    illegal_tried: int = 0
 
 
 def play(seed: int, cities: int = 5, population: int = 20,
-         settings: dict[str, Any] | None = None) -> GameReport:
-    """Play one game to its end; raises if it does not end within MAX_DEADLINES."""
+         settings: dict[str, Any] | None = None, check: bool = True,
+         mischief: float = 0.2) -> GameReport:
+    """Play one game to its end; raises if it does not end within MAX_DEADLINES.
+
+    With ``check`` the whole log is checked at the end (``check_game``); the per-step
+    checks of the bots' moves always run.
+    """
     rng = random.Random(seed)
     table = setup_game(rng, default_cast(cities, population), settings)
-    bots = RandomBots(rng)
+    bots = RandomBots(rng, mischief=mischief)
     for _ in range(MAX_DEADLINES):
         nxt = next_deadline(table.game)
         if nxt is None or table.game.stage is Stage.FINISHED:
@@ -40,19 +54,32 @@ def play(seed: int, cities: int = 5, population: int = 20,
     else:
         raise RuntimeError(f"game {seed} did not end")
     s = table.game
-    return GameReport(seed, s.result.value if s.result else None, s.day, len(table.events), table)
+    violations = list(bots.checker.violations)
+    if s.stage is not Stage.FINISHED:
+        violations.append("the game stopped without ending (no deadline left)")
+    if check:
+        violations.extend(check_game(table))
+    checker = bots.checker
+    return GameReport(seed, s.result.value if s.result else None, s.day, len(table.events), table,
+                      violations, checker.accepted + checker.rejected, checker.illegal_tried)
 
 
-def simulate(games: int, cities: int, population: int = 20, seed: int = 0) -> dict[str, Any]:
+def simulate(games: int, cities: int, population: int = 20, seed: int = 0,
+             settings: dict[str, Any] | None = None, check: bool = True) -> dict[str, Any]:
+    """Play ``games`` seeded games; the report lists every game that broke an invariant."""
     started = time.perf_counter()
     results = {o.value: 0 for o in Outcome}
     days = events = 0
+    failures: list[dict[str, Any]] = []
     for i in range(games):
-        report = play(seed + i, cities, population)
+        report = play(seed + i, cities, population, settings, check)
         if report.result:
             results[report.result] += 1
         days += report.days
         events += report.events
+        if report.violations:
+            failures.append({"seed": report.seed, "violations": len(report.violations),
+                             "first": report.violations[0]})
     elapsed = time.perf_counter() - started
     return {
         "games": games,
@@ -65,4 +92,7 @@ def simulate(games: int, cities: int, population: int = 20, seed: int = 0) -> di
         "mean_events": events / games if games else 0,
         "events_per_second": events / elapsed if elapsed else 0,
         "games_per_second": games / elapsed if elapsed else 0,
+        "seconds": elapsed,
+        "invariants_checked": check,
+        "failures": failures,
     }

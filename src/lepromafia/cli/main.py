@@ -7,8 +7,10 @@ import json
 import typer
 
 from ..bots.simulate import simulate as run_simulation
+from .scenario_cmd import scenario_app
 
 app = typer.Typer(no_args_is_help=True, help="Lepromafia: a multi-city online Mafia game.")
+app.add_typer(scenario_app, name="scenario")
 
 
 @app.command()
@@ -19,20 +21,39 @@ def simulate(
     seed: int = typer.Option(0),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Play whole games with random bots and report the results."""
+    """Play whole games with random bots, check every invariant, report the results.
+
+    Exits with status 1, naming each failing seed and its first violation, if any game
+    breaks an invariant (replay it with ``play(seed)`` from lepromafia.bots.simulate).
+    """
     report = run_simulation(games, cities, population, seed)
+    failures = report["failures"]
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
     else:
         for key, value in report.items():
+            if key == "failures":
+                value = len(value)
             print(f"{key:>18}: {value:.2f}" if isinstance(value, float) else f"{key:>18}: {value}")
+    for failure in failures:
+        typer.echo(f"invariant broken in game seed={failure['seed']} "
+                   f"(cities={cities}, population={population}): {failure['first']}", err=True)
+    if failures:
+        raise typer.Exit(1)
 
 
 @app.command()
-def demo(seed: int = typer.Option(7), cities: int = typer.Option(5, min=1)) -> None:
+def demo(
+    seed: int = typer.Option(7),
+    cities: int = typer.Option(5, min=1),
+    lang: str = typer.Option("ru", help="ru | en"),
+) -> None:
     """Play a seeded demo game in the terminal."""
-    report = run_simulation(1, cities, 20, seed)
-    print(json.dumps(report, ensure_ascii=False, indent=1))
+    from .demo_cmd import run_demo
+
+    if lang not in ("ru", "en"):
+        raise typer.BadParameter("ru | en", param_hint="--lang")
+    run_demo(seed, cities, lang)
 
 
 if __name__ == "__main__":

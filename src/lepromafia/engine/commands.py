@@ -127,6 +127,21 @@ class RequestProxyVote(Command):
 
 
 @dataclass(**_C)
+class DeclareSuicide(Command):
+    pass
+
+
+@dataclass(**_C)
+class WithdrawSuicide(Command):
+    pass
+
+
+@dataclass(**_C)
+class RequestObservation(Command):
+    city: str
+
+
+@dataclass(**_C)
 class PostMessage(Command):
     inbox: str
     text: str
@@ -187,3 +202,74 @@ class DeclareKill(Command):
 @dataclass(**_C)
 class CheckResident(Command):
     target: str
+
+
+@dataclass(**_C)
+class ScheduleJudgeElection(Command):
+    city: str
+    opens_at: datetime
+    closes_at: datetime
+
+
+@dataclass(**_C)
+class ProposeJudge(Command):
+    candidate: str
+
+
+@dataclass(**_C)
+class DeclineCandidacy(Command):
+    pass
+
+
+@dataclass(**_C)
+class RequestJudgeProxy(Command):
+    candidate: str
+    in_favour: bool
+
+
+@dataclass(**_C)
+class VotePardon(Command):
+    city: str
+    pardon: bool
+
+
+@dataclass(**_C)
+class ChoosePardonPreset(Command):
+    majority: str
+
+
+@dataclass(**_C)
+class FilePetition(Command):
+    pass
+
+
+@dataclass(**_C)
+class ConfirmPetition(Command):
+    pass
+
+
+@dataclass(**_C)
+class Recuse(Command):
+    pass
+
+
+@dataclass(**_C)
+class PlaceAmbush(Command):
+    target: str
+
+
+@dataclass(**_C)
+class WithdrawAmbush(Command):
+    pass
+
+
+@dataclass(**_C)
+class ConfirmMafiosoDisclosure(Command):
+    user: str
+    reason: str
+
+
+@dataclass(**_C)
+class ConfirmCommissarDisclosure(Command):
+    city: str
+    reason: str

@@ -15,7 +15,24 @@ from .errors import ErrorCode, RuleViolation
 from .events import Event, GameCreated
 from .evolve import evolve
 from .progress import Context, Progress
-from .rules import cases, commissar, execution, host, messaging, night, phases, relay, setup, sound
+from .rules import (
+    ambush,
+    cases,
+    citizens,
+    commissar,
+    court,
+    disclosure,
+    execution,
+    host,
+    judges,
+    messaging,
+    night,
+    phases,
+    relay,
+    setup,
+    sound,
+    verdicts,
+)
 from .settings import GameSettings
 from .state import GameState
 
@@ -37,6 +54,9 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.ScheduleExecutionVote: execution.schedule_vote,
     cmd.Nominate: execution.nominate,
     cmd.RequestProxyVote: execution.request_proxy,
+    cmd.DeclareSuicide: citizens.declare_suicide,
+    cmd.WithdrawSuicide: citizens.withdraw_suicide,
+    cmd.RequestObservation: citizens.request_observation,
     cmd.PostMessage: messaging.post_message,
     cmd.CreateSecretInbox: messaging.create_secret_inbox,
     cmd.CloseSecretInbox: messaging.close_secret_inbox,
@@ -48,6 +68,19 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.AppointGodfather: night.appoint_godfather,
     cmd.DemandGodfatherReelection: night.demand_reelection,
     cmd.DeclareKill: night.declare_kill,
+    cmd.ScheduleJudgeElection: judges.schedule_election,
+    cmd.ProposeJudge: judges.propose,
+    cmd.DeclineCandidacy: judges.decline,
+    cmd.RequestJudgeProxy: judges.request_proxy,
+    cmd.FilePetition: judges.file_petition,
+    cmd.ConfirmPetition: judges.confirm_petition,
+    cmd.Recuse: judges.recuse,
+    cmd.VotePardon: verdicts.vote_pardon,
+    cmd.ChoosePardonPreset: court.choose_preset,
+    cmd.PlaceAmbush: ambush.place,
+    cmd.WithdrawAmbush: ambush.withdraw,
+    cmd.ConfirmMafiosoDisclosure: disclosure.confirm_mafioso,
+    cmd.ConfirmCommissarDisclosure: disclosure.confirm_commissar,
     # host-side rules: recorded [HOST] decisions, Sound Library, cases, mafia relay
     hc.AcknowledgeCombination: host.acknowledge_combination,
     hc.PublishContest: host.publish_contest,
@@ -79,10 +112,21 @@ def decide(state: GameState | None, command: cmd.Command, ctx: Context) -> list[
 
     :raises RuleViolation: the command breaks a rule; nothing happened.
     """
+    return decide_and_evolve(state, command, ctx)[0]
+
+
+def decide_and_evolve(
+    state: GameState | None, command: cmd.Command, ctx: Context
+) -> tuple[list[Event], GameState | None]:
+    """``decide``, and the state after its events, which deciding has already folded.
+
+    Saves callers that keep the state (``Table``) from evolving every event twice.
+    """
     if isinstance(command, cmd.CreateGame):
         if state is not None:
             raise RuleViolation(ErrorCode.GAME_EXISTS)
-        return _create(command, ctx)
+        created = _create(command, ctx)
+        return created.events, created.state
     if state is None:
         raise RuleViolation(ErrorCode.NO_GAME)
     handler = HANDLERS.get(type(command))
@@ -90,10 +134,10 @@ def decide(state: GameState | None, command: cmd.Command, ctx: Context) -> list[
         raise TypeError(f"unknown command {type(command).__name__}")
     progress = Progress(state, ctx)
     handler(progress, command)
-    return progress.events
+    return progress.events, progress.state
 
 
-def _create(command: cmd.CreateGame, ctx: Context) -> list[Event]:
+def _create(command: cmd.CreateGame, ctx: Context) -> Progress:
     settings = GameSettings.from_mapping(command.settings)
     title = command.title.strip()
     if not 0 < len(title) <= setup.MAX_TITLE:
@@ -103,4 +147,4 @@ def _create(command: cmd.CreateGame, ctx: Context) -> list[Event]:
     progress = Progress(evolve(None, first), ctx)
     progress.events.append(first)
     setup.open_founding_inboxes(progress)
-    return progress.events
+    return progress

@@ -79,6 +79,21 @@ class ErrorCode(StrEnum):
     NOT_ORGANIZER = "not_organizer"
     INBOX_NOT_RENEWABLE = "inbox_not_renewable"
     MEMBERS_INVALID = "members_invalid"
+    ALREADY_DECLARED = "already_declared"
+    NOT_DECLARED = "not_declared"
+    OBSERVER_INVALID = "observer_invalid"
+    # judges and the Court
+    NOT_ARBITER = "not_arbiter"
+    NOT_JUDGE = "not_judge"
+    NO_PENDING_VERDICT = "no_pending_verdict"
+    VOTE_ALREADY_CAST = "vote_already_cast"
+    NO_ELECTION_NEEDED = "no_election_needed"
+    NO_ELECTION_OPEN = "no_election_open"
+    NOT_A_CANDIDATE = "not_a_candidate"
+    NO_PETITIONS_TODAY = "no_petitions_today"
+    NO_JUDGE = "no_judge"
+    PETITION_EXISTS = "petition_exists"
+    NO_PETITION = "no_petition"
     # commissar
     OFFER_NOT_ALLOWED = "offer_not_allowed"
     NO_OPEN_OFFER = "no_open_offer"
@@ -95,10 +110,15 @@ class ErrorCode(StrEnum):
     NO_GODFATHER_ELECTION = "no_godfather_election"
     GODFATHER_CANDIDATE_INVALID = "godfather_candidate_invalid"
     DECISIONS_CLOSED = "decisions_closed"
-    # host decisions (HOST, SOUND, IMPEACH, NOCONF, HOST-ARB-3, MAFIA-COMM)
-    NOT_ARBITER = "not_arbiter"
-    NO_ARBITER = "no_arbiter"
+    NO_AMBUSH_RIGHT = "no_ambush_right"
+    AMBUSH_TARGET_INVALID = "ambush_target_invalid"
+    AMBUSH_TARGET_TAKEN = "ambush_target_taken"
+    TOO_MANY_AMBUSHES = "too_many_ambushes"
+    AMBUSH_BLOCKED_BY_JUDGE_KILL = "ambush_blocked_by_judge_kill"
+    JUDGE_KILL_AFTER_AMBUSH = "judge_kill_after_ambush"
     REASON_REQUIRED = "reason_required"
+    # host decisions (HOST, SOUND, IMPEACH, NOCONF, HOST-ARB-3, MAFIA-COMM)
+    NO_ARBITER = "no_arbiter"
     NO_COMBINATION = "no_combination"
     ALREADY_DECIDED = "already_decided"
     UNKNOWN_RECORD = "unknown_record"
@@ -182,6 +202,20 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.NOT_ORGANIZER: ("Это может сделать только организатор инбокса", "Only the inbox organizer can do this"),
     ErrorCode.INBOX_NOT_RENEWABLE: ("Этот инбокс не обновляется", "This inbox cannot be renewed"),
     ErrorCode.MEMBERS_INVALID: ("Неверный список участников", "Invalid member list"),
+    ErrorCode.ALREADY_DECLARED: ("Вы уже заявили об этом", "You have already declared this"),
+    ErrorCode.NOT_DECLARED: ("Вы об этом не заявляли", "You have not declared this"),
+    ErrorCode.OBSERVER_INVALID: ("Наблюдать можно только за чужим городом, один раз", "You may observe another city, once"),
+    ErrorCode.NOT_ARBITER: ("Это может сделать только Верховный арбитр", "Only the Supreme Arbiter can do this"),
+    ErrorCode.NOT_JUDGE: ("Это может сделать только действующий судья", "Only a sitting judge can do this"),
+    ErrorCode.NO_PENDING_VERDICT: ("Суду сейчас нечего решать по этому городу", "No verdict of this city is before the Court"),
+    ErrorCode.VOTE_ALREADY_CAST: ("Вы уже проголосовали", "You have already voted"),
+    ErrorCode.NO_ELECTION_NEEDED: ("Выборы судьи не нужны", "No judge election is needed"),
+    ErrorCode.NO_ELECTION_OPEN: ("Выдвижение кандидатов в судьи закрыто", "Judge candidacies are closed"),
+    ErrorCode.NOT_A_CANDIDATE: ("Вы не кандидат", "You are not a candidate"),
+    ErrorCode.NO_PETITIONS_TODAY: ("Сегодня требования о снятии судьи не принимаются", "No removal petitions today"),
+    ErrorCode.NO_JUDGE: ("В городе нет действующего судьи", "The city has no sitting judge"),
+    ErrorCode.PETITION_EXISTS: ("Требование о снятии судьи уже подано", "A removal petition is already open"),
+    ErrorCode.NO_PETITION: ("Нет открытого требования о снятии судьи", "There is no open removal petition"),
     ErrorCode.OFFER_NOT_ALLOWED: ("Сейчас нельзя предложить должность комиссара", "No commissar offer can be made now"),
     ErrorCode.NO_OPEN_OFFER: ("У вас нет открытого предложения", "You have no open offer"),
     ErrorCode.MAFIOSO_MUST_REFUSE: ("Мафиозо обязан отказаться", "A mafioso must refuse"),
@@ -195,10 +229,15 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.JUDGE_KILL_NEEDS_UNANIMITY: ("Убийство судьи требует единогласия", "Killing the judge needs unanimity"),
     ErrorCode.NO_GODFATHER_ELECTION: ("Выборов Крёстного отца сейчас нет", "No Godfather election is open"),
     ErrorCode.GODFATHER_CANDIDATE_INVALID: ("Крёстным отцом может быть живой мафиозо города", "The Godfather must be a living mafioso of the city"),
+    ErrorCode.NO_AMBUSH_RIGHT: ("Сейчас засаду ставить нельзя", "No ambush can be placed now"),
+    ErrorCode.AMBUSH_TARGET_INVALID: ("Засаду можно поставить на живого жителя своего города", "Ambush a living resident of your city"),
+    ErrorCode.AMBUSH_TARGET_TAKEN: ("На этого жителя засада уже стоит", "This resident is already ambushed"),
+    ErrorCode.TOO_MANY_AMBUSHES: ("Засад не может быть больше, чем мафиози минус один", "At most living mafiosi minus one ambushes"),
+    ErrorCode.AMBUSH_BLOCKED_BY_JUDGE_KILL: ("Пока приказ — убить судью, засаду ставить нельзя", "No ambush while the order is to kill the judge"),
+    ErrorCode.JUDGE_KILL_AFTER_AMBUSH: ("В ночь засады судью убить нельзя", "The judge cannot be killed on an ambush night"),
+    ErrorCode.REASON_REQUIRED: ("Укажите основание", "Give a reason"),
     ErrorCode.DECISIONS_CLOSED: ("Решения этой ночи уже приняты", "Tonight's decisions are closed"),
-    ErrorCode.NOT_ARBITER: ("Это может сделать только Верховный арбитр", "Only the Supreme Arbiter can do this"),
     ErrorCode.NO_ARBITER: ("Верховный арбитр не назначен", "No Supreme Arbiter has been appointed"),
-    ErrorCode.REASON_REQUIRED: ("Укажите основание решения", "Give the reason for the decision"),
     ErrorCode.NO_COMBINATION: ("{user} не совмещает должности ведущих", "{user} holds no combination of host offices"),
     ErrorCode.ALREADY_DECIDED: ("Решение уже принято", "This has already been decided"),
     ErrorCode.UNKNOWN_RECORD: ("Нет такой записи", "No such record"),

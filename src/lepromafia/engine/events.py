@@ -328,6 +328,173 @@ class NoExecution(Event):
     reason: str
 
 
+@dataclass(**_E)
+class SuicideDeclared(Event):
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class SuicideWithdrawn(Event):
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class ObserverJoined(Event):
+    """ROLE-OBS-2: a read-only member of another city's inbox; its Tribune is notified."""
+
+    city: str
+    user: str
+
+
+@dataclass(**_E)
+class SpiritsChosen(Event):
+    """SPIRIT-1, SPIRIT-2: today's Spirits of a city at parity (empty: the rule lapses)."""
+
+    city: str
+    day: int
+    spirits: tuple[str, ...]
+
+
+# --- judges and the Supreme Court ---------------------------------------------------
+
+
+@dataclass(**_E)
+class JudgeElectionScheduled(Event):
+    city: str
+    number: int
+    opens_at: datetime
+    closes_at: datetime
+    after_removal: bool = False
+
+
+@dataclass(**_E)
+class JudgeProposed(Event):
+    city: str
+    proposer: str
+    candidate: str
+
+
+@dataclass(**_E)
+class CandidacyDeclined(Event):
+    city: str
+    candidate: str
+
+
+@dataclass(**_E)
+class JudgeProxyRequested(Event):
+    city: str
+    voter: str
+    candidate: str
+    in_favour: bool
+
+
+@dataclass(**_E)
+class PollingOpened(Event):
+    city: str
+    number: int
+    candidates: tuple[str, ...]
+
+
+@dataclass(**_E)
+class JudgeVoteCast(Event):
+    city: str
+    candidate: str
+    voter: str
+    in_favour: bool
+    keyword: str
+    proxy: bool = False
+
+
+@dataclass(**_E)
+class JudgeTally:
+    candidate: str
+    votes_for: tuple[str, ...]
+    votes_against: tuple[str, ...]
+    net: int
+    last_for_at: datetime | None
+
+
+@dataclass(**_E)
+class JudgeElectionClosed(Event):
+    """JUDGE-ELECT-7..15: the result with the full vote log; ``elected`` None = failed."""
+
+    city: str
+    number: int
+    tallies: tuple[JudgeTally, ...]
+    elected: str | None
+    reason: str = ""
+    lot: tuple[str, ...] = ()
+    lot_seed: int = 0
+
+
+@dataclass(**_E)
+class PardonWindowOpened(Event):
+    """COURT-2, COURT-4: the results before the Court; 30 minutes to pardon."""
+
+    city: str
+    day: int
+    candidate: str
+    ranking: tuple[str, ...]
+    """The rest of the ranking: the runner-up if the Court pardons (EXEC-15)."""
+    closes_at: datetime
+
+
+@dataclass(**_E)
+class PardonVoteCast(Event):
+    city: str
+    judge: str
+    pardon: bool
+
+
+@dataclass(**_E)
+class VerdictReached(Event):
+    """COURT-3, COURT-7, EXEC-16: the verdict, public at once."""
+
+    city: str
+    day: int
+    candidate: str
+    pardoned: bool
+    pardon_votes: int
+    no_pardon_votes: int
+
+
+@dataclass(**_E)
+class PardonPresetChosen(Event):
+    """COURT-5: the Arbiter's voting rules, shown in the Court inbox."""
+
+    majority: str
+
+
+@dataclass(**_E)
+class PetitionFiled(Event):
+    city: str
+    organizer: str
+    judge: str
+    inbox: str
+
+
+@dataclass(**_E)
+class PetitionConfirmed(Event):
+    city: str
+    user: str
+    count: int
+    threshold: int
+
+
+@dataclass(**_E)
+class JudgeRemoved(Event):
+    city: str
+    judge: str
+
+
+@dataclass(**_E)
+class JudgeRecused(Event):
+    city: str
+    judge: str
+
+
 # --- night --------------------------------------------------------------------------
 
 
@@ -439,6 +606,83 @@ class CommissarAppointed(Event):
 @dataclass(**_E)
 class CommissarAppointmentFailed(Event):
     city: str
+
+
+@dataclass(**_E)
+class CommissarVacated(Event):
+    """A commissar left office (death or disclosure); whether he is replaced (COMM-9,
+    AMBUSH-1, COMM-DISCLOSE-1). Only the Procurator learns it (COMM-APPT-3, SEC-2)."""
+
+    city: str
+    commissar: str
+    reason: str
+    replace: bool
+    ambush: bool
+
+
+@dataclass(**_E)
+class AmbushRightGranted(Event):
+    """AMBUSH-2, AMBUSH-10, AMBUSH-12: the mafia learns who the dead commissar was."""
+
+    city: str
+    dead_commissar: str
+    nights: tuple[int, ...]
+
+
+@dataclass(**_E)
+class AmbushPlaced(Event):
+    city: str
+    mafioso: str
+    target: str
+
+
+@dataclass(**_E)
+class AmbushWithdrawn(Event):
+    city: str
+    mafioso: str
+
+
+@dataclass(**_E)
+class AmbushesFixed(Event):
+    """AMBUSH-4: fixed and validated when the window closes."""
+
+    city: str
+    night: int
+    ambushes: tuple[tuple[str, str], ...]
+
+
+@dataclass(**_E)
+class CommissarExposed(Event):
+    """AMBUSH-7, AMBUSH-8: the mafia (and so the Consigliere) learns who the commissar is."""
+
+    city: str
+    commissar: str
+    how: str
+
+
+@dataclass(**_E)
+class CommissarWarned(Event):
+    """AMBUSH-8: the commissar learns he was ambushed and that the mafia knows him."""
+
+    city: str
+
+
+@dataclass(**_E)
+class MafiosoDisclosed(Event):
+    """MAFIA-DISCLOSE-1..4: confirmed by the Procurator; immune on ``immunity_day``."""
+
+    city: str
+    user: str
+    immunity_day: int
+    reason: str
+
+
+@dataclass(**_E)
+class CommissarDisclosed(Event):
+    """COMM-DISCLOSE-3, -4: confirmed by the Procurator; the commissar loses his office."""
+
+    city: str
+    reason: str
 
 
 # --- outcome ------------------------------------------------------------------------

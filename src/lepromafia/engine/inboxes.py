@@ -112,6 +112,24 @@ def _dead_residents(state: GameState, inbox: Inbox) -> set[str]:
     return {u for u in state.cities[inbox.city].residents if not state.residents[u].alive}
 
 
+def _city_readers(state: GameState, inbox: Inbox) -> set[str]:
+    """INBOX-CITY-1, -5, ROLE-OBS-3: the dead, Spirits and observers read only."""
+    readers = _dead_residents(state, inbox)
+    if inbox.city is not None:
+        after_death = state.settings.observer_access_after_death
+        readers |= {
+            u for u in state.cities[inbox.city].observers
+            if after_death or state.residents[u].alive
+        }
+    return readers
+
+
+def _voters(state: GameState, inbox: Inbox) -> set[str]:
+    """INBOX-VOTE-1, SPIRIT-5: the living citizens and the day's Spirits."""
+    spirits = state.cities[inbox.city].spirits if inbox.city else frozenset()
+    return _living_residents(state, inbox) | set(spirits)
+
+
 def _subject_if_alive(state: GameState, inbox: Inbox) -> set[str]:
     r = state.residents.get(inbox.subject or "")
     return {r.user} if r and r.alive else set()
@@ -133,13 +151,10 @@ def _cemetery_members(state: GameState, inbox: Inbox) -> set[str]:
         u
         for c in cities
         for u in state.cities[c].residents
-        if not state.residents[u].alive and state.residents[u].cause is not DeathCause.SUICIDE
+        if not state.residents[u].alive
+        and state.residents[u].cause is not DeathCause.SUICIDE
+        and u not in state.cities[c].spirits  # SPIRIT-3
     }
-
-
-def _sitting_judges(state: GameState, inbox: Inbox) -> set[str]:
-    keeps = state.settings.decided_city_judge == "keeps_seat"
-    return {c.judge for c in state.cities.values() if c.judge and (keeps or c.decided is None)}
 
 
 def _commissars_in_office(state: GameState, inbox: Inbox) -> set[str]:
@@ -175,14 +190,14 @@ POLICY: dict[Kind, InboxPolicy] = {
     p.kind: p
     for p in (
         InboxPolicy(Kind.CITY, ("INBOX-CITY-1", "INBOX-CITY-5"), _tribune, _living_residents,
-                    _dead_residents, "city founding", True, AfterGame.ON_REQUEST),
+                    _city_readers, "city founding", True, AfterGame.ON_REQUEST),
         InboxPolicy(Kind.PERSONAL, ("INBOX-PERS-1", "INBOX-PERS-4"), _tribune, _subject_if_alive,
                     _subject_if_dead, "city founding", True, AfterGame.RESIDENT_CONSENT),
         InboxPolicy(Kind.MAFIA, ("INBOX-MAFIA-1", "INBOX-MAFIA-3"), _consigliere, _city_mafiosi,
                     _none, "the deal", True, AfterGame.OPEN),
         InboxPolicy(Kind.CEMETERY, ("INBOX-CEM-1", "INBOX-CEM-4"), _procurator, _cemetery_members,
                     _none, "city founding", True, AfterGame.ON_REQUEST),
-        InboxPolicy(Kind.COURT, ("INBOX-COURT-1", "INBOX-COURT-4"), _arbiter, _sitting_judges,
+        InboxPolicy(Kind.COURT, ("INBOX-COURT-1", "INBOX-COURT-4"), _arbiter, _explicit,
                     _none, "Day 1 after judge elections", True, AfterGame.ON_REQUEST),
         InboxPolicy(Kind.POLICE, ("INBOX-POLICE-1", "INBOX-POLICE-2"), _procurator,
                     _commissars_in_office, _none, "pre-game, empty", True, AfterGame.ON_REQUEST,
@@ -191,7 +206,7 @@ POLICY: dict[Kind, InboxPolicy] = {
                     "pre-game", True, AfterGame.OPEN),
         InboxPolicy(Kind.BAR, ("INBOX-BAR-1",), _procurator, _consigliere, _none, "pre-game",
                     True, AfterGame.OPEN),
-        InboxPolicy(Kind.VOTING, ("INBOX-VOTE-1", "INBOX-VOTE-4"), _tribune, _living_residents,
+        InboxPolicy(Kind.VOTING, ("INBOX-VOTE-1", "INBOX-VOTE-4"), _tribune, _voters,
                     _none, "execution vote start", False, AfterGame.GONE, keywords_only=True),
         InboxPolicy(Kind.POLLING, ("INBOX-POLL-1",), _arbiter, _living_residents, _none,
                     "judge vote start", False, AfterGame.GONE, keywords_only=True),

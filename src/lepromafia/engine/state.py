@@ -130,6 +130,48 @@ class NightBook:
 
 
 @dataclass(frozen=True, slots=True)
+class Election:
+    """One judge election in one city (JUDGE-ELECT)."""
+
+    number: int
+    announced_at: datetime
+    opens_at: datetime
+    closes_at: datetime
+    after_removal: bool = False
+    proposals: Mapping[str, str] = field(default_factory=dict)
+    """proposer -> candidate; the latest proposal of a citizen counts."""
+    declined: frozenset[str] = frozenset()
+    proxies: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    candidates: tuple[str, ...] = ()
+    votes: Mapping[str, Mapping[str, tuple[bool, datetime]]] = field(default_factory=dict)
+    """candidate -> voter -> (in favour, when)."""
+    opened: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A condemned candidate before the Court (COURT-3, COURT-4)."""
+
+    candidate: str
+    ranking: tuple[str, ...]
+    closes_at: datetime
+    votes: Mapping[str, bool] = field(default_factory=dict)
+    """judge -> pardon?"""
+
+
+@dataclass(frozen=True, slots=True)
+class Petition:
+    """A judge removal petition (JUDGE-REMOVE)."""
+
+    inbox: str
+    organizer: str
+    judge: str
+    day: int
+    confirmations: tuple[str, ...] = ()
+    """Everyone who confirmed, the organizer first."""
+
+
+@dataclass(frozen=True, slots=True)
 class City:
     name: str
     tribune: str
@@ -156,6 +198,32 @@ class City:
     godfather_election_open: bool = False
     judge: str | None = None
     immune: frozenset[str] = frozenset()
+    election: Election | None = None
+    removed_on: Mapping[str, int] = field(default_factory=dict)
+    """A removed judge -> the day of his removal (JUDGE-REMOVE-8)."""
+    removal_pending: bool = False
+    """The vacancy follows a removal: 2 hours' notice (TIME-6)."""
+    petition: Petition | None = None
+    verdict: Verdict | None = None
+    pardons_today: int = 0
+    elections_held: int = 0
+    immune_next: frozenset[str] = frozenset()
+    """Disclosed mafiosi whose immunity day is the next one (MAFIA-DISCLOSE-4)."""
+    # ambush (AMBUSH)
+    ambush_pending: bool = False
+    """A commissar died early; the nights follow from his replacement (AMBUSH-1, -10, -12)."""
+    dead_commissar: str | None = None
+    ambush_nights: frozenset[int] = frozenset()
+    ambushes: tuple[tuple[str, str], ...] = ()
+    """(mafioso, target) in placement order, for the coming or current night."""
+    ambushes_fixed: bool = False
+    # citizens' own acts
+    suicides: frozenset[str] = frozenset()
+    """Declared today and not withdrawn (SUICIDE-1)."""
+    observers: frozenset[str] = frozenset()
+    """Citizens of other cities watching this one (ROLE-OBS)."""
+    spirits: frozenset[str] = frozenset()
+    """Today's Spirits (SPIRIT-2)."""
     # night business
     night: NightBook = field(default_factory=NightBook)
     checked_tonight: str | None = None
@@ -218,6 +286,8 @@ class GameState:
     inboxes: Mapping[str, Inbox] = field(default_factory=dict)
     current: Mapping[str, str] = field(default_factory=dict)
     """'<kind>:<scope>' -> id of the live inbox of that kind (renewals advance it)."""
+    ambush_closed: bool = False
+    """Tonight's ambush window has closed (AMBUSH-4, SEC-3)."""
     touring_city: str | None = None
     tour_pointer: int = -1
     pending_kills: tuple[tuple[str, str], ...] = ()
@@ -228,6 +298,7 @@ class GameState:
     result: Outcome | None = None
     winning_mafia: tuple[str, ...] = ()
     secret_inboxes: int = 0
+    pardon_votes_held: bool = False
     events_applied: int = 0
     records: HostRecords = field(default_factory=HostRecords)
     """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""

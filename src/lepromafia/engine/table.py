@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from .commands import Command, FireDeadline
-from .decide import decide
+from .decide import decide_and_evolve
 from .events import Event
 from .evolve import evolve
 from .progress import Context
@@ -21,13 +21,16 @@ from .state import GameState
 _PRIORITY = {
     "offer_timeout": 0,
     "offer_reveal": 1,
-    "vote_open": 2,
-    "vote_close": 3,
-    "day_end": 4,
-    "checks_open": 5,
-    "checks_close": 6,
-    "night_decisions": 7,
-    "day_start": 8,
+    "poll_open": 2,
+    "poll_close": 3,
+    "vote_open": 4,
+    "vote_close": 5,
+    "pardon_close": 6,
+    "day_end": 7,
+    "checks_open": 8,
+    "checks_close": 9,
+    "night_decisions": 10,
+    "day_start": 11,
 }
 
 
@@ -57,8 +60,9 @@ class Table:
 
     def do(self, command: Command, now: datetime) -> list[Event]:
         """Decide and apply; a RuleViolation leaves the table unchanged."""
-        new = decide(self.state, command, Context(now))
-        self.apply(new)
+        new, state = decide_and_evolve(self.state, command, Context(now))
+        self.state = state  # already folded while deciding: no second evolve
+        self.events.extend(new)
         return new
 
     def apply(self, new: list[Event]) -> None:

@@ -11,6 +11,7 @@ from ..errors import ErrorCode, check
 from ..inboxes import Kind, inbox_id
 from ..progress import Progress
 from ..state import City, Faction, GameState, Offer
+from . import ambush
 from .common import (
     archive_inbox,
     cancel,
@@ -89,6 +90,7 @@ def _appoint(p: Progress, name: str, user: str) -> None:
     line = open_inbox(p, Kind.LINE, name, city=name, generation=generation,
                       audience=only(user, p.state.consigliere))
     p.emit(ev.CommissarAppointed, only(user), city=name, commissar=user, line=line)
+    ambush.grant_if_pending(p, name)  # AMBUSH-2, AMBUSH-10
 
 
 def _resolve(p: Progress, name: str, lapsed: bool) -> None:
@@ -103,6 +105,7 @@ def _resolve(p: Progress, name: str, lapsed: bool) -> None:
     if not accepted and not city.appointment_open and city.commissar is None:
         # COMM-APPT-3: nobody but the Procurator learns that the city has no commissar.
         p.emit(ev.CommissarAppointmentFailed, only(s.procurator), city=name)
+        ambush.grant_if_pending(p, name)  # AMBUSH-12: granted even if the replacement fails
 
 
 def offer_timed_out(p: Progress, rest: str, seed: int) -> None:
@@ -149,3 +152,4 @@ def check_resident(p: Progress, c: cmd.CheckResident) -> None:
     assert target is not None
     p.emit(ev.CheckAnswered, only(c.actor, s.consigliere), city=city.name, night=s.day,
            target=c.target, is_mafia=target.faction is Faction.MAFIA)
+    ambush.expose_on_check(p, city.name, c.actor, c.target)

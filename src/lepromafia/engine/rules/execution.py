@@ -14,7 +14,7 @@ from ..keywords import Keyword
 from ..progress import Progress
 from ..state import City, DeathCause, GameState, Stage
 from ..votes import rank, tallies
-from . import night, outcome
+from . import citizens, court, deaths, night, outcome
 from .common import (
     archive_inbox,
     living_resident,
@@ -79,7 +79,7 @@ def schedule_vote(p: Progress, c: cmd.ScheduleExecutionVote) -> None:
     _announce(p, c.city, c.opens_at, c.closes_at, nominations)
 
 
-def _eligible(s: GameState, city: City, candidate: str) -> bool:
+def eligible(s: GameState, city: City, candidate: str) -> bool:
     """EXEC-3, JUDGE-4, MAFIA-DISCLOSE-1: a living resident, not the judge, not immune."""
     r = s.residents.get(candidate)
     return (
@@ -96,7 +96,7 @@ def nominate(p: Progress, c: cmd.Nominate) -> None:
     closes = city.nominations_close_at
     check(city.voting is None and (closes is None or p.now < closes), ErrorCode.NOMINATIONS_CLOSED,
           "EXEC-4")
-    check(_eligible(s, city, c.candidate), ErrorCode.CANDIDATE_NOT_ELIGIBLE, "EXEC-3")
+    check(eligible(s, city, c.candidate), ErrorCode.CANDIDATE_NOT_ELIGIBLE, "EXEC-3")
     check(s.settings.allow_self_nomination or c.candidate != c.actor,
           ErrorCode.SELF_NOMINATION_FORBIDDEN, "EXEC-3")
     # INBOX-PERS-2: declared to the Tribune in the personal inbox; nominators stay private.
@@ -121,12 +121,15 @@ def request_proxy(p: Progress, c: cmd.RequestProxyVote) -> None:
 
 def open_voting(p: Progress, rest: str, seed: int) -> None:
     name, _, _day = rest.rpartition(":")
+    if p.state.cities[name].decided is not None:
+        return
+    citizens.apply_suicides(p, name)
     s = p.state
     city = s.cities[name]
-    if city.decided is not None:
+    if city.decided is not None or s.stage is Stage.FINISHED:
         return
     candidates = tuple(
-        dict.fromkeys(cand for cand in city.nominations.values() if _eligible(s, city, cand))
+        dict.fromkeys(cand for cand in city.nominations.values() if eligible(s, city, cand))
     )
     if not candidates:
         # EXEC-2 (AMB-4): no eligible nominee, nobody is executed; the Day Post says so.
@@ -184,8 +187,8 @@ def close_voting(p: Progress, rest: str, seed: int) -> None:
     if city.decided is not None or book is None or book.closed:
         return
     counted = tallies(book, city.immune)
-    eligible = [cand for cand in book.candidates if _eligible(s, city, cand)]
-    ranking = rank(counted, eligible, seed, s.settings.min_votes_to_execute)
+    rankable = [cand for cand in book.candidates if eligible(s, city, cand)]
+    ranking = rank(counted, rankable, seed, s.settings.min_votes_to_execute)
     condemned = ranking.order[0] if ranking.order else None
     p.emit(ev.VotingClosed, PUBLIC, city=name, day=s.day, tallies=counted, ranking=ranking.order,
            condemned=condemned, lot=ranking.lot, lot_seed=seed)
@@ -195,10 +198,17 @@ def close_voting(p: Progress, rest: str, seed: int) -> None:
             archive_inbox(p, inbox)  # INBOX-GEN-3: killed; the log stays readable
     if condemned is None:
         p.emit(ev.NoExecution, PUBLIC, city=name, day=s.day, reason="no_eligible_candidate")
+    elif court.pardon_possible(p.state, name):
+        court.open_window(p, name, condemned, ranking.order[1:])  # EXEC-15, COURT-4
+        return
     else:
-        execute(p, name, condemned)
+        execute(p, name, condemned)  # EX-12: no Court, no window
+    after_verdict(p)
+
+
+def after_verdict(p: Progress) -> None:
+    """Settle the cities; a day past its scheduled end waits only for the last verdict (§3)."""
     outcome.settle(p)
-    # A day already past its scheduled end waits only for the last final verdict (§3).
     if (p.state.stage is Stage.RUNNING and p.state.day_end_reached
             and all(c.execution_final for c in p.state.cities.values())):
         night.start_night(p)
@@ -206,7 +216,4 @@ def close_voting(p: Progress, rest: str, seed: int) -> None:
 
 def execute(p: Progress, city: str, user: str) -> None:
     """EXEC-17: the condemned dies when the verdict is final; his faction is announced."""
-    r = p.state.residents[user]
-    faction = r.faction.value if r.faction else "honest"
-    p.emit(ev.ResidentDied, PUBLIC, user=user, city=city, faction=faction,
-           cause=DeathCause.EXECUTION.value, label=f"day {p.state.day}")
+    deaths.die(p, user, DeathCause.EXECUTION, f"day {p.state.day}")

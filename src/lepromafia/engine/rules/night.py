@@ -11,8 +11,8 @@ from ..audience import PUBLIC, only
 from ..calendar import DayPlan
 from ..errors import ErrorCode, check
 from ..progress import Progress
-from ..state import NO_KILL, City, Faction, GameState, NightBook
-from . import commissar
+from ..state import NO_KILL, City, Faction, GameState, NightBook, Stage
+from . import ambush, citizens, commissar
 from .common import (
     living_resident,
     mafia_audience,
@@ -28,6 +28,11 @@ def start_night(p: Progress) -> None:
     """§3 (AMB-7): Night N, its ambush window, check and decision deadlines, then Day N+1."""
     number = p.state.day
     commissar.lapse_open_offers(p)
+    for name, city in p.state.cities.items():
+        if city.suicides and city.voting is None and city.decided is None:
+            citizens.apply_suicides(p, name)  # SUICIDE-4: a day without a vote in the city
+    if p.state.stage is Stage.FINISHED:
+        return
     p.emit(ev.NightStarted, PUBLIC, night=number)
     s = p.state
     today: DayPlan = s.plans[number]
@@ -95,9 +100,11 @@ def declare_kill(p: Progress, c: cmd.DeclareKill) -> None:
         check(c.target == NO_KILL or valid_tour_target(s, city, c.target),
               ErrorCode.TOUR_TARGET_INVALID, "TOUR-4")
     else:
-        # SEC-4: this rejection reaches only the mafioso who issued it.
+        # SEC-4: these rejections reach only the mafioso who issued them.
         check(c.target == NO_KILL or valid_kill_target(s, city, c.target),
               ErrorCode.KILL_TARGET_INVALID, "MAFIA-KILL-1")
+        check(c.target != city.judge or not ambush.blocks_judge_kill(city),
+              ErrorCode.JUDGE_KILL_AFTER_AMBUSH, "AMBUSH-11")
     is_order = city.godfather == c.actor
     p.emit(ev.KillDeclared, mafia_audience(s, city.name), city=city.name, mafioso=c.actor,
            target=c.target, tour=c.tour, is_order=is_order)
@@ -226,6 +233,8 @@ def decide_target(s: GameState, name: str, tour: bool) -> tuple[str | None, str]
     if not valid:
         return None, "target_invalid"
     other_judge = s.cities[s.residents[target].city].judge
+    if not tour and target == other_judge and ambush.blocks_judge_kill(city):
+        return None, "ambush_night"  # AMBUSH-11
     if not tour and target == other_judge:
         confirmed = all(voices.get(u) == target or u == city.godfather for u in living)
         if not confirmed:

@@ -6,7 +6,7 @@ from .. import events as ev
 from ..audience import PUBLIC
 from ..progress import Progress
 from ..state import Faction, GameState, Outcome
-from . import host
+from . import court, host
 
 
 def city_outcome(state: GameState, name: str) -> Outcome | None:
@@ -66,6 +66,7 @@ def settle(p: Progress) -> None:
             outcome = city_outcome(p.state, name)
             if outcome is not None:
                 p.emit(ev.CityDecided, PUBLIC, city=name, outcome=outcome.value)
+    court.refresh_court(p)  # INBOX-COURT-4: a dead judge or a decided city changes the Court
     s = p.state
     if s.result is None:
         result = overall(s)
@@ -90,6 +91,7 @@ def end_game(p: Progress) -> None:
         (name, user) for name, c in s.cities.items() for user in c.offers_made
         if user in _commissars_ever(s)
     )
+    host.open_sealed_at_game_end(p)  # COMM-APPT-6 notary records open with the game's end
     p.emit(
         ev.GameEnded,
         PUBLIC,
@@ -101,7 +103,6 @@ def end_game(p: Progress) -> None:
         deal_salt=s.deal.salt,
         commitment=s.deal.commitment,
     )
-    host.open_sealed_at_game_end(p)  # COMM-APPT-6 notary records open at game end
 
 
 def _commissars_ever(s: GameState) -> set[str]:

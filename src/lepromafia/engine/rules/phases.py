@@ -18,7 +18,7 @@ from ..inboxes import Kind
 from ..progress import Progress
 from ..settings import parse_hhmm
 from ..state import City, DeathCause, GameState, PhaseKind, Stage
-from . import commissar, execution, night, outcome
+from . import ambush, citizens, commissar, deaths, execution, judges, night, outcome, verdicts
 from .common import renew_inbox, require_procurator, require_running, schedule
 
 
@@ -55,6 +55,8 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
             current = p.state.current_inbox(Kind.CITY.value, name)
             if current and city.decided is None:
                 renew_inbox(p, current)  # INBOX-CITY-4
+    if number > 1:
+        citizens.choose_spirits(p, number)
     touring = night.announce_tour(p, number) if number > 1 else None
     _publish_day_post(p, number, touring)
     if number > 1:
@@ -62,6 +64,7 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
             if city.decided is None:
                 execution.schedule_default_vote(p, name, plan)
     schedule(p, f"day_end:{number}", plan.scheduled_end)
+    judges.schedule_vacancies(p)  # START-1, JUDGE-ELECT-1
 
 
 def _apply_night_deaths(p: Progress, night_number: int) -> None:
@@ -72,9 +75,7 @@ def _apply_night_deaths(p: Progress, night_number: int) -> None:
         if victim in seen or not resident.alive:
             continue
         seen.add(victim)
-        faction = resident.faction.value if resident.faction else "honest"
-        p.emit(ev.ResidentDied, PUBLIC, user=victim, city=resident.city, faction=faction,
-               cause=DeathCause.NIGHT_KILL.value, label=f"night {night_number}")
+        deaths.die(p, victim, DeathCause.NIGHT_KILL, f"night {night_number}")
 
 
 def _notices(s: GameState, label: str, cause: DeathCause) -> tuple[ev.DeathNotice, ...]:
@@ -114,7 +115,9 @@ def _end_day(p: Progress, rest: str, seed: int) -> None:
 
 
 def _open_checks(p: Progress, rest: str, seed: int) -> None:
-    p.emit(ev.ChecksOpened, PUBLIC, night=_day_number(rest))  # SEC-3
+    """AMBUSH-4, SEC-3: the ambush window closes and checks open, everywhere at once."""
+    ambush.close_window(p, _day_number(rest))
+    p.emit(ev.ChecksOpened, PUBLIC, night=_day_number(rest))
 
 
 def _close_checks(p: Progress, rest: str, seed: int) -> None:
@@ -129,6 +132,9 @@ _DEADLINES: dict[str, Callable[[Progress, str, int], None]] = {
     "checks_open": _open_checks,
     "checks_close": _close_checks,
     "night_decisions": night.fix_decisions,
+    "poll_open": judges.open_polls,
+    "poll_close": judges.close_polls,
+    "pardon_close": verdicts.close_window,
     "offer_timeout": commissar.offer_timed_out,
     "offer_reveal": commissar.reveal_answer,
 }

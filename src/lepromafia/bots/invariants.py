@@ -1,0 +1,402 @@
+"""Invariants every game must keep, checked over simulated games (python-chess fuzz idea).
+
+Two checkers:
+
+* ``StepChecker.attempt`` wraps one command while playing: a rejected command must
+  leave the table untouched; an accepted one must be legal for its actor and phase;
+  a move the caller knows to be illegal must be rejected.
+* ``check_game(table)`` replays the whole log event by event and checks population,
+  executions, the dead, phases, replay equality and who may see what (RULES.md §9).
+
+Both return human-readable violation strings; an empty list means the game is sound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+from ..engine import commands as cmd
+from ..engine import events as ev
+from ..engine.errors import RuleViolation
+from ..engine.events import Event
+from ..engine.evolve import evolve
+from ..engine.state import GameState, PhaseKind, Stage
+from ..engine.table import Table
+from ..engine.visibility import visible_to
+
+DEAD_MAY_POST = frozenset({"mafia", "cemetery", "secret"})
+"""INBOX-MAFIA-3, INBOX-CEM-1, INBOX-SECRET-1: the only inboxes where the dead still write."""
+
+DAY_COMMANDS: tuple[type[cmd.Command], ...] = (
+    cmd.Nominate, cmd.RequestProxyVote, cmd.ScheduleExecutionVote, cmd.OfferCommissar,
+    cmd.AnswerCommissarOffer,
+)
+NIGHT_COMMANDS: tuple[type[cmd.Command], ...] = (
+    cmd.DeclareKill, cmd.VoteGodfather, cmd.DemandGodfatherReelection, cmd.CheckResident,
+)
+RESIDENT_ACTS: tuple[type[cmd.Command], ...] = (
+    cmd.DeclareSuicide, cmd.WithdrawSuicide, cmd.Nominate, cmd.RequestProxyVote,
+    cmd.AnswerCommissarOffer, cmd.DeclareKill,
+    cmd.VoteGodfather, cmd.DemandGodfatherReelection, cmd.CheckResident,
+)
+"""Commands that are game rights of a living resident (ROLE-DEAD-3)."""
+
+
+# --- per step ----------------------------------------------------------------------
+
+
+@dataclass
+class StepChecker:
+    """Checks each command as it is played; collects violations instead of raising."""
+
+    violations: list[str] = field(default_factory=list)
+    accepted: int = 0
+    rejected: int = 0
+    illegal_tried: int = 0
+
+    def attempt(self, table: Table, command: cmd.Command, now: datetime,
+                illegal: bool = False) -> list[Event]:
+        """Play ``command``; ``illegal`` marks a move the engine must reject."""
+        before, logged = table.state, len(table.events)
+        self.illegal_tried += illegal
+        try:
+            events = table.do(command, now)
+        except RuleViolation:
+            self.rejected += 1
+            if table.state is not before or len(table.events) != logged:
+                self.violations.append(f"rejected {_show(command)} changed the table")
+            return []
+        self.accepted += 1
+        if illegal:
+            self.violations.append(f"accepted illegal {_show(command)} at {now.isoformat()}")
+        if before is not None:
+            self.violations.extend(command_problems(before, command, events))
+        return events
+
+
+def command_problems(before: GameState, command: cmd.Command, events: list[Event]) -> list[str]:
+    """Why an accepted ``command`` should have been rejected in ``before`` (empty if fine)."""
+    problems: list[str] = []
+    if before.stage is Stage.FINISHED and events:
+        problems.append(f"{_show(command)} changed a finished game")
+    actor = before.residents.get(command.actor)
+    if actor is not None and not actor.alive:
+        if isinstance(command, RESIDENT_ACTS):
+            problems.append(f"dead {command.actor} acted: {_show(command)} (ROLE-DEAD-3)")
+        elif isinstance(command, cmd.PostMessage):
+            inbox = before.inboxes.get(command.inbox)
+            spirit = inbox is not None and inbox.kind == "voting" and _is_spirit(before, command.actor)
+            if inbox is not None and inbox.kind not in DEAD_MAY_POST and not spirit:
+                problems.append(f"dead {command.actor} posted in {command.inbox} (ROLE-DEAD-3)")
+    if isinstance(command, DAY_COMMANDS) and before.phase is not PhaseKind.DAY:
+        problems.append(f"{_show(command)} accepted at {before.phase.value} (TIME-10)")
+    if isinstance(command, NIGHT_COMMANDS) and before.phase is not PhaseKind.NIGHT:
+        problems.append(f"{_show(command)} accepted at {before.phase.value} (TIME-10)")
+    return problems
+
+
+def _is_spirit(s: GameState, user: str) -> bool:
+    """SPIRIT-2/5: a dead honest resident who is one of his city's Spirits today."""
+    r = s.residents.get(user)
+    return r is not None and user in s.cities[r.city].spirits
+
+
+def _show(command: cmd.Command) -> str:
+    return f"{type(command).__name__}({command.actor})"
+
+
+# --- whole game --------------------------------------------------------------------
+
+
+def check_game(table: Table) -> list[str]:
+    """Every invariant violated by the game held in ``table`` (empty if none)."""
+    return check_events(table.events, table.state)
+
+
+def check_events(events: Iterable[Event], final: GameState | None = None) -> list[str]:
+    events = list(events)
+    problems: list[str] = []
+    state: GameState | None = None
+    executions: set[tuple[str, int]] = set()
+    population: frozenset[str] | None = None
+    ended = False
+    for n, event in enumerate(events, 1):
+        where = f"event {n} {type(event).__name__}"
+        ended = ended or isinstance(event, ev.GameEnded)
+        if state is not None:
+            if not ended:
+                problems.extend(f"{where}: {p}" for p in visibility_problems(state, event))
+            problems.extend(f"{where}: {p}" for p in event_problems(state, event, executions))
+        try:
+            after = evolve(state, event)
+        except Exception as exc:  # the log itself is corrupt
+            problems.append(f"{where}: evolve failed: {exc}")
+            return problems
+        if population is None and after.residents:
+            population = frozenset(after.residents)
+        if state is not None and after.residents is not state.residents:
+            problems.extend(f"{where}: {p}" for p in population_problems(state, after, population))
+        state = after
+    # The fold above is replay(events) (same evolve, event by event); folding once
+    # serves both the per-event checks and the replay-equality invariant.
+    if final is not None and state != final:
+        problems.append("replay(events) differs from the state reached step by step")
+    return problems
+
+
+def population_problems(before: GameState, after: GameState,
+                        population: frozenset[str] | None) -> list[str]:
+    """Residents never appear or vanish; the dead have a cause and stay dead."""
+    problems = []
+    if population is not None and frozenset(after.residents) != population:
+        problems.append("the set of residents changed")
+    for user, now in after.residents.items():
+        was = before.residents.get(user)
+        if now.alive:
+            if was is not None and not was.alive:
+                problems.append(f"{user} came back from the dead")
+        elif now.cause is None or now.died_in is None:
+            problems.append(f"{user} is dead without a cause")
+    return problems
+
+
+def event_problems(s: GameState, e: Event, executions: set[tuple[str, int]]) -> list[str]:
+    """What ``e`` must not do in state ``s``: the dead act, phases, one execution a day."""
+    problems: list[str] = []
+
+    def alive(user: str, what: str) -> None:
+        r = s.residents.get(user)
+        if r is not None and not r.alive:
+            problems.append(f"dead {user} {what} (ROLE-DEAD-3)")
+
+    def phase(kind: PhaseKind) -> None:
+        if s.phase is not kind:
+            problems.append(f"happened at {s.phase.value}, not {kind.value} (TIME-10)")
+
+    if isinstance(e, ev.ResidentDied):
+        if not s.residents[e.user].alive:
+            problems.append(f"{e.user} died twice")
+        if e.cause == "execution":
+            key = (e.city, s.day)
+            if key in executions:
+                problems.append(f"a second execution in {e.city} on day {s.day} (EXEC-1)")
+            executions.add(key)
+            phase(PhaseKind.DAY)
+    elif isinstance(e, ev.NominationMade):
+        alive(e.nominator, "nominated")
+        alive(e.candidate, "was nominated")
+        phase(PhaseKind.DAY)
+    elif isinstance(e, ev.ProxyRequested):
+        alive(e.voter, "requested a proxy")
+        phase(PhaseKind.DAY)
+    elif isinstance(e, ev.VoteCast):
+        if not _is_spirit(s, e.voter):  # SPIRIT-5: the day's Spirits vote
+            alive(e.voter, "voted")
+        book = s.cities[e.city].voting
+        if book is None or book.closed:
+            problems.append(f"vote by {e.voter} outside an open vote (INBOX-VOTE-3)")
+        phase(PhaseKind.DAY)
+    elif isinstance(e, ev.KillDeclared | ev.GodfatherVoteCast | ev.GodfatherReelectionDemanded):
+        actor = e.mafioso if isinstance(e, ev.KillDeclared) else (
+            e.voter if isinstance(e, ev.GodfatherVoteCast) else e.user)
+        alive(actor, "acted at night")
+        if not s.is_mafia(actor):
+            problems.append(f"{actor} is not a mafioso (ROLE-MAFIA-1)")
+        phase(PhaseKind.NIGHT)
+    elif isinstance(e, ev.CheckAnswered):
+        commissar = s.cities[e.city].commissar
+        if commissar is None:
+            problems.append(f"a check in {e.city} without a commissar")
+        else:
+            alive(commissar, "checked")
+        phase(PhaseKind.NIGHT)
+    elif isinstance(e, ev.CommissarOffered | ev.CommissarOfferAnswered):
+        phase(PhaseKind.DAY)
+    elif isinstance(e, ev.MessagePosted):
+        inbox = s.inboxes[e.inbox]
+        if inbox.kind not in DEAD_MAY_POST and not _is_spirit(s, e.author):
+            alive(e.author, f"posted in {inbox.kind}")
+    return problems
+
+
+# --- visibility (§9) ---------------------------------------------------------------
+
+
+Allowed = Callable[[GameState, Any], set[str] | None]
+
+
+def _mafia_side(s: GameState, city: str) -> set[str]:
+    """The city's mafiosi (living and dead) and the Consigliere (§9.2)."""
+    return set(s.mafiosi(city)) | _cons(s)
+
+
+def _cons(s: GameState) -> set[str]:
+    return {s.consigliere} if s.consigliere else set()
+
+
+def _commissar_knowers(s: GameState) -> set[str]:
+    """§9.2: the commissars themselves and the Procurator — not the Consigliere."""
+    return {c.commissar for c in s.cities.values() if c.commissar} | {s.procurator}
+
+
+def _commissar_of(s: GameState, city: str) -> set[str]:
+    commissar = s.cities[city].commissar
+    return {commissar} if commissar else set()
+
+
+def _offer_of(s: GameState, city: str) -> set[str]:
+    o = s.cities[city].offer
+    return {s.procurator} | ({o.candidate} if o else set())
+
+
+def _inbox_allowed(s: GameState, inbox_id: str, e: Event) -> set[str] | None:
+    """Who may ever see traffic of a secret inbox kind; None for kinds not checked here."""
+    inbox = s.inboxes.get(inbox_id)
+    if inbox is None and isinstance(e, ev.InboxOpened):
+        kind, city, subject, members = e.kind, e.city, e.subject, e.members
+    elif inbox is not None:
+        kind, city, subject, members = inbox.kind, inbox.city, inbox.subject, inbox.members
+    else:
+        return None
+    if kind == "mafia" and city:
+        return _mafia_side(s, city)
+    if kind == "line":
+        # SEC-6: the Consigliere reads the Line but never learns whose it is, so an event
+        # naming the commissar (an opening with a subject, an archive listing readers)
+        # is for the commissar alone.
+        if isinstance(e, ev.InboxArchived) or (isinstance(e, ev.InboxOpened) and e.subject):
+            return {subject or ""}
+        if isinstance(e, ev.InboxOpened):  # names nobody: still no host or other city
+            return set(s.cities[city].residents) | _cons(s) if city else _cons(s)
+        return {subject or ""} | _cons(s)
+    if kind == "offer":
+        return {s.procurator, subject or ""}
+    if kind == "personal" and city:
+        return {subject or "", s.cities[city].tribune}
+    if kind == "notary":
+        return {subject or ""}
+    if kind == "bar":
+        return {s.procurator} | _cons(s)
+    if kind == "secret":
+        return set(members)
+    if kind == "police":
+        return _commissar_knowers(s)
+    return None
+
+
+def _deadline_allowed(s: GameState, e: Event) -> set[str] | None:
+    key = e.key if isinstance(e, ev.DeadlineScheduled | ev.DeadlineFired) else ""
+    if key.startswith("offer"):
+        city = key.split(":")[1]
+        return _offer_of(s, city)
+    return None
+
+
+ALLOWED: dict[type[Event], Allowed] = {
+    ev.MafiaDealt: lambda s, e: set(e.mafiosi) | _cons(s),
+    ev.KillDeclared: lambda s, e: _mafia_side(s, e.city),
+    ev.NightDecisionFixed: lambda s, e: _mafia_side(s, e.city),
+    ev.GodfatherElected: lambda s, e: _mafia_side(s, e.city),
+    ev.GodfatherElectionFailed: lambda s, e: _mafia_side(s, e.city),
+    ev.GodfatherVoteCast: lambda s, e: _mafia_side(s, e.city),
+    ev.GodfatherReelectionDemanded: lambda s, e: _mafia_side(s, e.city),
+    ev.CheckAnswered: lambda s, e: _commissar_of(s, e.city) | _cons(s),
+    ev.HostAppointed: lambda s, e: {s.procurator, e.user} if e.office == "consigliere" else None,
+    ev.CommissarOffered: lambda s, e: {s.procurator, e.candidate},
+    ev.CommissarOfferAnswered: lambda s, e: _offer_of(s, e.city),
+    ev.CommissarOfferResolved: lambda s, e: _offer_of(s, e.city),
+    ev.CommissarAppointmentFailed: lambda s, e: {s.procurator} | _cons(s),
+    ev.CommissarAppointed: lambda s, e: {s.procurator, e.commissar},
+    ev.KillReported: lambda s, e: {s.procurator} | _cons(s),
+    ev.NominationMade: lambda s, e: {e.nominator, s.cities[e.city].tribune},
+    ev.ProxyRequested: lambda s, e: {e.voter, s.cities[e.city].tribune},
+    ev.DealListsRecorded: lambda s, e: _cons(s),
+    ev.MafiaNumbersNamed: lambda s, e: {s.procurator} | _cons(s),
+    ev.RoleAcknowledged: lambda s, e: {e.user} | _cons(s),
+    ev.HonestNoticeIssued: lambda s, e: {u for u in s.cities[e.city].residents if not s.is_mafia(u)},
+    ev.MafiaAcknowledged: lambda s, e: {s.procurator} | _cons(s),
+}
+
+FACTION_REVEALING: tuple[type[Event], ...] = (
+    ev.MafiaDealt, ev.KillDeclared, ev.NightDecisionFixed, ev.GodfatherElected,
+    ev.GodfatherElectionFailed, ev.GodfatherVoteCast, ev.GodfatherReelectionDemanded,
+    ev.CheckAnswered, ev.DealListsRecorded,
+)
+"""Events that show a living resident's faction (or let the Procurator derive it)."""
+
+
+def visibility_problems(s: GameState, e: Event) -> list[str]:
+    """Viewers who may see ``e`` although §9 forbids it (checked until GameEnded)."""
+    allowed: set[str] | None = None
+    rule = ALLOWED.get(type(e))
+    if rule is not None:
+        allowed = rule(s, e)
+    elif isinstance(e, ev.MessagePosted | ev.InboxOpened | ev.InboxArchived):
+        allowed = _inbox_allowed(s, e.inbox, e)
+    elif isinstance(e, ev.DeadlineScheduled | ev.DeadlineFired):
+        allowed = _deadline_allowed(s, e)
+    problems: list[str] = []
+    if allowed is not None:
+        if visible_to(e, None):
+            problems.append("a secret event is public (§9.2)")
+        else:
+            # Same as asking visible_to(e, viewer) for every viewer outside ``allowed``.
+            leaked = sorted(u for u in e.audience.users - allowed if visible_to(e, u))
+            if leaked:
+                problems.append(f"visible to {', '.join(leaked)} (§9.2)")
+    problems.extend(_host_proc_7(s, e))
+    problems.extend(_consigliere_identity(s, e))
+    return problems
+
+
+def _host_proc_7(s: GameState, e: Event) -> list[str]:
+    """HOST-PROC-7, §9.1: the Procurator, Tribunes and Arbiter see no living faction."""
+    reveals = isinstance(e, FACTION_REVEALING)
+    if not reveals and isinstance(e, ev.MessagePosted | ev.InboxOpened | ev.InboxArchived):
+        inbox = s.inboxes.get(e.inbox)
+        reveals = (inbox.kind if inbox else getattr(e, "kind", "")) == "mafia"
+    if not reveals:
+        return []
+    blind = {s.procurator, *s.tribunes(), *([s.arbiter] if s.arbiter else [])} - _cons(s)
+    seen = sorted(u for u in blind if visible_to(e, u))
+    return [f"reveals a faction to host {', '.join(seen)} (HOST-PROC-7)"] if seen else []
+
+
+def _consigliere_identity(s: GameState, e: Event) -> list[str]:
+    """HOST-CONS-5, SEC-5: an event naming the Consigliere reaches only those who know him."""
+    cons = s.consigliere
+    if isinstance(e, ev.HostAppointed) and e.office == "consigliere":
+        cons = e.user
+    if cons is None or cons not in _strings(e):
+        return []
+    knowers = {s.procurator, cons} | {u for u, r in s.residents.items() if s.is_mafia(u)}
+    if visible_to(e, None):
+        return ["names the Consigliere publicly (HOST-CONS-5)"]
+    seen = sorted(e.audience.users - knowers)
+    return [f"names the Consigliere to {', '.join(seen)} (HOST-CONS-5)"] if seen else []
+
+
+_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+
+
+def _string_fields(event_type: type[Event]) -> tuple[str, ...]:
+    names = _FIELDS.get(event_type)
+    if names is None:
+        names = tuple(f.name for f in fields(event_type) if f.name not in ("at", "audience"))
+        _FIELDS[event_type] = names
+    return names
+
+
+def _strings(e: Event) -> set[str]:
+    """The user-like strings an event carries in its own fields (one level deep)."""
+    found: set[str] = set()
+    for name in _string_fields(type(e)):
+        value = getattr(e, name)
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, tuple | frozenset):
+            found.update(v for v in value if isinstance(v, str))
+    return found

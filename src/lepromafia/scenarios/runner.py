@@ -1,0 +1,146 @@
+"""Run a scenario: set the game up, play its timed steps, check what it expects.
+
+A step may carry ``at`` (move the clock, firing due deadlines first), one action
+(or ``advance``), ``seed`` for lots drawn while the clock moves, ``expect_reject``
+and ``expect``. The first failing step ends the run: later steps would build on
+a game that already went differently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..engine.errors import ErrorCode, RuleViolation
+from ..engine.table import Table
+from . import expectations
+from .actions import ACTIONS, build
+from .model import Scenario, ScenarioError, Step, load
+from .setup import setup
+from .times import TimeFormatError, parse_time, show
+
+STEP_KEYS = {"at", "advance", "seed", "name", "note", "expect", "expect_reject", *ACTIONS}
+
+
+@dataclass(frozen=True)
+class Failure:
+    path: str
+    where: str
+    what: str
+    expected: Any = None
+    actual: Any = None
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.where}: {self.what}"
+        if self.expected is not None or self.actual is not None:
+            text += f": expected {self.expected!r}, got {self.actual!r}"
+        return text
+
+
+@dataclass
+class Result:
+    path: str
+    name: str
+    steps_run: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    table: Table | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+class Run:
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.table, self.now = setup(scenario)
+
+    def time(self, value: object) -> datetime:
+        try:
+            return parse_time(value, self.scenario.first_day, self.table.state)
+        except TimeFormatError as exc:
+            raise ScenarioError(str(exc)) from None
+
+    def move_clock(self, to: datetime, seed: int) -> None:
+        if to < self.now:
+            raise ScenarioError(f"time runs backwards: {show(to)} is before {show(self.now)}")
+        self.table.advance(to, seed=lambda: seed)
+        self.now = to
+
+    def step(self, step: Step) -> list[Failure]:
+        data = step.data
+        unknown = sorted(set(data) - STEP_KEYS)
+        if unknown:
+            raise ScenarioError(f"unknown step key(s) {unknown}; allowed: {sorted(STEP_KEYS)}")
+        actions = [k for k in data if k in ACTIONS]
+        if len(actions) + ("advance" in data) > 1:
+            found = actions + (["advance"] if "advance" in data else [])
+            raise ScenarioError(f"one action per step, found {found}")
+        seed = data.get("seed", self.scenario.seed)
+        if not isinstance(seed, int):
+            raise ScenarioError("'seed' must be an integer")
+        before = len(self.table.events)
+        for key in ("at", "advance"):
+            if key in data:
+                self.move_clock(self.time(data[key]), seed)
+        failures = self._act(step, actions[0]) if actions else []
+        if "expect_reject" in data and not actions:
+            raise ScenarioError("'expect_reject' needs an action in the same step")
+        if failures:
+            return failures
+        if "expect" in data:
+            facts = expectations.Facts(
+                state=self.table.game, events=self.table.events,
+                step_events=self.table.events[before:], parse_time=self.time,
+            )
+            for m in expectations.run(facts, data["expect"]):
+                failures.append(Failure(self.scenario.path, step.label, m.what, m.expected, m.actual))
+        return failures
+
+    def _act(self, step: Step, action: str) -> list[Failure]:
+        want = step.data.get("expect_reject")
+        if want is not None and want not in {c.value for c in ErrorCode}:
+            raise ScenarioError(f"expect_reject: {want!r} is not an error code (engine/errors.py)")
+        command = build(self.table.game, action, step.data[action], self.time)
+        path, where = self.scenario.path, step.label
+        try:
+            self.table.do(command, self.now)
+        except RuleViolation as exc:
+            if want is None:
+                return [Failure(path, where, f"{action} was rejected unexpectedly", "accepted",
+                                f"{exc.code.value} ({exc.message('en')})")]
+            if exc.code.value != want:
+                return [Failure(path, where, f"{action} rejection code", want, exc.code.value)]
+            return []
+        if want is not None:
+            return [Failure(path, where, f"{action} should have been rejected", want, "accepted")]
+        return []
+
+
+def run_scenario(scenario: Scenario) -> Result:
+    result = Result(scenario.path, scenario.name)
+    try:
+        run = Run(scenario)
+        result.table = run.table
+        for step in scenario.steps:
+            try:
+                failures = run.step(step)
+            except ScenarioError as exc:
+                failures = [Failure(scenario.path, step.label, f"invalid step: {exc}")]
+            result.steps_run += 1
+            if failures:
+                result.failures.extend(failures)
+                break
+    except ScenarioError as exc:
+        result.failures.append(Failure(scenario.path, "set-up", f"invalid scenario: {exc}"))
+    return result
+
+
+def run_file(path: str | Path) -> Result:
+    try:
+        scenario = load(path)
+    except (ScenarioError, OSError, ValueError) as exc:
+        return Result(str(path), "?", failures=[Failure(str(path), "loading", f"invalid scenario: {exc}")])
+    return run_scenario(scenario)
