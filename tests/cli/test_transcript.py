@@ -140,8 +140,11 @@ def dawn_seed() -> int:
     """The first seed whose game is decided by a night's deaths at dawn."""
     for seed in range(100):
         events = log(seed)
-        if any(isinstance(e, ev.ResidentDied) and e.cause == "night_kill" and e.at == events[-1].at
-               for e in events):
+        end = events[-1].at
+        fixed = next(e for e in events if isinstance(e, ev.GameResultFixed))
+        if fixed.at == end and any(
+            isinstance(e, ev.ResidentDied) and e.cause == "night_kill" and e.at == end for e in events
+        ):
             return seed
     raise AssertionError("no game ends at dawn")
 

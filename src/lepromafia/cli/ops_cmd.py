@@ -1,0 +1,91 @@
+"""Operator commands: `lepromafia db upgrade`, `lepromafia game list|replay|export`.
+
+The database is DATABASE_URL (SQLite under ./var/ by default; postgresql://... for
+PostgreSQL) and, optionally, DATABASE_SCHEMA.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import typer
+
+from ..service.replay import check_game
+from ..store.database import DatabaseConfig
+from ..store.event_store import EventStore
+from ..store.migrate import current, upgrade
+
+db_app = typer.Typer(no_args_is_help=True, help="The game database.")
+game_app = typer.Typer(no_args_is_help=True, help="Stored games.")
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every pending migration."""
+    config = DatabaseConfig.from_env()
+    asyncio.run(upgrade(config))
+    print(f"database at revision {asyncio.run(current(config))}")
+
+
+@game_app.command("list")
+def game_list() -> None:
+    """Every stored game: id, stage, events, time scale, title."""
+
+    async def go() -> None:
+        store = EventStore.open(DatabaseConfig.from_env())
+        try:
+            for meta in await store.list_games():
+                print(f"{meta.game_id}\t{meta.stage}\t{meta.version}\t×{meta.clock.scale:g}\t{meta.title}")
+        finally:
+            await store.close()
+
+    asyncio.run(go())
+
+
+@game_app.command("replay")
+def game_replay(game_id: str) -> None:
+    """Rebuild the game from its events and compare with the stored read models."""
+
+    async def go() -> int:
+        store = EventStore.open(DatabaseConfig.from_env())
+        try:
+            report = await check_game(store, game_id)
+        finally:
+            await store.close()
+        print(f"game {game_id}: {report.applied} of {report.events} events applied")
+        if report.first_bad_seq is not None:
+            print(f"corrupt from event {report.first_bad_seq}: {report.error}")
+        for line in report.differences:
+            print(f"differs: {line}")
+        if report.ok and report.state is not None:
+            state = report.state
+            print(f"read models match; stage {state.stage.value}, day {state.day}, phase {state.phase.value}")
+        return 0 if report.ok else 1
+
+    raise typer.Exit(asyncio.run(go()))
+
+
+@game_app.command("export")
+def game_export(game_id: str) -> None:
+    """The game's events as JSON lines: seq, command id and the event."""
+
+    async def go() -> int:
+        store = EventStore.open(DatabaseConfig.from_env())
+        try:
+            rows = await store.event_rows(game_id)
+        finally:
+            await store.close()
+        if not rows:
+            print(f"no events for game {game_id}")
+            return 1
+        for row in rows:
+            try:
+                event = json.loads(row["payload"])
+            except json.JSONDecodeError:
+                event = {"corrupt": row["payload"]}
+            print(json.dumps({"seq": row["seq"], "command_id": row["command_id"], "event": event},
+                             ensure_ascii=False))
+        return 0
+
+    raise typer.Exit(asyncio.run(go()))

@@ -1,0 +1,55 @@
+"""Service-level rejections: coded like the engine's RuleViolation, in Russian and English.
+
+A command is rejected either by the rules (``engine.RuleViolation``) or by the service
+(``ServiceError``); in both cases nothing was written.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class ServiceErrorCode(StrEnum):
+    UNKNOWN_GAME = "unknown_game"
+    GAME_EXISTS = "game_exists"
+    GAME_FINISHED = "game_finished"
+    COMMAND_ID_INVALID = "command_id_invalid"
+    COMMAND_ID_REUSED = "command_id_reused"
+    CORRUPT_LOG = "corrupt_log"
+    CONCURRENCY_CONFLICT = "concurrency_conflict"
+    SERVICE_CLOSED = "service_closed"
+
+
+MESSAGES: dict[ServiceErrorCode, tuple[str, str]] = {
+    ServiceErrorCode.UNKNOWN_GAME: ("Игры «{game}» нет", "There is no game '{game}'"),
+    ServiceErrorCode.GAME_EXISTS: ("Игра «{game}» уже есть", "Game '{game}' already exists"),
+    ServiceErrorCode.GAME_FINISHED: ("Игра «{game}» окончена", "Game '{game}' is over"),
+    ServiceErrorCode.COMMAND_ID_INVALID: (
+        "Неверный идентификатор команды", "Invalid command id"),
+    ServiceErrorCode.COMMAND_ID_REUSED: (
+        "Идентификатор команды «{command_id}» уже использован для другой команды",
+        "Command id '{command_id}' was already used for a different command"),
+    ServiceErrorCode.CORRUPT_LOG: (
+        "Журнал игры «{game}» повреждён начиная с события {seq}",
+        "The log of game '{game}' is corrupt from event {seq}"),
+    ServiceErrorCode.CONCURRENCY_CONFLICT: (
+        "Игру «{game}» одновременно изменили; повторите команду",
+        "Game '{game}' was changed concurrently; retry the command"),
+    ServiceErrorCode.SERVICE_CLOSED: ("Сервис остановлен", "The service is stopped"),
+}
+
+
+class ServiceError(Exception):
+    def __init__(self, code: ServiceErrorCode, **fields: Any) -> None:
+        self.code = code
+        self.fields = fields
+        super().__init__(f"{code}: {self.message('en')}")
+
+    def message(self, lang: str = "ru") -> str:
+        ru, en = MESSAGES[self.code]
+        template = ru if lang == "ru" else en
+        try:
+            return template.format(**self.fields)
+        except (KeyError, IndexError):
+            return template

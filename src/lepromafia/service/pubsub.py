@@ -1,0 +1,64 @@
+"""Publish after commit: an in-process broker that filters every event per viewer.
+
+A viewer who may not see an event gets only its position (``engine.visibility``), so
+each stream is gapless. Payloads are plain JSON values, ready for a socket or Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from ..engine.events import Event
+from ..engine.visibility import visible_to
+from ..store import codec
+
+Payload = dict[str, Any]
+
+
+def payload_for(game_id: str, seq: int, event: Event, viewer: str | None) -> Payload:
+    if visible_to(event, viewer):
+        return {"game": game_id, "seq": seq, "event": codec.encode_event(event)}
+    return {"game": game_id, "seq": seq}
+
+
+class Subscription:
+    def __init__(self, broker: Broker, game_id: str, viewer: str | None) -> None:
+        self.broker = broker
+        self.game_id = game_id
+        self.viewer = viewer
+        self.queue: asyncio.Queue[Payload] = asyncio.Queue()
+
+    def drain(self) -> list[Payload]:
+        """Everything received so far."""
+        items = []
+        while not self.queue.empty():
+            items.append(self.queue.get_nowait())
+        return items
+
+    async def get(self) -> Payload:
+        return await self.queue.get()
+
+    def close(self) -> None:
+        self.broker.unsubscribe(self)
+
+
+class Broker:
+    def __init__(self) -> None:
+        self._subs: dict[str, list[Subscription]] = {}
+
+    def subscribe(self, game_id: str, viewer: str | None) -> Subscription:
+        sub = Subscription(self, game_id, viewer)
+        self._subs.setdefault(game_id, []).append(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        subs = self._subs.get(sub.game_id, [])
+        if sub in subs:
+            subs.remove(sub)
+
+    def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        for sub in self._subs.get(game_id, ()):
+            for seq, event in events:
+                sub.queue.put_nowait(payload_for(game_id, seq, event, sub.viewer))

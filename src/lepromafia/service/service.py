@@ -1,0 +1,443 @@
+"""The durable game service: commands in, committed events out.
+
+Each game belongs to one writer lane (an asyncio queue and task): its commands are
+decided one after another on the lane's cached state. A lane takes every command
+waiting in its queue as one batch and commits the batch in one transaction (group
+commit: one fsync for many acknowledged commands). Acknowledgements and published
+events leave only after that commit. Another process writing the same game makes the
+commit fail on the version check or the ``(game_id, seq)`` key: the lane reloads the
+game and retries the batch once.
+
+Before any command the game's overdue deadlines fire, in ``deadline_order``, late,
+each with its due time logged; a sweeper does the same for idle games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import secrets
+import zlib
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..engine.commands import Command, CreateGame, FireDeadline
+from ..engine.decide import decide
+from ..engine.errors import RuleViolation
+from ..engine.events import Event
+from ..engine.evolve import evolve
+from ..engine.progress import Context
+from ..engine.state import GameState, Stage
+from ..engine.table import next_deadline
+from ..store import codec
+from ..store.database import DatabaseConfig
+from ..store.event_store import (
+    CommandRecord,
+    ConcurrencyConflict,
+    CorruptLog,
+    EventStore,
+    GameMeta,
+    GameWrite,
+    Transaction,
+)
+from ..store.projection import Changes, GameClock, Projector, Step, merge
+from .clock import Clock, SystemClock
+from .errors import ServiceError, ServiceErrorCode
+from .pubsub import Broker
+
+log = logging.getLogger(__name__)
+
+MAX_COMMAND_ID = 120
+SYSTEM = "system"
+SLACK = timedelta(milliseconds=1)
+
+
+@dataclass(frozen=True)
+class Ack:
+    """A committed command: its events are ``first_seq..last_seq`` (none if last < first)."""
+
+    game_id: str
+    command_id: str
+    first_seq: int
+    last_seq: int
+
+    @property
+    def event_count(self) -> int:
+        return max(0, self.last_seq - self.first_seq + 1)
+
+
+@dataclass
+class Handle:
+    """A game as its lane knows it after the last commit."""
+
+    meta: GameMeta
+    state: GameState
+    projector: Projector
+    snapshot_seq: int
+
+
+@dataclass
+class _Job:
+    game_id: str
+    command: Command | None
+    """None: only fire the game's overdue deadlines (the sweeper)."""
+    command_id: str
+    future: asyncio.Future[Any]
+    time_scale: float = 1.0
+
+
+@dataclass
+class _Draft:
+    """A game's state inside one batch; becomes the Handle only after commit."""
+
+    meta: GameMeta
+    state: GameState | None
+    version: int
+    expected: int
+    projector: Projector
+    snapshot_seq: int
+    pending: dict[str, tuple[str, Ack]] = field(default_factory=dict)
+    write: GameWrite | None = None
+    published: list[tuple[int, Event]] = field(default_factory=list)
+
+
+def fingerprint(command: Command) -> str:
+    return hashlib.sha256(codec.dumps(codec.encode_command(command)).encode()).hexdigest()
+
+
+class GameService:
+    def __init__(self, store: EventStore, clock: Clock | None = None, *, snapshot_every: int = 500,
+                 lanes: int | None = None, max_batch: int = 512, sweep_interval: float = 1.0,
+                 lease_seconds: float = 30.0, broker: Broker | None = None) -> None:
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.broker = broker or Broker()
+        self.snapshot_every = snapshot_every
+        self.max_batch = max_batch
+        self.sweep_interval = sweep_interval
+        self.lease_seconds = lease_seconds
+        count = lanes or (1 if store.config.is_sqlite else 2)
+        self._lanes = [_Lane(self) for _ in range(count)]
+        self._sweeper: asyncio.Task[None] | None = None
+        self._closed = False
+
+    @classmethod
+    @asynccontextmanager
+    async def running(cls, config: DatabaseConfig, *, sweep: bool = True,
+                      **options: Any) -> AsyncIterator[GameService]:
+        """Open the store, start the lanes, fire what is overdue, sweep periodically."""
+        service = cls(EventStore.open(config), **options)
+        await service.start(sweep=sweep)
+        try:
+            yield service
+        finally:
+            await service.close()
+
+    async def start(self, sweep: bool = True) -> None:
+        for lane in self._lanes:
+            lane.start()
+        if sweep:
+            await self.sweep()
+            self._sweeper = asyncio.create_task(self._sweep_forever())
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._sweeper:
+            self._sweeper.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._sweeper
+        for lane in self._lanes:
+            await lane.stop()
+        await self.store.close()
+
+    # --- commands ------------------------------------------------------------------
+
+    async def create_game(self, game_id: str, command: CreateGame, command_id: str,
+                          time_scale: float = 1.0) -> Ack:
+        if not game_id or len(game_id) > MAX_COMMAND_ID or time_scale <= 0:
+            raise ServiceError(ServiceErrorCode.UNKNOWN_GAME, game=game_id)
+        ack: Ack = await self._submit(game_id, command, command_id, time_scale)
+        return ack
+
+    async def execute(self, game_id: str, command: Command, command_id: str) -> Ack:
+        """Decide, commit, acknowledge, publish. The same ``command_id`` twice: one effect,
+        the same Ack. Raises RuleViolation or ServiceError, having changed nothing."""
+        ack: Ack = await self._submit(game_id, command, command_id)
+        return ack
+
+    async def _submit(self, game_id: str, command: Command | None, command_id: str,
+                      time_scale: float = 1.0) -> Any:
+        if self._closed:
+            raise ServiceError(ServiceErrorCode.SERVICE_CLOSED)
+        if command is not None and (not isinstance(command_id, str) or not command_id
+                                    or len(command_id) > MAX_COMMAND_ID):
+            raise ServiceError(ServiceErrorCode.COMMAND_ID_INVALID)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._lane(game_id).queue.put_nowait(_Job(game_id, command, command_id, future, time_scale))
+        return await future
+
+    def _lane(self, game_id: str) -> _Lane:
+        return self._lanes[zlib.crc32(game_id.encode()) % len(self._lanes)]
+
+    # --- deadlines -----------------------------------------------------------------
+
+    async def sweep(self) -> int:
+        """Fire every overdue deadline of every game once; the number of deadlines fired."""
+        async with self.store.transaction() as tx:
+            games = await tx.claim_due(self.clock.now(), self.lease_seconds)
+        fired = 0
+        for game_id in games:
+            try:
+                fired += await self._submit(game_id, None, "")
+            except (ServiceError, RuleViolation) as exc:
+                log.warning("sweep of %s failed: %s", game_id, exc)
+        return fired
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_interval)
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sweeper pass failed")
+
+    # --- reads ---------------------------------------------------------------------
+
+    async def state(self, game_id: str) -> GameState:
+        handle = self._lane(game_id).handles.get(game_id)
+        if handle is not None:
+            return handle.state
+        async with self.store.reading() as tx:
+            loaded = await _load(tx, game_id)
+        return loaded.state
+
+    def game_now(self, clock: GameClock) -> datetime:
+        return clock.to_game(self.clock.now())
+
+
+async def _load(tx: Transaction, game_id: str) -> Handle:
+    try:
+        loaded = await tx.load(game_id)
+    except CorruptLog as exc:
+        raise ServiceError(ServiceErrorCode.CORRUPT_LOG, game=game_id, seq=exc.seq) from exc
+    if loaded is None:
+        raise ServiceError(ServiceErrorCode.UNKNOWN_GAME, game=game_id)
+    projector = Projector.resume(game_id, loaded.meta.clock, loaded.state)
+    return Handle(loaded.meta, loaded.state, projector, loaded.snapshot_seq)
+
+
+class _Lane:
+    """One writer: a queue of jobs, committed in batches."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.queue: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self.handles: dict[str, Handle] = {}
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self.task:
+            self.queue.put_nowait(None)
+            await self.task
+
+    async def _run(self) -> None:
+        while True:
+            job = await self.queue.get()
+            if job is None:
+                return
+            await asyncio.sleep(0)  # let clients just acknowledged queue their next command
+            batch = [job]
+            stop = False
+            while not self.queue.empty() and len(batch) < self.service.max_batch:
+                nxt = self.queue.get_nowait()
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            await self._run_batch(batch)
+            if stop:
+                return
+
+    async def _run_batch(self, jobs: list[_Job]) -> None:
+        for attempt in (1, 2):
+            try:
+                results, drafts = await self._attempt(jobs)
+            except ConcurrencyConflict as exc:
+                self.handles.pop(exc.game_id, None)
+                if attempt == 1:
+                    continue
+                err = ServiceError(ServiceErrorCode.CONCURRENCY_CONFLICT, game=exc.game_id)
+                self._resolve(jobs, [err] * len(jobs))
+                return
+            except Exception as exc:  # the store failed: nothing was committed
+                for job in jobs:
+                    self.handles.pop(job.game_id, None)
+                self._resolve(jobs, [exc] * len(jobs))
+                return
+            for game_id, draft in drafts.items():
+                if draft.state is not None and draft.write is not None:
+                    self.handles[game_id] = Handle(draft.meta, draft.state, draft.projector,
+                                                   draft.snapshot_seq)
+                    if draft.published:
+                        self.service.broker.publish(game_id, draft.published)
+            self._resolve(jobs, results)
+            return
+
+    @staticmethod
+    def _resolve(jobs: Sequence[_Job], results: Sequence[Any]) -> None:
+        for job, result in zip(jobs, results, strict=True):
+            if job.future.done():
+                continue
+            if isinstance(result, BaseException):
+                job.future.set_exception(result)
+            else:
+                job.future.set_result(result)
+
+    async def _attempt(self, jobs: list[_Job]) -> tuple[list[Any], dict[str, _Draft]]:
+        service = self.service
+        drafts: dict[str, _Draft] = {}
+        changes: Changes = {}
+        results: list[Any] = []
+        async with service.store.transaction() as tx:
+            known: dict[str, dict[str, CommandRecord]] = {}
+            failed: dict[str, Exception] = {}
+            for job in jobs:
+                if job.game_id in drafts or job.game_id in failed:
+                    continue
+                try:
+                    drafts[job.game_id] = await self._draft(tx, job)
+                except ServiceError as exc:
+                    failed[job.game_id] = exc
+            for game_id in drafts:
+                ids = [j.command_id for j in jobs if j.game_id == game_id and j.command is not None]
+                known[game_id] = await tx.find_commands(game_id, ids)
+            for job in jobs:
+                if job.game_id in failed:
+                    results.append(failed[job.game_id])
+                    continue
+                try:
+                    results.append(self._one(drafts[job.game_id], job, known[job.game_id], changes))
+                except (RuleViolation, ServiceError) as exc:
+                    results.append(exc)
+            writes = []
+            for draft in drafts.values():
+                if draft.write is not None and draft.state is not None:
+                    self._maybe_snapshot(draft)
+                    draft.write.meta = replace(draft.meta, version=draft.version,
+                                               stage=draft.state.stage.value)
+                    draft.meta = draft.write.meta
+                    writes.append(draft.write)
+            if writes:
+                await tx.write(writes, changes)
+        return results, drafts
+
+    async def _draft(self, tx: Transaction, job: _Job) -> _Draft:
+        handle = self.handles.get(job.game_id)
+        if handle is None and isinstance(job.command, CreateGame):
+            meta = await tx.meta(job.game_id)
+            if meta is None:
+                clock = GameClock(self.service.clock.now(), job.time_scale)
+                meta = GameMeta(job.game_id, job.command.title, "", Stage.RECRUITING.value, 0, clock)
+                return _Draft(meta, None, 0, -1, Projector(job.game_id, clock), 0)
+        if handle is None:
+            handle = await _load(tx, job.game_id)
+            self.handles[job.game_id] = handle
+        m = handle.meta
+        return _Draft(m, handle.state, m.version, m.version,
+                      Projector(job.game_id, m.clock, handle.projector.members), handle.snapshot_seq)
+
+    def _one(self, draft: _Draft, job: _Job, known: dict[str, CommandRecord],
+             changes: Changes) -> Any:
+        command = job.command
+        now = draft.meta.clock.to_game(self.service.clock.now())
+        if command is None:
+            return self._fire_overdue(draft, now, changes)
+        mark = fingerprint(command)
+        seen = draft.pending.get(job.command_id)
+        if seen is None and job.command_id in known:
+            rec = known[job.command_id]
+            seen = (rec.fingerprint, Ack(job.game_id, job.command_id, rec.first_seq, rec.last_seq))
+        if seen is not None:
+            if seen[0] != mark:
+                raise ServiceError(ServiceErrorCode.COMMAND_ID_REUSED, command_id=job.command_id)
+            return seen[1]
+        if isinstance(command, CreateGame):
+            if draft.state is not None:
+                raise ServiceError(ServiceErrorCode.GAME_EXISTS, game=job.game_id)
+        else:
+            assert draft.state is not None
+            self._fire_overdue(draft, now, changes)
+            if draft.state.stage is Stage.FINISHED:
+                raise ServiceError(ServiceErrorCode.GAME_FINISHED, game=job.game_id)
+        ack = self._apply(draft, command, job.command_id, mark, now, changes)
+        draft.pending[job.command_id] = (mark, ack)
+        return ack
+
+    def _fire_overdue(self, draft: _Draft, now: datetime, changes: Changes) -> int:
+        """Fire, in order and late, every deadline due by ``now`` (exactly once each:
+        the command id is the key and due time, so a second worker's copy conflicts)."""
+        fired = 0
+        while draft.state is not None and draft.state.stage is not Stage.FINISHED:
+            nxt = next_deadline(draft.state)
+            if nxt is None or nxt[1] > now + SLACK:
+                break
+            key, due = nxt
+            command = FireDeadline(actor=SYSTEM, key=key, seed=secrets.randbits(31))
+            command_id = f"deadline:{key}@{due.isoformat()}"
+            self._apply(draft, command, command_id, fingerprint(command), max(now, due), changes)
+            fired += 1
+        return fired
+
+    def _apply(self, draft: _Draft, command: Command, command_id: str, mark: str,
+               now: datetime, changes: Changes) -> Ack:
+        before = draft.state
+        events = decide(before, command, Context(now))  # may raise RuleViolation
+        first = draft.version + 1
+        state = before
+        for event in events:
+            state = evolve(state, event)
+        assert state is not None
+        numbered = tuple(zip(range(first, first + len(events)), events, strict=True))
+        game_id = draft.meta.game_id
+        if draft.write is None:
+            draft.write = GameWrite(game_id, draft.expected, draft.meta)
+        if before is None:
+            draft.meta = replace(draft.meta, title=state.title, created_at=state.created_at.isoformat())
+            draft.write.meta = draft.meta
+        for seq, event in numbered:
+            draft.write.events.append({
+                "game_id": game_id, "seq": seq, "type": type(event).__name__,
+                "at": event.at.isoformat(), "payload": codec.dumps(codec.encode_event(event)),
+                "command_id": command_id,
+            })
+        last = first + len(events) - 1
+        draft.write.commands.append({
+            "game_id": game_id, "command_id": command_id, "fingerprint": mark,
+            "command": codec.dumps(codec.encode_command(command)), "first_seq": first,
+            "last_seq": last, "accepted_real": self.service.clock.now(),
+        })
+        merge(changes, draft.projector.project(Step(command_id, command, before, state, numbered)))
+        draft.state = state
+        draft.version = last
+        draft.published.extend(numbered)
+        return Ack(game_id, command_id, first, last)
+
+    def _maybe_snapshot(self, draft: _Draft) -> None:
+        every = self.service.snapshot_every
+        if every <= 0 or draft.state is None or draft.write is None:
+            return
+        if draft.version // every > draft.snapshot_seq // every:
+            draft.write.snapshot = {
+                "game_id": draft.meta.game_id, "seq": draft.version,
+                "payload": codec.dumps(codec.encode_state(draft.state)),
+            }
+            draft.snapshot_seq = draft.version

@@ -1,0 +1,250 @@
+"""JSON codec for engine values: events, commands and the whole GameState.
+
+Generic by dataclass introspection: a value is encoded field by field from its type
+hints, and a tagged dataclass (an event or a command) carries its class name so the
+registry can find it again. A new engine event or command needs no codec edit.
+
+The JSON is plain (no pickles): ``decode(encode(x)) == x`` for every engine value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import json
+import types
+import typing
+from collections.abc import Mapping
+from datetime import date, datetime
+from functools import cache
+from typing import Any, Union
+
+from ..engine import commands as engine_commands
+from ..engine import events as engine_events
+from ..engine.commands import Command
+from ..engine.events import Event
+from ..engine.state import GameState
+
+TYPE_KEY = "type"
+
+
+class CodecError(ValueError):
+    """A payload that does not decode into an engine value."""
+
+
+def _registry(module: types.ModuleType, base: type) -> dict[str, type]:
+    return {
+        name: cls
+        for name, cls in inspect.getmembers(module, inspect.isclass)
+        if issubclass(cls, base) and cls is not base and cls.__module__ == module.__name__
+    }
+
+
+EVENT_TYPES: dict[str, type[Event]] = _registry(engine_events, Event)
+COMMAND_TYPES: dict[str, type[Command]] = _registry(engine_commands, Command)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+@cache
+def _fields(cls: type) -> tuple[tuple[str, Any], ...]:
+    hints = _hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+# --- encoding -----------------------------------------------------------------------
+
+
+def to_json(value: Any) -> Any:
+    """A JSON-ready structure for any engine value (dataclasses by their fields)."""
+    encoder = _ENCODERS.get(type(value))
+    if encoder is None:
+        encoder = _ENCODERS[type(value)] = _encoder_for(type(value))
+    return encoder(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _aware(value: datetime) -> str:
+    if value.tzinfo is None:
+        raise CodecError("naive datetime")
+    return value.isoformat()
+
+
+def _mapping(value: Mapping[Any, Any]) -> Any:
+    if all(isinstance(k, str) and not isinstance(k, enum.Enum) for k in value):
+        return {k: to_json(v) for k, v in value.items()}
+    return [[to_json(k), to_json(v)] for k, v in value.items()]
+
+
+def _encoder_for(cls: type) -> Any:
+    """One encoding function per runtime type, found once (the hot path of every write)."""
+    if issubclass(cls, enum.Enum):
+        return lambda v: v.value
+    if cls is type(None) or issubclass(cls, bool | int | float | str):
+        return _same
+    if issubclass(cls, datetime):
+        return _aware
+    if issubclass(cls, date):
+        return lambda v: v.isoformat()
+    if dataclasses.is_dataclass(cls):
+        names = tuple(name for name, _ in _fields(cls))
+        return lambda v: {name: to_json(getattr(v, name)) for name in names}
+    if issubclass(cls, Mapping):
+        return _mapping
+    if issubclass(cls, frozenset | set):
+        return lambda v: sorted((to_json(x) for x in v), key=json.dumps)
+    if issubclass(cls, tuple | list):
+        return lambda v: [to_json(x) for x in v]
+    raise CodecError(f"cannot encode {cls.__name__}")
+
+
+_ENCODERS: dict[type, Any] = {}
+
+
+def encode_event(event: Event) -> dict[str, Any]:
+    return {TYPE_KEY: type(event).__name__, **to_json(event)}
+
+
+def encode_command(command: Command) -> dict[str, Any]:
+    return {TYPE_KEY: type(command).__name__, **to_json(command)}
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- decoding -----------------------------------------------------------------------
+
+
+def from_json(hint: Any, data: Any) -> Any:
+    """Rebuild a value of type ``hint`` from ``to_json`` output."""
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return data
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(hint)
+        if data is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return from_json(arg, data)
+            except (CodecError, TypeError, ValueError) as exc:
+                errors.append(str(exc))
+        raise CodecError(f"no union member fits: {errors}")
+    if origin is None:
+        return _scalar(hint, data)
+    args = typing.get_args(hint)
+    if origin is tuple:
+        _expect(data, list)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_json(args[0], v) for v in data)
+        if len(args) != len(data):
+            raise CodecError(f"tuple of {len(args)} expected, got {len(data)}")
+        return tuple(from_json(a, v) for a, v in zip(args, data, strict=True))
+    if origin in (frozenset, set):
+        _expect(data, list)
+        return origin(from_json(args[0], v) for v in data)
+    if origin is list:
+        _expect(data, list)
+        return [from_json(args[0], v) for v in data]
+    if origin in (dict, Mapping) or origin is typing.get_origin(Mapping[str, str]):
+        key_hint, value_hint = args
+        if isinstance(data, dict):  # a free-form mapping such as CreateGame.settings
+            return {from_json(key_hint, k): from_json(value_hint, v) for k, v in data.items()}
+        _expect(data, list)
+        return {from_json(key_hint, k): from_json(value_hint, v) for k, v in data}
+    raise CodecError(f"unsupported type {hint!r}")
+
+
+def _expect(data: Any, kind: type) -> None:
+    if not isinstance(data, kind):
+        raise CodecError(f"{kind.__name__} expected, got {type(data).__name__}")
+
+
+def _scalar(hint: Any, data: Any) -> Any:
+    if hint is datetime:
+        _expect(data, str)
+        value = datetime.fromisoformat(data)
+        if value.tzinfo is None:
+            raise CodecError("naive datetime")
+        return value
+    if hint is date:
+        _expect(data, str)
+        return date.fromisoformat(data)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(data)
+    if hint is bool:
+        _expect(data, bool)
+        return data
+    if hint is int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            raise CodecError(f"int expected, got {data!r}")
+        return data
+    if hint in (str, float):
+        _expect(data, hint)
+        return data
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _dataclass(hint, data)
+    raise CodecError(f"unsupported type {hint!r}")
+
+
+def _dataclass(cls: type, data: Any) -> Any:
+    _expect(data, dict)
+    known = _fields(cls)
+    extra = set(data) - {name for name, _ in known} - {TYPE_KEY}
+    if extra:
+        raise CodecError(f"{cls.__name__}: unknown fields {sorted(extra)}")
+    values = {}
+    for name, hint in known:
+        if name in data:
+            values[name] = from_json(hint, data[name])
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise CodecError(f"{cls.__name__}: {exc}") from exc
+
+
+def _tagged(registry: Mapping[str, type], data: Any) -> Any:
+    if not isinstance(data, dict) or not isinstance(data.get(TYPE_KEY), str):
+        raise CodecError("a tagged object expected")
+    cls = registry.get(data[TYPE_KEY])
+    if cls is None:
+        raise CodecError(f"unknown type {data[TYPE_KEY]!r}")
+    return _dataclass(cls, data)
+
+
+def decode_event(data: Any) -> Event:
+    event: Event = _tagged(EVENT_TYPES, data)
+    return event
+
+
+def decode_command(data: Any) -> Command:
+    command: Command = _tagged(COMMAND_TYPES, data)
+    return command
+
+
+def encode_state(state: GameState) -> dict[str, Any]:
+    encoded: dict[str, Any] = to_json(state)
+    return encoded
+
+
+def decode_state(data: Any) -> GameState:
+    state: GameState = _dataclass(GameState, data)
+    return state
+
+
+def loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CodecError(f"invalid JSON: {exc}") from exc

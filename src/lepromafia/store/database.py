@@ -1,0 +1,81 @@
+"""Connecting to the store: SQLite by default, PostgreSQL via ``DATABASE_URL``.
+
+SQLite runs in WAL mode with ``synchronous=FULL`` so that a committed (acknowledged)
+command is on disk, and every write transaction (execution option ``write=True``) starts with
+``BEGIN IMMEDIATE`` so two processes never interleave a read-modify-write. A PostgreSQL ``schema`` (optional)
+isolates test runs inside one database.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+DEFAULT_URL = "sqlite+aiosqlite:///./var/lepromafia.db"
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    url: str
+    schema: str | None = None
+
+    @classmethod
+    def from_env(cls) -> DatabaseConfig:
+        return cls(os.environ.get("DATABASE_URL", DEFAULT_URL), os.environ.get("DATABASE_SCHEMA") or None)
+
+    @property
+    def async_url(self) -> str:
+        return async_url(self.url)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.async_url.startswith("sqlite")
+
+
+def async_url(url: str) -> str:
+    """The SQLAlchemy async URL for a plain one (postgresql://, sqlite:///...)."""
+    parsed = make_url(url)
+    driver = parsed.drivername
+    if driver in ("postgresql", "postgres", "postgresql+psycopg", "postgresql+psycopg2"):
+        parsed = parsed.set(drivername="postgresql+asyncpg")
+    elif driver in ("sqlite", "sqlite+pysqlite"):
+        parsed = parsed.set(drivername="sqlite+aiosqlite")
+    return parsed.render_as_string(hide_password=False)
+
+
+def create_engine(config: DatabaseConfig, **options: Any) -> AsyncEngine:
+    url = config.async_url
+    if url.startswith("sqlite"):
+        path = make_url(url).database
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": 30}, **options)
+        _sqlite_durability(engine)
+        return engine
+    connect_args: dict[str, Any] = {}
+    if config.schema:
+        connect_args["server_settings"] = {"search_path": config.schema}
+    options.setdefault("pool_size", 10)
+    return create_async_engine(url, connect_args=connect_args, **options)
+
+
+def _sqlite_durability(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        immediate = connection.get_execution_options().get("write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

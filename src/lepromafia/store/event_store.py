@@ -1,0 +1,310 @@
+"""The event store: append-only events, snapshots, idempotency keys and read models.
+
+Everything one batch of commands changes is written in one transaction
+(``Transaction.write``); the games row's version check and the ``(game_id, seq)``
+key make a concurrent writer fail with ``ConcurrencyConflict`` instead of forking
+the log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import and_, delete, func, select, tuple_, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from ..engine.events import Event
+from ..engine.evolve import evolve
+from ..engine.state import GameState
+from . import codec, schema
+from .database import DatabaseConfig, create_engine
+from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
+
+
+class ConcurrencyConflict(Exception):
+    """Another writer appended to the game first; reload it and try again."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"concurrent write to game {game_id}")
+        self.game_id = game_id
+
+
+class CorruptLog(Exception):
+    """A stored event (or snapshot) does not decode or does not apply."""
+
+    def __init__(self, game_id: str, seq: int, detail: str) -> None:
+        super().__init__(f"game {game_id}: event {seq} is corrupt: {detail}")
+        self.game_id = game_id
+        self.seq = seq
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class GameMeta:
+    game_id: str
+    title: str
+    created_at: str
+    stage: str
+    version: int
+    clock: GameClock
+
+
+@dataclass(frozen=True)
+class CommandRecord:
+    command_id: str
+    fingerprint: str
+    command: str
+    first_seq: int
+    last_seq: int
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    meta: GameMeta
+    state: GameState
+    snapshot_seq: int
+    """0 if the state was replayed from the first event."""
+    replayed: int
+
+
+@dataclass
+class GameWrite:
+    """Everything one batch appends for one game."""
+
+    game_id: str
+    expected_version: int
+    """-1 for a new game (the games row is inserted)."""
+    meta: GameMeta
+    events: list[Row] = field(default_factory=list)
+    commands: list[Row] = field(default_factory=list)
+    snapshot: Row | None = None
+
+
+@dataclass
+class EventStore:
+    config: DatabaseConfig
+    engine: AsyncEngine
+    writer: AsyncEngine
+
+    @classmethod
+    def open(cls, config: DatabaseConfig, **options: Any) -> EventStore:
+        engine = create_engine(config, **options)
+        return cls(config, engine, engine.execution_options(write=True))
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Transaction]:
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        async with self.writer.begin() as conn:
+            yield Transaction(conn, self.config.is_sqlite)
+
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[Transaction]:
+        async with self.engine.connect() as conn:
+            yield Transaction(conn, self.config.is_sqlite)
+
+    # --- convenience reads ---------------------------------------------------------
+
+    async def list_games(self) -> list[GameMeta]:
+        async with self.reading() as tx:
+            rows = (await tx.conn.execute(select(schema.games).order_by(schema.games.c.game_id))).all()
+        return [_meta(r._mapping) for r in rows]
+
+    async def event_rows(self, game_id: str) -> list[Row]:
+        async with self.reading() as tx:
+            return await tx.event_rows(game_id)
+
+    async def read_model(self, game_id: str) -> dict[str, dict[PK, Row]]:
+        async with self.reading() as tx:
+            return await tx.read_model(game_id)
+
+    async def command_rows(self, game_id: str) -> list[Row]:
+        async with self.reading() as tx:
+            c = schema.commands
+            rows = await tx.conn.execute(select(c).where(c.c.game_id == game_id).order_by(c.c.first_seq))
+            return [dict(r._mapping) for r in rows]
+
+
+@dataclass
+class Transaction:
+    conn: AsyncConnection
+    is_sqlite: bool
+
+    async def meta(self, game_id: str) -> GameMeta | None:
+        row = (await self.conn.execute(
+            select(schema.games).where(schema.games.c.game_id == game_id))).first()
+        return _meta(row._mapping) if row else None
+
+    async def load(self, game_id: str, use_snapshot: bool = True) -> LoadedGame | None:
+        """The game's current state: the latest snapshot plus the events after it.
+
+        :raises CorruptLog: with the first bad seq.
+        """
+        meta = await self.meta(game_id)
+        if meta is None:
+            return None
+        state: GameState | None = None
+        start = 0
+        if use_snapshot:
+            s = schema.snapshots
+            snap = (await self.conn.execute(
+                select(s.c.seq, s.c.payload).where(s.c.game_id == game_id)
+                .order_by(s.c.seq.desc()).limit(1))).first()
+            if snap is not None:
+                try:
+                    state = codec.decode_state(codec.loads(snap.payload))
+                    start = snap.seq
+                except (codec.CodecError, ValueError, TypeError):
+                    state, start = None, 0  # a bad snapshot is only a cache: replay instead
+        rows = await self.event_rows(game_id, after=start)
+        state, replayed = replay_rows(game_id, rows, state, start)
+        if state is None:
+            raise CorruptLog(game_id, 1, "the game has no events")
+        if start + replayed != meta.version:
+            raise CorruptLog(game_id, start + replayed + 1, f"missing events up to {meta.version}")
+        return LoadedGame(meta, state, start, replayed)
+
+    async def event_rows(self, game_id: str, after: int = 0) -> list[Row]:
+        e = schema.events
+        rows = await self.conn.execute(
+            select(e.c.seq, e.c.type, e.c.payload, e.c.command_id)
+            .where(and_(e.c.game_id == game_id, e.c.seq > after)).order_by(e.c.seq))
+        return [dict(r._mapping) for r in rows]
+
+    async def find_commands(self, game_id: str, ids: Sequence[str]) -> dict[str, CommandRecord]:
+        if not ids:
+            return {}
+        c = schema.commands
+        rows = await self.conn.execute(
+            select(c.c.command_id, c.c.fingerprint, c.c.command, c.c.first_seq, c.c.last_seq)
+            .where(and_(c.c.game_id == game_id, c.c.command_id.in_(list(set(ids))))))
+        return {r.command_id: CommandRecord(*r) for r in rows}
+
+    async def write(self, writes: Sequence[GameWrite], changes: Changes) -> None:
+        """Append a batch; raises ConcurrencyConflict naming the first game that moved."""
+        g = schema.games
+        for w in writes:
+            new_version = w.meta.version
+            if w.expected_version < 0:
+                exists = await self.meta(w.game_id)
+                if exists is not None:
+                    raise ConcurrencyConflict(w.game_id)
+                await self.conn.execute(g.insert().values(
+                    game_id=w.game_id, title=w.meta.title, created_at=w.meta.created_at,
+                    stage=w.meta.stage, version=new_version, time_scale=w.meta.clock.scale,
+                    clock_epoch=w.meta.clock.epoch))
+                continue
+            result = await self.conn.execute(
+                update(g).where(and_(g.c.game_id == w.game_id, g.c.version == w.expected_version))
+                .values(version=new_version, stage=w.meta.stage))
+            if result.rowcount != 1:
+                raise ConcurrencyConflict(w.game_id)
+        try:
+            await self._insert(schema.events, [r for w in writes for r in w.events])
+            await self._insert(schema.commands, [r for w in writes for r in w.commands])
+            await self._insert(schema.snapshots, [w.snapshot for w in writes if w.snapshot])
+            await self._apply(changes)
+        except IntegrityError as exc:
+            raise ConcurrencyConflict(writes[0].game_id if writes else "?") from exc
+
+    async def _insert(self, table: Any, rows: list[Row]) -> None:
+        if rows:
+            await self.conn.execute(table.insert(), rows)
+
+    async def _apply(self, changes: Changes) -> None:
+        for name, rows in changes.items():
+            if not rows:
+                continue
+            table = schema.metadata.tables[name]
+            keys = PRIMARY_KEYS[name]
+            upserts = [row for row in rows.values() if row is not None]
+            deletes = [pk for pk, row in rows.items() if row is None]
+            if name == "messages":
+                await self._insert(table, upserts)
+                continue
+            if upserts:
+                insert = (sqlite.insert if self.is_sqlite else postgresql.insert)(table)
+                columns = [c for c in upserts[0] if c not in keys]
+                stmt = insert.on_conflict_do_update(
+                    index_elements=list(keys),
+                    set_={c: getattr(insert.excluded, c) for c in columns}
+                    | ({"lease_until": None} if name == "deadlines" else {}),
+                )
+                await self.conn.execute(stmt, upserts)
+            for chunk in _chunks(deletes, 500):
+                await self.conn.execute(delete(table).where(
+                    tuple_(*[table.c[k] for k in keys]).in_(chunk)))
+
+    async def read_model(self, game_id: str) -> dict[str, dict[PK, Row]]:
+        model: dict[str, dict[PK, Row]] = {}
+        for name, keys in PRIMARY_KEYS.items():
+            table = schema.metadata.tables[name]
+            cols = [c for c in table.c if c.name not in schema.NOT_PROJECTED]
+            rows = await self.conn.execute(select(*cols).where(table.c.game_id == game_id))
+            model[name] = {tuple(r._mapping[k] for k in keys): dict(r._mapping) for r in rows}
+        return model
+
+    async def count(self, table: Any, game_id: str) -> int:
+        return int((await self.conn.execute(
+            select(func.count()).select_from(table).where(table.c.game_id == game_id))).scalar_one())
+
+    async def claim_due(self, now_real: float, lease_seconds: float, limit: int = 200) -> list[str]:
+        """Lease overdue deadline rows for this worker; the games to sweep.
+
+        On PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets several workers claim disjoint rows.
+        """
+        d = schema.deadlines
+        due = and_(d.c.status == "pending", d.c.due_real <= now_real,
+                   (d.c.lease_until.is_(None)) | (d.c.lease_until < now_real))
+        query = select(d.c.game_id, d.c.key).where(due).order_by(d.c.due_real).limit(limit)
+        if not self.is_sqlite:
+            query = query.with_for_update(skip_locked=True)
+        rows = (await self.conn.execute(query)).all()
+        if not rows:
+            return []
+        await self.conn.execute(
+            update(d).where(tuple_(d.c.game_id, d.c.key).in_([(r.game_id, r.key) for r in rows]))
+            .values(lease_until=now_real + lease_seconds))
+        return list(dict.fromkeys(r.game_id for r in rows))
+
+
+def replay_rows(game_id: str, rows: Sequence[Row], state: GameState | None,
+                start: int) -> tuple[GameState | None, int]:
+    """Decode and apply event rows after ``start``; CorruptLog names the first bad seq."""
+    expected = start + 1
+    for row in rows:
+        if row["seq"] != expected:
+            raise CorruptLog(game_id, expected, f"seq {row['seq']} found instead")
+        try:
+            event = codec.decode_event(codec.loads(row["payload"]))
+            state = evolve(state, event)
+        except Exception as exc:  # any failure is corruption at this seq
+            raise CorruptLog(game_id, expected, str(exc)) from exc
+        expected += 1
+    return state, expected - start - 1
+
+
+def decode_rows(rows: Sequence[Row]) -> list[tuple[int, Event]]:
+    return [(r["seq"], codec.decode_event(codec.loads(r["payload"]))) for r in rows]
+
+
+def _meta(row: Any) -> GameMeta:
+    return GameMeta(row["game_id"], row["title"], row["created_at"], row["stage"], row["version"],
+                    GameClock(row["clock_epoch"], row["time_scale"]))
+
+
+def _chunks(items: list[PK], size: int) -> list[list[PK]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def voters(row: Row) -> list[str]:
+    decoded: list[str] = json.loads(row["voters"])
+    return decoded

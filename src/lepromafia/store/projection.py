@@ -1,0 +1,229 @@
+"""Read models as a pure function of the event log.
+
+One accepted command is a ``Step``: the state before, its events with their seqs, the
+state after. ``Projector.project(step)`` gives the row changes for every read-model
+table; the service writes them in the command's transaction, and ``rebuild`` replays
+a whole log into the same rows in memory, so the two can be compared exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..engine import events as ev
+from ..engine.calendar import MOSCOW
+from ..engine.commands import Command, CreateGame
+from ..engine.inboxes import POLICY, Kind
+from ..engine.state import GameState, VoteBook
+from . import codec
+
+Row = dict[str, Any]
+PK = tuple[Any, ...]
+Changes = dict[str, dict[PK, Row | None]]
+"""table -> primary key -> the full new row, or None for a deleted row."""
+
+PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
+    "messages": ("game_id", "seq"),
+    "inboxes": ("game_id", "inbox"),
+    "inbox_members": ("game_id", "inbox", "user_id"),
+    "tallies": ("game_id", "city", "day", "candidate"),
+    "deadlines": ("game_id", "key"),
+    "audit_log": ("game_id", "seq"),
+}
+
+MEMBERSHIP_NEUTRAL = (ev.MessagePosted, ev.VoteCast)
+"""Hot-path events that never change who may read or post where."""
+
+
+@dataclass(frozen=True)
+class GameClock:
+    """Game time runs ``scale`` times faster than real time from ``epoch`` (Unix s)."""
+
+    epoch: float
+    scale: float = 1.0
+
+    def to_real(self, game_time: datetime) -> float:
+        return self.epoch + (game_time.timestamp() - self.epoch) / self.scale
+
+    def to_game(self, real: float) -> datetime:
+        """Game time, in Moscow time like everything in the engine."""
+        return datetime.fromtimestamp(self.epoch + (real - self.epoch) * self.scale, MOSCOW)
+
+
+@dataclass(frozen=True)
+class Step:
+    command_id: str
+    command: Command
+    before: GameState | None
+    after: GameState
+    events: tuple[tuple[int, ev.Event], ...]
+
+
+Members = Mapping[tuple[str, str], str]
+"""(inbox, user) -> 'write' | 'read'."""
+
+
+def members_of(state: GameState) -> dict[tuple[str, str], str]:
+    """Who may post ('write') or only read ('read') in every inbox (INBOX-GEN-1)."""
+    found: dict[tuple[str, str], str] = {}
+    for inbox in state.inboxes.values():
+        if inbox.archived:
+            for user in inbox.former:
+                found[(inbox.id, user)] = "read"
+            continue
+        policy = POLICY[Kind(inbox.kind)]
+        writers = policy.organizer(state, inbox) | policy.writers(state, inbox)
+        for user in policy.readers(state, inbox) - writers:
+            found[(inbox.id, user)] = "read"
+        for user in writers:
+            found[(inbox.id, user)] = "write"
+    return found
+
+
+@dataclass
+class Projector:
+    """Projects one game's steps; keeps the current membership to emit only its diff."""
+
+    game_id: str
+    clock: GameClock
+    members: Members = field(default_factory=dict)
+
+    @classmethod
+    def resume(cls, game_id: str, clock: GameClock, state: GameState | None) -> Projector:
+        return cls(game_id, clock, members_of(state) if state is not None else {})
+
+    def project(self, step: Step) -> Changes:
+        changes: Changes = {name: {} for name in PRIMARY_KEYS}
+        g = self.game_id
+        before, after = step.before, step.after
+        for seq, event in step.events:
+            if isinstance(event, ev.MessagePosted):
+                changes["messages"][(g, seq)] = {
+                    "game_id": g, "seq": seq, "inbox": event.inbox, "author": event.author,
+                    "text": event.text, "at": event.at.isoformat(),
+                }
+        self._inboxes(changes, before, after)
+        if any(not isinstance(e, MEMBERSHIP_NEUTRAL) for _, e in step.events):
+            self._membership(changes, after)
+        self._tallies(changes, before, after)
+        self._deadlines(changes, step)
+        self._audit(changes, step)
+        return changes
+
+    def _inboxes(self, changes: Changes, before: GameState | None, after: GameState) -> None:
+        old = before.inboxes if before else {}
+        for inbox_id, inbox in after.inboxes.items():
+            if old.get(inbox_id) is inbox:
+                continue
+            changes["inboxes"][(self.game_id, inbox_id)] = {
+                "game_id": self.game_id, "inbox": inbox_id, "kind": inbox.kind, "city": inbox.city,
+                "subject": inbox.subject, "title": inbox.title, "archived": inbox.archived,
+            }
+
+    def _membership(self, changes: Changes, after: GameState) -> None:
+        new = members_of(after)
+        g = self.game_id
+        for key, access in new.items():
+            if self.members.get(key) != access:
+                changes["inbox_members"][(g, *key)] = {
+                    "game_id": g, "inbox": key[0], "user_id": key[1], "access": access,
+                }
+        for key in self.members.keys() - new.keys():
+            changes["inbox_members"][(g, *key)] = None
+        self.members = new
+
+    def _tallies(self, changes: Changes, before: GameState | None, after: GameState) -> None:
+        for name, city in after.cities.items():
+            book = city.voting
+            old = before.cities.get(name) if before else None
+            if book is None or (old is not None and old.voting is book):
+                continue
+            for row in tally_rows(self.game_id, name, book):
+                changes["tallies"][(row["game_id"], name, book.day, row["candidate"])] = row
+
+    def _deadlines(self, changes: Changes, step: Step) -> None:
+        old = step.before.deadlines if step.before else {}
+        new = step.after.deadlines
+        fired = {e.key: (seq, e) for seq, e in step.events if isinstance(e, ev.DeadlineFired)}
+        g = self.game_id
+        for key in old.keys() | new.keys():
+            due = new.get(key)
+            if due is not None:
+                if old.get(key) == due and key not in fired:
+                    continue
+                row = self._deadline_row(key, due, "pending")
+            else:
+                hit = fired.get(key)
+                row = self._deadline_row(key, old[key], "fired" if hit else "dropped")
+                if hit:
+                    row["fired_at"] = hit[1].at.isoformat()
+                    row["fired_seq"] = hit[0]
+            changes["deadlines"][(g, key)] = row
+
+    def _deadline_row(self, key: str, due: datetime, status: str) -> Row:
+        return {
+            "game_id": self.game_id, "key": key, "due_at": due.isoformat(),
+            "due_real": self.clock.to_real(due), "status": status, "fired_at": None,
+            "fired_seq": None,
+        }
+
+    def _audit(self, changes: Changes, step: Step) -> None:
+        """The host audit log: every accepted command of a host (HOST-*), with its effect."""
+        if not step.events:
+            return
+        actor = step.command.actor
+        hosts = step.before.hosts() if step.before else set()
+        if not (isinstance(step.command, CreateGame) or actor in hosts):
+            return
+        seq, first = step.events[0]
+        changes["audit_log"][(self.game_id, seq)] = {
+            "game_id": self.game_id, "seq": seq, "actor": actor,
+            "command_type": type(step.command).__name__,
+            "command": codec.dumps(codec.encode_command(step.command)), "at": first.at.isoformat(),
+        }
+
+
+def tally_rows(game_id: str, city: str, book: VoteBook) -> list[Row]:
+    rows = []
+    for candidate in book.candidates:
+        active = book.active.get(candidate, {})
+        voters = sorted(active, key=lambda voter: (active[voter], voter))
+        rows.append({
+            "game_id": game_id, "city": city, "day": book.day, "candidate": candidate,
+            "votes": len(voters), "voters": json.dumps(voters, ensure_ascii=False),
+            "closed": book.closed,
+        })
+    return rows
+
+
+def merge(into: Changes, new: Changes) -> None:
+    """Later changes win: the net effect of several steps."""
+    for table, rows in new.items():
+        into.setdefault(table, {}).update(rows)
+
+
+def apply(model: dict[str, dict[PK, Row]], changes: Changes) -> None:
+    for table, rows in changes.items():
+        target = model.setdefault(table, {})
+        for pk, row in rows.items():
+            if row is None:
+                target.pop(pk, None)
+            else:
+                target[pk] = row
+
+
+def empty_model() -> dict[str, dict[PK, Row]]:
+    return {name: {} for name in PRIMARY_KEYS}
+
+
+def rebuild(game_id: str, clock: GameClock, steps: Iterable[Step]) -> dict[str, dict[PK, Row]]:
+    """The read models of a game, from its steps alone."""
+    projector = Projector(game_id, clock)
+    model = empty_model()
+    for step in steps:
+        apply(model, projector.project(step))
+    return model

@@ -1,0 +1,151 @@
+"""Tables of the event store and its read models (SQLAlchemy Core).
+
+``events`` is the source of truth: append-only, ``(game_id, seq)`` unique. Every
+other table except ``snapshots`` and ``commands`` is a read model rebuilt exactly
+by replaying the events (``lepromafia game replay`` checks this).
+Times shown to people are ISO strings; ``*_real`` columns are Unix seconds of the
+real clock, used for ordering and for the scheduler.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+ID = String(120)
+
+games = Table(
+    "games",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("title", Text, nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("stage", String(16), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("time_scale", Float, nullable=False, default=1.0),
+    Column("clock_epoch", Float, nullable=False),
+    # Real Unix time at which game time and real time coincide (see service.clock).
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("type", String(64), nullable=False),
+    Column("at", String(40), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("command_id", ID, nullable=False),
+)
+
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("payload", Text, nullable=False),
+)
+
+commands = Table(
+    "commands",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("command_id", ID, primary_key=True),
+    Column("fingerprint", String(64), nullable=False),
+    Column("command", Text, nullable=False),
+    Column("first_seq", Integer, nullable=False),
+    Column("last_seq", Integer, nullable=False),
+    # Events ``first_seq..last_seq`` (empty when last < first: a stale deadline).
+    Column("accepted_real", Float, nullable=False),
+)
+
+messages = Table(
+    "messages",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("inbox", String(200), nullable=False),
+    Column("author", String(120), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", String(40), nullable=False),
+    Index("ix_messages_inbox", "game_id", "inbox", "seq"),
+)
+
+inboxes = Table(
+    "inboxes",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("inbox", String(200), primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("city", String(120)),
+    Column("subject", String(120)),
+    Column("title", Text, nullable=False),
+    Column("archived", Boolean, nullable=False),
+)
+
+inbox_members = Table(
+    "inbox_members",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("inbox", String(200), primary_key=True),
+    Column("user_id", String(120), primary_key=True),
+    Column("access", String(8), nullable=False),
+    # 'write' for members, 'read' for banned or former members (INBOX-GEN-1).
+    Index("ix_inbox_members_user", "game_id", "user_id"),
+)
+
+tallies = Table(
+    "tallies",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("city", String(120), primary_key=True),
+    Column("day", Integer, primary_key=True, autoincrement=False),
+    Column("candidate", String(120), primary_key=True),
+    Column("votes", Integer, nullable=False),
+    Column("voters", Text, nullable=False),
+    Column("closed", Boolean, nullable=False),
+)
+
+deadlines = Table(
+    "deadlines",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("key", String(200), primary_key=True),
+    Column("due_at", String(40), nullable=False),
+    Column("due_real", Float, nullable=False),
+    Column("status", String(12), nullable=False),
+    # 'pending' or 'fired' (a cancelled deadline is fired early by the engine).
+    Column("fired_at", String(40)),
+    Column("fired_seq", Integer),
+    Column("lease_until", Float),
+    # Scheduler bookkeeping, not part of the read model: a worker's claim.
+    Index("ix_deadlines_due", "status", "due_real"),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("actor", String(120), nullable=False),
+    Column("command_type", String(64), nullable=False),
+    Column("command", Text, nullable=False),
+    Column("at", String(40), nullable=False),
+)
+
+READ_MODELS = (messages, inboxes, inbox_members, tallies, deadlines, audit_log)
+"""Tables rebuilt by replay, in a stable order."""
+
+NOT_PROJECTED = {"lease_until"}
+"""Columns that are scheduler state, not read model."""

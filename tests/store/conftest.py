@@ -1,0 +1,3 @@
+from tests.service.conftest import backend
+
+__all__ = ["backend"]
