@@ -876,3 +876,6 @@ def _game_ended(state: GameState, e: ev.GameEnded) -> GameState:
 @_on(ev.TourAnnounced)
 def _tour_announced(state: GameState, e: ev.TourAnnounced) -> GameState:
     return replace(state, touring_city=e.city, tour_pointer=e.pointer)
+
+
+from . import evolve_host  # noqa: E402,F401  (registers the host-side rules)

@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from .calendar import DayPlan, ShortDay
+from .records import HostRecords
 from .settings import GameSettings
 
 NO_KILL = "-"
@@ -318,6 +319,8 @@ class GameState:
     winning_mafia: tuple[str, ...] = ()
     secret_inboxes: int = 0
     pardon_votes_held: bool = False
+    records: HostRecords = field(default_factory=HostRecords)
+    """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""
 
     # --- small read helpers used across the engine ---------------------------------
 
