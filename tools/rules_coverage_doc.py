@@ -93,7 +93,6 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         current = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
         if current != text:
-            print("docs/rules-coverage.md is out of date: run python tools/rules_coverage_doc.py")
             return 1
         return 0
     DOC.write_text(text, encoding="utf-8")
