@@ -17,6 +17,7 @@ from .evolve import evolve
 from .progress import Context, Progress
 from .rules import (
     ambush,
+    archive,
     cases,
     citizens,
     commissar,
@@ -86,6 +87,8 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.SignRestoration: restoration.sign,
     cmd.SealRestorationList: restoration.seal_list,
     cmd.NameRestorationNumbers: restoration.name_numbers,
+    cmd.GiveArchiveConsent: archive.give_consent,
+    cmd.RequestArchive: archive.request,
     # host-side rules: recorded [HOST] decisions, Sound Library, cases, mafia relay
     hc.AcknowledgeCombination: host.acknowledge_combination,
     hc.PublishContest: host.publish_contest,

@@ -110,6 +110,8 @@ class ErrorCode(StrEnum):
     NO_GODFATHER_ELECTION = "no_godfather_election"
     GODFATHER_CANDIDATE_INVALID = "godfather_candidate_invalid"
     DECISIONS_CLOSED = "decisions_closed"
+    NOT_A_MEMBER = "not_a_member"
+    ARCHIVE_CLOSED = "archive_closed"
     CITY_RESTORING = "city_restoring"
     NO_RESTORATION = "no_restoration"
     NOT_A_SIGNER = "not_a_signer"
@@ -242,6 +244,8 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.CITY_RESTORING: ("Город восстанавливается", "The city is being restored"),
     ErrorCode.NO_RESTORATION: ("Восстановления этого города нет", "There is no restoration of this city"),
     ErrorCode.NOT_A_SIGNER: ("Вы не подписываете это восстановление", "You do not sign this restoration"),
+    ErrorCode.NOT_A_MEMBER: ("Вы не участник этого инбокса", "You are not a member of this inbox"),
+    ErrorCode.ARCHIVE_CLOSED: ("Этот архив не открывается по запросу", "This archive does not open on request"),
     ErrorCode.DECISIONS_CLOSED: ("Решения этой ночи уже приняты", "Tonight's decisions are closed"),
     ErrorCode.NO_ARBITER: ("Верховный арбитр не назначен", "No Supreme Arbiter has been appointed"),
     ErrorCode.NO_COMBINATION: ("{user} не совмещает должности ведущих", "{user} holds no combination of host offices"),

@@ -282,6 +282,16 @@ class Deal:
 
 
 @dataclass(frozen=True, slots=True)
+class Archive:
+    """After the game (§9.4): consents given or refused, and who asked for what."""
+
+    consents: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
+    """inbox -> member -> consent."""
+    requested: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """user -> inboxes opened to him on request."""
+
+
+@dataclass(frozen=True, slots=True)
 class GameState:
     title: str
     procurator: str
@@ -319,6 +329,7 @@ class GameState:
     winning_mafia: tuple[str, ...] = ()
     secret_inboxes: int = 0
     pardon_votes_held: bool = False
+    archive: Archive = field(default_factory=Archive)
     records: HostRecords = field(default_factory=HostRecords)
     """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""
 
