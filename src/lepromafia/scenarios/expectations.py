@@ -535,3 +535,22 @@ def _judge_tally(facts: Facts, spec: Any) -> Iterator[Mismatch]:
                 value = show(facts.parse_time(value))
             if actual[key] != value:
                 yield Mismatch(f"judge tally of {candidate}: {key}", value, actual[key])
+
+
+@_check("petition")
+def _petition(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    """The city's removal petition: ``{A: {organizer: O, confirmations: 4}}`` (living
+    confirmations, the organizer's included), or ``{A: null}``."""
+    for name, want in _mapping(spec, "petition").items():
+        petition = _city(facts, name, "petition").petition
+        if petition is None or want is None:
+            if (petition is None) != (want is None):
+                yield Mismatch(f"petition in {name}", want, "none" if petition is None else "one")
+            continue
+        actual = {"organizer": petition.organizer, "judge": petition.judge, "day": petition.day,
+                  "confirmations": sum(1 for u in petition.confirmations if facts.state.residents[u].alive)}
+        for key, value in _mapping(want, "petition").items():
+            if key not in actual:
+                raise ScenarioError(f"petition: unknown key {key!r}; use {sorted(actual)}")
+            if actual[key] != value:
+                yield Mismatch(f"petition in {name}: {key}", value, actual[key])
