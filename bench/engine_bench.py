@@ -63,7 +63,7 @@ def bench_replay() -> dict[str, float]:
     def state_copy() -> None:
         s = state
         for i in range(n):
-            s = dataclasses.replace(s, events_applied=i)
+            s = dataclasses.replace(s, day=i)
 
     t_replay = best_of(5, lambda: replay(events))
     t_small = best_of(5, small)

@@ -109,11 +109,11 @@ async def load_times(config: DatabaseConfig, events: int) -> dict[str, float]:
         state = await svc.state("long")
         inbox = state.current_inbox("city", "Лепроград")
         users = state.living("Лепроград")
-        i = 0
-        while (await svc.state("long")).events_applied < events:
+        i = last_seq = 0
+        while last_seq < events:
             batch = [svc.execute("long", cmd.PostMessage(actor=users[j % 6], inbox=inbox, text=f"№{j}"),
                                  f"l{j}") for j in range(i, i + 500)]
-            await asyncio.gather(*batch)
+            last_seq = max(ack.last_seq for ack in await asyncio.gather(*batch))
             i += 500
     store = EventStore.open(config)
     result: dict[str, float] = {}

@@ -273,3 +273,29 @@ class ConfirmMafiosoDisclosure(Command):
 class ConfirmCommissarDisclosure(Command):
     city: str
     reason: str
+
+
+@dataclass(**_C)
+class ProposeRestoration(Command):
+    city: str
+    new_name: str
+    reason: str
+    expelled: tuple[str, ...] = ()
+
+
+@dataclass(**_C)
+class SignRestoration(Command):
+    city: str
+
+
+@dataclass(**_C)
+class SealRestorationList(Command):
+    city: str
+    order: tuple[str, ...]
+    salt: str
+
+
+@dataclass(**_C)
+class NameRestorationNumbers(Command):
+    city: str
+    numbers: tuple[int, ...]

@@ -685,6 +685,59 @@ class CommissarDisclosed(Event):
     reason: str
 
 
+@dataclass(**_E)
+class RestorationProposed(Event):
+    city: str
+    new_name: str
+    reason: str
+    expelled: tuple[str, ...]
+
+
+@dataclass(**_E)
+class RestorationSigned(Event):
+    city: str
+    host: str
+
+
+@dataclass(**_E)
+class RestorationBegan(Event):
+    """RESTORE-1, -6, -7: the new name, public; the city pauses until the next day."""
+
+    city: str
+    new_name: str
+    day: int
+
+
+@dataclass(**_E)
+class RestorationListSealed(Event):
+    """RESTORE-3, RANDOM-3: the commitment to the new list of the living."""
+
+    city: str
+    commitment: str
+    mafia_count: int
+
+
+@dataclass(**_E)
+class RestorationListRecorded(Event):
+    city: str
+    order: tuple[str, ...]
+    salt: str
+
+
+@dataclass(**_E)
+class CityRedealt(Event):
+    """RESTORE-3, -4: the new mafiosi among the living (their own and the Consigliere's)."""
+
+    city: str
+    mafiosi: tuple[str, ...]
+
+
+@dataclass(**_E)
+class RestorationCompleted(Event):
+    city: str
+    mafia_count: int
+
+
 # --- outcome ------------------------------------------------------------------------
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, TypeVar
 
 from . import events as ev
@@ -27,6 +26,7 @@ from .state import (
     Petition,
     PhaseKind,
     Resident,
+    Restoration,
     Stage,
     Verdict,
     VoteBook,
@@ -49,31 +49,44 @@ def _on(event_type: type[ev.Event]) -> Callable[[Handler], Handler]:
     return register
 
 
-_FIELDS: dict[type[Any], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], frozenset[str]]] = {}
-_set = object.__setattr__
+_Setter = Callable[[Any, Any], None]
+_COPIERS: dict[type[Any], tuple[Callable[[Any], Any], dict[str, _Setter]]] = {}
+
+
+def _copier(cls: type[Any]) -> tuple[Callable[[Any], Any], dict[str, _Setter]]:
+    """A straight-line copy function for one slotted state class, built the way
+    ``dataclasses`` builds ``__init__``: from the class's own field names."""
+    assert not hasattr(cls, "__post_init__"), cls
+    names = [f.name for f in dataclasses.fields(cls)]
+    setters = {name: getattr(cls, name).__set__ for name in names}
+    env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    lines = ["def copy(o):", "    n = _new(_cls)"]
+    for i, name in enumerate(names):
+        env[f"_s{i}"] = setters[name]
+        lines.append(f"    _s{i}(n, o.{name})")
+    lines.append("    return n")
+    exec("\n".join(lines), env)  # noqa: S102 - generated from field names only
+    return env["copy"], setters
 
 
 def replace(obj: T, /, **changes: Any) -> T:
-    """``dataclasses.replace`` for the engine's frozen, slotted state classes, ~2x faster.
+    """``dataclasses.replace`` for the engine's frozen, slotted state classes, ~2.5x faster.
 
     The hot spot of every evolve (docs/performance.md). Same result: all fields copied,
     the named ones changed, an unknown name a TypeError. Skipping ``__init__`` is exact
     because these classes have no ``__post_init__``, InitVar or init=False fields.
     """
     cls = type(obj)
-    spec = _FIELDS.get(cls)
-    if spec is None:
-        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-        assert not hasattr(cls, "__post_init__"), cls
-        spec = _FIELDS[cls] = (names, attrgetter(*names), frozenset(names))
-    names, values, known = spec
-    new = object.__new__(cls)
-    for name, value in zip(names, values(obj), strict=True):
-        _set(new, name, value)
+    entry = _COPIERS.get(cls)
+    if entry is None:
+        entry = _COPIERS[cls] = _copier(cls)
+    copy, setters = entry
+    new: T = copy(obj)
     for name, value in changes.items():
-        if name not in known:
+        setter = setters.get(name)
+        if setter is None:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
-        _set(new, name, value)
+        setter(new, value)
     return new
 
 
@@ -102,8 +115,7 @@ def evolve(state: GameState | None, event: ev.Event) -> GameState:
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise ValueError(f"no evolve rule for {type(event).__name__}")
-    new = handler(state, event)
-    return replace(new, events_applied=state.events_applied + 1)
+    return handler(state, event)
 
 
 @dataclass(frozen=True, slots=True)
@@ -777,6 +789,70 @@ def _commissar_disclosed(state: GameState, e: ev.CommissarDisclosed) -> GameStat
     return _city(state, e.city, commissar=None)
 
 
+# --- restoration --------------------------------------------------------------------
+
+
+def _restoration(state: GameState, name: str, **changes: Any) -> GameState:
+    current = state.cities[name].restoration
+    assert current is not None
+    return _city(state, name, restoration=replace(current, **changes))
+
+
+@_on(ev.RestorationProposed)
+def _restoration_proposed(state: GameState, e: ev.RestorationProposed) -> GameState:
+    proposal = Restoration(new_name=e.new_name, reason=e.reason, proposed_day=state.day,
+                           expelled=e.expelled, signed=frozenset({state.procurator}))
+    return _city(state, e.city, restoration=proposal)
+
+
+@_on(ev.RestorationSigned)
+def _restoration_signed(state: GameState, e: ev.RestorationSigned) -> GameState:
+    current = state.cities[e.city].restoration
+    assert current is not None
+    return _restoration(state, e.city, signed=current.signed | {e.host})
+
+
+@_on(ev.RestorationBegan)
+def _restoration_began(state: GameState, e: ev.RestorationBegan) -> GameState:
+    """RESTORE-7: offices vacated, ambush rights and Spirits cleared."""
+    state = _restoration(state, e.city, began_day=e.day)
+    return _city(state, e.city, display_name=e.new_name, judge=None, godfather=None, commissar=None,
+                 offer=None, appointment_open=False, ambush_pending=False, ambush_nights=frozenset(),
+                 ambushes=(), spirits=frozenset(), night=NightBook(), nominations={}, proxies={},
+                 execution_final=True, verdict=None, election=None, petition=None)
+
+
+@_on(ev.RestorationListSealed)
+def _restoration_sealed(state: GameState, e: ev.RestorationListSealed) -> GameState:
+    return _restoration(state, e.city, mafia_count=e.mafia_count)
+
+
+@_on(ev.RestorationListRecorded)
+def _restoration_recorded(state: GameState, e: ev.RestorationListRecorded) -> GameState:
+    return _restoration(state, e.city, order=e.order)
+
+
+@_on(ev.CityRedealt)
+def _city_redealt(state: GameState, e: ev.CityRedealt) -> GameState:
+    residents = dict(state.residents)
+    mafiosi = set(e.mafiosi)
+    for user in state.cities[e.city].residents:
+        if residents[user].alive:
+            faction = Faction.MAFIA if user in mafiosi else Faction.HONEST
+            residents[user] = replace(residents[user], faction=faction)
+    state = replace(state, residents=residents)
+    state = _restoration(state, e.city, dealt=True)
+    return _city(state, e.city, mafia_count=len(e.mafiosi))
+
+
+@_on(ev.RestorationCompleted)
+def _restoration_completed(state: GameState, e: ev.RestorationCompleted) -> GameState:
+    city = state.cities[e.city]
+    living = sum(1 for u in city.residents if state.residents[u].alive)
+    return _city(state, e.city, restoration=None, offers_made=(),
+                 appointment_open=2 * living > city.initial_population)  # RESTORE-5
+
+
 # --- outcome ------------------------------------------------------------------------
 
 
@@ -800,3 +876,6 @@ def _game_ended(state: GameState, e: ev.GameEnded) -> GameState:
 @_on(ev.TourAnnounced)
 def _tour_announced(state: GameState, e: ev.TourAnnounced) -> GameState:
     return replace(state, touring_city=e.city, tour_pointer=e.pointer)
+
+
+from . import evolve_host  # noqa: E402,F401  (registers the host-side rules)

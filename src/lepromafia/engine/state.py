@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from .calendar import DayPlan, ShortDay
+from .records import HostRecords
 from .settings import GameSettings
 
 NO_KILL = "-"
@@ -171,6 +172,22 @@ class Petition:
 
 
 @dataclass(frozen=True, slots=True)
+class Restoration:
+    """A destroyed city being restored (RESTORE-T2, RESTORE-1..7)."""
+
+    new_name: str
+    reason: str
+    proposed_day: int
+    expelled: tuple[str, ...] = ()
+    signed: frozenset[str] = frozenset()
+    began_day: int | None = None
+    order: tuple[str, ...] = ()
+    """The Consigliere's sealed list of the living residents (RANDOM-3)."""
+    mafia_count: int = 0
+    dealt: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class City:
     name: str
     tribune: str
@@ -216,6 +233,10 @@ class City:
     ambushes: tuple[tuple[str, str], ...] = ()
     """(mafioso, target) in placement order, for the coming or current night."""
     ambushes_fixed: bool = False
+    # restoration (RESTORE)
+    display_name: str = ""
+    """The city's current name (RESTORE-1); empty means ``name``."""
+    restoration: Restoration | None = None
     # citizens' own acts
     suicides: frozenset[str] = frozenset()
     """Declared today and not withdrawn (SUICIDE-1)."""
@@ -298,7 +319,8 @@ class GameState:
     winning_mafia: tuple[str, ...] = ()
     secret_inboxes: int = 0
     pardon_votes_held: bool = False
-    events_applied: int = 0
+    records: HostRecords = field(default_factory=HostRecords)
+    """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""
 
     # --- small read helpers used across the engine ---------------------------------
 

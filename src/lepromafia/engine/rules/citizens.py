@@ -11,6 +11,7 @@ from ..progress import Progress
 from ..state import DeathCause, Faction, GameState
 from . import deaths, outcome
 from .common import living_resident, require_city, require_day, require_running, require_undecided
+from .pause import paused
 
 
 def _before_nominations_close(p: Progress, city_name: str) -> None:
@@ -90,7 +91,7 @@ def spirits_of(s: GameState, name: str, day: int) -> tuple[str, ...]:
 def choose_spirits(p: Progress, day: int) -> None:
     """SPIRIT-7: re-evaluated every morning; per_day Spirits lapse, cumulative ones stay."""
     for name, city in p.state.cities.items():
-        if city.decided is not None:
+        if city.decided is not None or paused(city):
             continue
         chosen = set(spirits_of(p.state, name, day))
         if p.state.settings.spirit_persistence == "cumulative":

@@ -25,6 +25,7 @@ from .common import (
     require_undecided,
     schedule,
 )
+from .pause import paused
 
 
 def offer(p: Progress, c: cmd.OfferCommissar) -> None:
@@ -143,7 +144,7 @@ def check_resident(p: Progress, c: cmd.CheckResident) -> None:
     require_running(s)
     require_night(s)
     require_undecided(city)
-    check(s.day >= 2 and s.checks_open, ErrorCode.CHECKS_NOT_OPEN, "COMM-4")
+    check(s.day >= 2 and s.checks_open and not paused(city), ErrorCode.CHECKS_NOT_OPEN, "COMM-4")
     check(city.checked_tonight is None, ErrorCode.CHECK_ALREADY_USED, "COMM-4")
     target = s.residents.get(c.target)
     # SEC-4: the only rejection is about the target's city and life, never its faction.

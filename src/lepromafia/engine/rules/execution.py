@@ -25,6 +25,7 @@ from .common import (
     require_undecided,
     schedule,
 )
+from .pause import paused
 
 
 def _vote_window(s: GameState, plan: DayPlan) -> tuple[datetime, datetime]:
@@ -57,13 +58,15 @@ def _require_execution_day(s: GameState, city: City) -> None:
     require_day(s)
     require_undecided(city)
     check(s.day >= 2, ErrorCode.NO_EXECUTIONS_TODAY, "START-1")
+    check(not paused(city), ErrorCode.CITY_RESTORING, "RESTORE-7")
 
 
 def schedule_vote(p: Progress, c: cmd.ScheduleExecutionVote) -> None:
     """TIME-7, TIME-8, EXEC-4: the Tribune sets his city's vote in the first half of the day."""
     s = p.state
     city = require_city(s, c.city)
-    check(c.actor == city.tribune, ErrorCode.NOT_TRIBUNE, "HOST-TRIB-1")
+    stand_in = s.records.delegate_active(city.name, c.actor, p.now, s.tribunes())  # HOST-TRIB-2
+    check(c.actor == city.tribune or stand_in, ErrorCode.NOT_TRIBUNE, "HOST-TRIB-1")
     _require_execution_day(s, city)
     plan = s.plans[s.day]
     check(p.now < plan.midpoint, ErrorCode.TOO_LATE, "TIME-7")
@@ -121,6 +124,9 @@ def request_proxy(p: Progress, c: cmd.RequestProxyVote) -> None:
 def open_voting(p: Progress, rest: str, seed: int) -> None:
     name, _, _day = rest.rpartition(":")
     if p.state.cities[name].decided is not None:
+        return
+    if paused(p.state.cities[name]):
+        p.emit(ev.NoExecution, PUBLIC, city=name, day=p.state.day, reason="restoration")
         return
     citizens.apply_suicides(p, name)
     s = p.state
@@ -183,7 +189,7 @@ def close_voting(p: Progress, rest: str, seed: int) -> None:
     s = p.state
     city = s.cities[name]
     book = city.voting
-    if city.decided is not None or book is None or book.closed:
+    if city.decided is not None or book is None or book.closed or paused(city):
         return
     counted = tallies(book, city.immune)
     rankable = [cand for cand in book.candidates if eligible(s, city, cand)]

@@ -22,6 +22,7 @@ from .common import (
     require_undecided,
     schedule,
 )
+from .pause import paused
 
 
 def start_night(p: Progress) -> None:
@@ -66,7 +67,7 @@ def announce_tour(p: Progress, night: int) -> str | None:
     for step in range(1, len(names) + 1 if len(undecided) > 1 else 1):
         index = (s.tour_pointer + step) % len(names)
         city = s.cities[names[index]]
-        if city.decided is None and s.living_mafia(city.name):
+        if city.decided is None and not paused(city) and s.living_mafia(city.name):
             chosen, pointer = city.name, index
             break
     p.emit(ev.TourAnnounced, PUBLIC, night=night, city=chosen, pointer=pointer)
@@ -94,7 +95,7 @@ def declare_kill(p: Progress, c: cmd.DeclareKill) -> None:
     s = p.state
     city = _living_mafioso(s, c.actor)
     _require_deciding(s, city)
-    check(s.day >= 2, ErrorCode.NO_KILLS_TONIGHT, "START-2")
+    check(s.day >= 2 and not paused(city), ErrorCode.NO_KILLS_TONIGHT, "START-2")
     if c.tour:
         check(s.touring_city == city.name, ErrorCode.NOT_TOURING, "TOUR-2")
         check(c.target == NO_KILL or valid_tour_target(s, city, c.target),
@@ -122,7 +123,7 @@ def valid_tour_target(s: GameState, city: City, target: str) -> bool:
     if r is None or not r.alive or r.city == city.name:
         return False
     other = s.cities[r.city]
-    return other.decided is None and other.judge != target
+    return other.decided is None and other.judge != target and not paused(other)
 
 
 def vote_godfather(p: Progress, c: cmd.VoteGodfather) -> None:
@@ -179,8 +180,8 @@ def fix_decisions(p: Progress, rest: str, seed: int) -> None:
             continue
         if city.godfather_election_open:
             _close_godfather_election(p, name)
-        if number < 2:
-            continue  # START-2: no kills and no tours on Night 1
+        if number < 2 or paused(city):
+            continue  # START-2, RESTORE-7: no kills and no tours
         _fix(p, name, number, tour=False)
         if p.state.touring_city == name:
             _fix(p, name, number, tour=True)

@@ -18,8 +18,20 @@ from ..inboxes import Kind
 from ..progress import Progress
 from ..settings import parse_hhmm
 from ..state import City, DeathCause, GameState, PhaseKind, Stage
-from . import ambush, citizens, commissar, deaths, execution, judges, night, outcome, verdicts
+from . import (
+    ambush,
+    citizens,
+    commissar,
+    deaths,
+    execution,
+    judges,
+    night,
+    outcome,
+    restoration,
+    verdicts,
+)
 from .common import renew_inbox, require_procurator, require_running, schedule
+from .pause import paused
 
 
 def fire_deadline(p: Progress, c: cmd.FireDeadline) -> None:
@@ -50,6 +62,7 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
     plan = s.plans[number]
     p.emit(ev.DayStarted, PUBLIC, day=number, start_at=plan.start_at,
            scheduled_end=plan.scheduled_end)
+    restoration.resume_due(p)
     if number > 1 and s.settings.city_inbox_daily_renewal:
         for name, city in p.state.cities.items():
             current = p.state.current_inbox(Kind.CITY.value, name)
@@ -61,7 +74,7 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
     _publish_day_post(p, number, touring)
     if number > 1:
         for name, city in p.state.cities.items():
-            if city.decided is None:
+            if city.decided is None and not paused(city):
                 execution.schedule_default_vote(p, name, plan)
     schedule(p, f"day_end:{number}", plan.scheduled_end)
     judges.schedule_vacancies(p)  # START-1, JUDGE-ELECT-1
