@@ -10,6 +10,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..engine import commands as cmd
+from ..engine import commands_host as hc
 from ..engine.state import NO_KILL, GameState
 from .inbox_names import resolve
 from .model import ScenarioError
@@ -124,9 +125,9 @@ def _raw(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
     """The escape hatch: any engine command by class name, fields as in commands.py."""
     args = dict(a)
     type_name = args.pop("type", None)
-    cls = getattr(cmd, str(type_name), None)
+    cls = getattr(cmd, str(type_name), None) or getattr(hc, str(type_name), None)
     if not (isinstance(cls, type) and issubclass(cls, cmd.Command) and cls is not cmd.Command):
-        raise ScenarioError(f"command: unknown type {type_name!r} (see engine/commands.py)")
+        raise ScenarioError(f"command: unknown type {type_name!r} (see engine/commands.py, commands_host.py)")
     args["actor"] = str(args.pop("by", args.get("actor", s.procurator)))
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
@@ -226,6 +227,11 @@ def _judge_proxy(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
                                  in_favour=in_favour)
 
 
+def _impeach(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "grievance"}
+    return hc.SignImpeachment(actor=str(_need(a, "by", "impeach", keys)), grievance=str(a.get("grievance", "")))
+
+
 ACTIONS: dict[str, Builder] = {
     "vote": _vote,
     "post": _post,
@@ -256,6 +262,7 @@ ACTIONS: dict[str, Builder] = {
                                 {"user": "user", "reason": "reason"}, _procurator),
     "disclose_commissar": _simple("disclose_commissar", cmd.ConfirmCommissarDisclosure,
                                   {"city": "city", "reason": "reason"}, _procurator),
+    "impeach": _impeach,
     "command": _raw,
 }
 

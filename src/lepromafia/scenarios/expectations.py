@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 
 from ..engine import events as ev
+from ..engine import events_host as hev
 from ..engine.audience import Audience
 from ..engine.deal import verify
 from ..engine.inboxes import can_post, can_read
@@ -307,7 +308,7 @@ def _deal_verifies(facts: Facts, want: Any) -> Iterator[Mismatch]:
 
 
 def _event_type(name: Any) -> type[ev.Event]:
-    cls = getattr(ev, str(name), None)
+    cls = getattr(ev, str(name), None) or getattr(hev, str(name), None)
     if not (isinstance(cls, type) and issubclass(cls, ev.Event)):
         raise ScenarioError(f"unknown event type {name!r} (see engine/events.py)")
     return cls
@@ -554,3 +555,15 @@ def _petition(facts: Facts, spec: Any) -> Iterator[Mismatch]:
                 raise ScenarioError(f"petition: unknown key {key!r}; use {sorted(actual)}")
             if actual[key] != value:
                 yield Mismatch(f"petition in {name}: {key}", value, actual[key])
+
+
+@_check("impeachment_needed")
+def _impeachment_needed(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    """IMPEACH-1: the signatures a demand against the city's Tribune needs now."""
+    from ..engine.rules.cases import needed_signatures
+
+    for name, want in _mapping(spec, "impeachment_needed").items():
+        _city(facts, name, "impeachment_needed")
+        actual = needed_signatures(facts.state, str(name))
+        if actual != want:
+            yield Mismatch(f"impeachment signatures needed in {name} (IMPEACH-1)", want, actual)
