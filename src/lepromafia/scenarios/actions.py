@@ -178,7 +178,7 @@ def _simple(action: str, cls: type[cmd.Command], fields: dict[str, str] | None =
         if by is None:
             raise ScenarioError(f"{action}: 'by' is required")
         values = {field: str(_need(a, key, action, keys)) for key, field in fields.items()}
-        return cls(actor=str(by), **values)  # type: ignore[call-arg]
+        return cls(actor=str(by), **values)
 
     return build
 
@@ -229,7 +229,8 @@ def _judge_proxy(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
 
 def _impeach(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
     keys = {"by", "grievance"}
-    return hc.SignImpeachment(actor=str(_need(a, "by", "impeach", keys)), grievance=str(a.get("grievance", "")))
+    by = str(_need(a, "by", "impeach", keys))
+    return hc.SignImpeachment(actor=by, grievance=str(a.get("grievance", "")))
 
 
 ACTIONS: dict[str, Builder] = {

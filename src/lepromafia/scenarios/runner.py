@@ -18,8 +18,8 @@ from ..engine.errors import ErrorCode, RuleViolation
 from ..engine.table import Table
 from . import expectations
 from .actions import ACTIONS, build
-from .model import Scenario, ScenarioError, Step, load
 from .inbox_names import resolve
+from .model import Scenario, ScenarioError, Step, load
 from .setup import setup
 from .times import TimeFormatError, parse_time, show
 
@@ -90,7 +90,7 @@ class Run:
                 self.move_clock(self.time(data[key]), seed)
         if actions and actions[0] == "elect_judges":
             if "expect_reject" in data:
-                raise ScenarioError("elect_judges plays a whole election; use single steps to test rejections")
+                raise ScenarioError("elect_judges plays a whole election; test rejections step by step")
             failures = self._elect_judges(step, data["elect_judges"], seed)
         else:
             failures = self._act(step, actions[0]) if actions else []
