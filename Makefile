@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck bench simulate clean
+.PHONY: install run test lint typecheck bench simulate clean rules-doc
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -19,17 +19,20 @@ run: $(STAMP)
 	$(VENV)/bin/lepromafia demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests $(wildcard bench)
+	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
 	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check src tests $(wildcard bench)
+	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
+
+rules-doc: $(STAMP)
+	$(PY) tools/rules_coverage_doc.py
 
 bench: $(STAMP)
 	$(PY) bench/engine_bench.py

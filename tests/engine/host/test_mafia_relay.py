@@ -1,4 +1,4 @@
-"""The inter-city mafia relay through the Consigliere (MAFIA-COMM-1..3, SEC-5)."""
+"""The inter-city mafia relay through the Consigliere (MAFIA-COMM-1, MAFIA-COMM-2, MAFIA-COMM-3, SEC-5)."""
 
 from lepromafia.engine import events_host as hev
 from lepromafia.engine.commands import VoteGodfather
