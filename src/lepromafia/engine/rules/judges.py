@@ -237,7 +237,7 @@ def _close(p: Progress, name: str, tallies: tuple[ev.JudgeTally, ...], elected: 
     # JUDGE-ELECT-14, INBOX-COURT-3: one new Court inbox once the simultaneous elections close.
     if not any(k.startswith("poll_close:") and due <= p.now for k, due in p.state.deadlines.items()):
         refresh_court(p)
-    schedule_vacancies(p)  # JUDGE-ELECT-13: a failed election is repeated
+    # JUDGE-ELECT-13 (AMB-9, AMB-44): a failed election is repeated from the next morning.
 
 
 # --- removal and recusal ------------------------------------------------------------
