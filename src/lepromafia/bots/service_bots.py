@@ -13,7 +13,7 @@ import asyncio
 import logging
 import random
 import uuid
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import date
 from typing import Any
 
@@ -29,6 +29,13 @@ log = logging.getLogger(__name__)
 
 CHATTER = ("Доброе утро, город!", "Кто что думает?", "Я честный, клянусь.", "Подозрительно тихо…",
            "Голосую по совести.", "Мафия, сдавайтесь!")
+
+
+class Rejected(Exception):
+    """An executor's way to say the command was refused (e.g. an HTTP 4xx)."""
+
+
+Executor = Callable[[str, cmd.Command, str], Awaitable[Any]]
 
 
 class Ids:
@@ -86,8 +93,10 @@ class ServiceBots:
 
     def __init__(self, svc: GameService, game_id: str, rng: random.Random,
                  seats: Iterable[str] | None = None, humans: Iterable[str] = (),
-                 activity: float = 0.5) -> None:
+                 activity: float = 0.5, execute: Executor | None = None) -> None:
         self.svc = svc
+        self.execute: Executor = execute or svc.execute
+        """How a command is sent: the service directly, or e.g. the HTTP API."""
         self.game_id = game_id
         self.rng = rng
         self.seats = set(seats) if seats is not None else None
@@ -106,8 +115,8 @@ class ServiceBots:
 
     async def do(self, command: cmd.Command) -> bool:
         try:
-            await self.svc.execute(self.game_id, command, self.ids())
-        except (RuleViolation, ServiceError):
+            await self.execute(self.game_id, command, self.ids())
+        except (RuleViolation, ServiceError, Rejected):
             self.rejected += 1
             return False
         self.accepted += 1

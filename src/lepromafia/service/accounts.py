@@ -112,6 +112,8 @@ class AccountPolicy:
     session_ttl_seconds: float = 14 * 24 * 3600
     max_failures: int = 5
     failure_window_seconds: float = 15 * 60
+    argon2_time_cost: int = 3
+    argon2_memory_kib: int = 64 * 1024
 
 
 def token_hash(token: str) -> str:
@@ -124,7 +126,8 @@ class AccountService:
         self.store = store
         self.clock = clock or SystemClock()
         self.policy = policy or AccountPolicy()
-        self._hasher = PasswordHasher()  # argon2id with the library's current parameters
+        self._hasher = PasswordHasher(time_cost=self.policy.argon2_time_cost,  # argon2id
+                                      memory_cost=self.policy.argon2_memory_kib)
         self._fernet = Fernet(contact_key)
 
     # --- registration and sessions -------------------------------------------------

@@ -212,11 +212,11 @@ class AccountStore:
         """Failed attempts for this login from this IP since ``since`` and after the last success."""
         a = login_attempts
         async with self._read() as conn:
-            last_ok = (await conn.execute(select(func.max(a.c.at_real)).where(and_(
+            last_ok = (await conn.execute(select(func.max(a.c.id)).where(and_(
                 a.c.login == login, a.c.ip == ip, a.c.ok.is_(True))))).scalar_one_or_none()
-            start = max(since, last_ok or 0.0)
             return int((await conn.execute(select(func.count()).select_from(a).where(and_(
-                a.c.login == login, a.c.ip == ip, a.c.ok.is_(False), a.c.at_real > start)))).scalar_one())
+                a.c.login == login, a.c.ip == ip, a.c.ok.is_(False), a.c.at_real > since,
+                a.c.id > (last_ok or 0))))).scalar_one())
 
     # --- contact details (SEC-13) --------------------------------------------------
 

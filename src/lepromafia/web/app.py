@@ -52,7 +52,9 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         store = AccountStore(service.store)
         policy = AccountPolicy(session_ttl_seconds=settings.session_ttl_hours * 3600,
                                max_failures=settings.login_max_failures,
-                               failure_window_seconds=settings.login_window_minutes * 60)
+                               failure_window_seconds=settings.login_window_minutes * 60,
+                               argon2_time_cost=settings.argon2_time_cost,
+                               argon2_memory_kib=settings.argon2_memory_kib)
         accounts = AccountService(store, settings.fernet_key(), clock=service.clock, policy=policy)
         web = Web(settings, service, accounts, GameQueries(service, store))
         app.state.web = web

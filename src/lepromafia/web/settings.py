@@ -34,6 +34,8 @@ class WebSettings(BaseSettings):
     max_body_bytes: int = 64 * 1024
     ws_buffer: int = 512
     """Events queued for one WebSocket before it is dropped with ``resync``."""
+    argon2_time_cost: int = 3
+    argon2_memory_kib: int = 64 * 1024
     cookie_secure: bool = False
     auto_migrate: bool = True
     sweep_interval: float = 1.0
