@@ -19,7 +19,8 @@ from .conftest import START, Api, make_api, settings_for
 
 def test_register_login_me_logout_with_an_httponly_lax_cookie(api: Api) -> None:
     c = api.client
-    r = c.post("/api/auth/register", json={"login": "Alice", "password": "secret123", "display_name": "Алиса"})
+    r = c.post("/api/auth/register",
+               json={"login": "Alice", "password": "secret123", "display_name": "Алиса"})
     assert r.status_code == 201 and r.json()["user"] == {"user_id": "alice", "display_name": "Алиса"}
     cookie = r.headers["set-cookie"]
     assert "lepromafia_session=" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie
@@ -34,8 +35,8 @@ def test_register_login_me_logout_with_an_httponly_lax_cookie(api: Api) -> None:
 def test_registration_rejects_taken_logins_bad_logins_and_short_passwords(api: Api) -> None:
     api.register("bob")
     c = api.client
-    assert c.post("/api/auth/register", json={"login": "bob", "password": "whatever1"}).json()["error"]["code"] \
-        == "login_taken"
+    taken = c.post("/api/auth/register", json={"login": "bob", "password": "whatever1"})
+    assert taken.json()["error"]["code"] == "login_taken"
     assert c.post("/api/auth/register", json={"login": "b b", "password": "whatever1"}).status_code == 422
     r = c.post("/api/auth/register?lang=en", json={"login": "carol", "password": "short"})
     assert r.json()["error"] == {"code": "password_weak",

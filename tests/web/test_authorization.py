@@ -50,7 +50,8 @@ def test_each_seat_lists_and_reads_exactly_its_own_inboxes(day1: Api) -> None:
             r = day1.get(user, f"/api/games/{GAME}/inboxes/{inbox}")
             assert (r.status_code == 200) == (inbox in listed[user]), (user, inbox, r.status_code)
     assert {mafia_a, mafia_b, bar} <= listed[CAST.consigliere] and city_a not in listed[CAST.consigliere]
-    assert {office, bar} <= listed[CAST.procurator] and not {mafia_a, mafia_b, city_a} & listed[CAST.procurator]
+    procurator = listed[CAST.procurator]
+    assert {office, bar} <= procurator and not {mafia_a, mafia_b, city_a} & procurator
     assert {city_a, office} <= listed[CAST.tribunes[0]] and not {city_b, mafia_a} & listed[CAST.tribunes[0]]
     assert office in listed[CAST.arbiter] and not {mafia_a, bar} & listed[CAST.arbiter]
     for user in CAST.cities[A]:
@@ -128,6 +129,7 @@ def test_a_banned_user_cannot_sign_up(day1: Api) -> None:
     day1.register("hostx")
     g2 = day1.post("hostx", "/api/games", {"game_id": "g2", "title": "Второй", "command_id": "c"})
     assert g2.status_code == 201
-    r = day1.post("outlaw", "/api/games/g2/signup", {"accepted": ["active"], "contact": "+7 1", "command_id": "s"})
+    r = day1.post("outlaw", "/api/games/g2/signup",
+                  {"accepted": ["active"], "contact": "+7 1", "command_id": "s"})
     assert r.status_code == 403 and r.json()["error"]["code"] == "banned"
     assert [b["user"] for b in day1.get(None, "/api/sanctions").json()] == ["outlaw"]
