@@ -5,7 +5,11 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck bench simulate clean
+.PHONY: install run test test-browser lint typecheck bench simulate clean
+
+VENDOR   := src/lepromafia/web/static/vendor
+HTMX     := $(VENDOR)/htmx.min.js
+CHROMIUM := /usr/bin/chromium
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -13,7 +17,17 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# htmx comes from the npm registry through package-lock.json; nothing third-party is committed.
+$(HTMX): package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	mkdir -p $(VENDOR)
+	cp node_modules/htmx.org/dist/htmx.min.js $(HTMX)
+
+# The browser tests drive Debian's Chromium (playwright install cannot download here).
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium
+
+install: $(STAMP) $(HTMX)
 
 run: $(STAMP)
 	$(VENV)/bin/lepromafia demo
@@ -25,11 +39,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: $(STAMP)
+test: $(STAMP) $(HTMX) $(CHROMIUM)
 	$(VENV)/bin/ruff check src tests $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
+
+test-browser: $(STAMP) $(HTMX) $(CHROMIUM)
+	$(VENV)/bin/pytest tests/browser
 
 bench: $(STAMP)
 	$(PY) bench/engine_bench.py
@@ -38,4 +55,4 @@ simulate: $(STAMP)
 	$(VENV)/bin/lepromafia simulate --games 1000 --cities 5
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var $(VENDOR) test-artifacts .pytest_cache .mypy_cache .ruff_cache
