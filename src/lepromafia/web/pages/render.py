@@ -46,7 +46,9 @@ def local(dt: datetime | None) -> str:
 @dataclass(frozen=True)
 class Due:
     iso: str
-    real_ms: int
+    seconds: float
+    """Game seconds left when the page was rendered (the browser counts down from there,
+    so a skewed client clock does not matter)."""
     scale: float
     local: str
     left: str
@@ -62,10 +64,9 @@ def remaining(seconds: float) -> str:
 def due_of(clock: GameClock | None, now_game: datetime | None, due: datetime) -> Due:
     """A deadline for the browser: its real moment (the game may run faster than life)."""
     if clock is None or now_game is None:
-        return Due(due.isoformat(), int(due.timestamp() * 1000), 1.0, local(due), local(due))
-    left = (due - now_game).total_seconds()
-    return Due(due.isoformat(), int(clock.to_real(due) * 1000), clock.time_scale, local(due),
-               remaining(left))
+        return Due(due.isoformat(), 0.0, 1.0, local(due), local(due))
+    left = max(0.0, (due - now_game).total_seconds())
+    return Due(due.isoformat(), left, clock.scale, local(due), remaining(left))
 
 
 def render(request: Request, template: str, context: dict[str, Any], *, status: int = 200,

@@ -19,10 +19,12 @@
   // --- countdowns ------------------------------------------------------------------
   function pad(n) { return n < 10 ? "0" + n : "" + n; }
   function tick() {
-    var now = Date.now();
-    document.querySelectorAll("time.countdown[data-due]").forEach(function (el) {
+    var now = performance.now();
+    document.querySelectorAll("time.countdown[data-left]").forEach(function (el) {
+      if (!el.hasAttribute("data-t0")) { el.setAttribute("data-t0", String(now)); }
       var scale = parseFloat(el.getAttribute("data-scale") || "1") || 1;
-      var left = Math.max(0, (parseInt(el.getAttribute("data-due"), 10) - now) * scale / 1000);
+      var since = (now - parseFloat(el.getAttribute("data-t0"))) / 1000;
+      var left = Math.max(0, parseFloat(el.getAttribute("data-left")) - since * scale);
       var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = Math.floor(left % 60);
       el.textContent = h ? h + ":" + pad(m) + ":" + pad(s) : m + ":" + pad(s);
       el.classList.toggle("soon", left < 600);
