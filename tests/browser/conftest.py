@@ -87,6 +87,10 @@ class LiveServer:
         loop = self._loop()
         return asyncio.run_coroutine_threadsafe(web.service.state(game), loop).result(10)
 
+    def version(self, game: str) -> int:
+        web = self.app.state.web
+        return int(asyncio.run_coroutine_threadsafe(web.queries.version(game), self._loop()).result(10))
+
     def _loop(self) -> asyncio.AbstractEventLoop:
         web = self.app.state.web
         return web.service._lanes[0].task.get_loop()  # the server's loop

@@ -170,8 +170,15 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
     resident = card.get("resident") or {}
     fellows = [u for u in resident.get("mafia", []) if u != user.user_id]
     can_ack = resident.get("faction") == "mafia" and not resident.get("acknowledged")
+    s = game.state
+    me = s.residents.get(user.user_id)
+    choices: list[str] = []
+    if me is not None and me.alive and s.phase.value == "day" and s.cities[me.city].voting is None:
+        choices = s.living(me.city)  # EXEC-3; the engine judges eligibility
+    mine = s.cities[me.city].nominations.get(user.user_id) if me else None
     return await game_page(request, web, user, lang, game, "role", "pages/role.html", fellows=fellows,
-                           can_acknowledge=can_ack, acknowledged=resident.get("acknowledged"))
+                           can_acknowledge=can_ack, acknowledged=resident.get("acknowledged"),
+                           nominate_choices=choices, my_nomination=mine)
 
 
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
@@ -241,15 +248,7 @@ def author_label(lang: str, author: str) -> str:
     return author
 
 
-@router.get("/games/{game_id}/inboxes/{inbox_id}", include_in_schema=False)
-async def inbox_view(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
-                     lang: Lang) -> Response:
-    game = await load_game(web, game_id)
-    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
-    return await game_page(request, web, user, lang, game, "inboxes", "pages/inbox.html", **ctx)
-
-
-@router.get("/games/{game_id}/inboxes/{inbox_id}/part", include_in_schema=False)
+@router.get("/games/{game_id}/inboxes/{inbox_id:path}/part", include_in_schema=False)
 async def inbox_part(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
                      lang: Lang) -> Response:
     game = await load_game(web, game_id)
@@ -259,7 +258,7 @@ async def inbox_part(request: Request, game_id: str, inbox_id: str, web: WebDep,
     return render(request, "partials/inbox_body.html", ctx, lang=lang)
 
 
-@router.get("/games/{game_id}/inboxes/{inbox_id}/tally", include_in_schema=False)
+@router.get("/games/{game_id}/inboxes/{inbox_id:path}/tally", include_in_schema=False)
 async def tally_part(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
                      lang: Lang) -> Response:
     game = await load_game(web, game_id)
@@ -268,7 +267,7 @@ async def tally_part(request: Request, game_id: str, inbox_id: str, web: WebDep,
     return render(request, "partials/tally.html", ctx, lang=lang)
 
 
-@router.post("/games/{game_id}/inboxes/{inbox_id}/post", include_in_schema=False,
+@router.post("/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False,
              dependencies=[CsrfChecked])
 async def post_message(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
                        lang: Lang) -> Response:
@@ -293,6 +292,14 @@ async def post_message(request: Request, game_id: str, inbox_id: str, web: WebDe
     if error is not None:
         return redirect(back, error=error, draft=body, lang=lang)
     return redirect(back, lang=lang)
+
+
+@router.get("/games/{game_id}/inboxes/{inbox_id:path}", include_in_schema=False)
+async def inbox_view(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
+                     lang: Lang) -> Response:
+    game = await load_game(web, game_id)
+    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
+    return await game_page(request, web, user, lang, game, "inboxes", "pages/inbox.html", **ctx)
 
 
 # --- every other form ----------------------------------------------------------------
