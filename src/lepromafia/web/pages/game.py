@@ -22,7 +22,7 @@ from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
 from .common import GameCtx, clear_flash, flash_context, game_context, load_game, redirect, safe_next
 from .data import PAGE_EVENTS
-from .forms import ACTIONS, FormError, Form, integer, text
+from .forms import ACTIONS, Form, FormError, integer, text
 from .labels import deadline_label, inbox_label
 from .render import render
 from .views import day_posts, execution_tally, keywords_only, last_closed_vote, readable_inboxes
@@ -36,13 +36,19 @@ REQUIREMENT_TEXTS = (
     ("no_insults", "I will not insult other players."),
     ("omerta", "I keep omertà: I share nothing of the game outside it."),
 )
-RULE_IDS = {"active": "PLAYER-2", "rules_read": "PLAYER-3", "voice_contact": "PLAYER-4",
-            "no_insults": "PLAYER-5", "omerta": "PLAYER-6"}
+RULE_IDS = {
+    "active": "PLAYER-2",
+    "rules_read": "PLAYER-3",
+    "voice_contact": "PLAYER-4",
+    "no_insults": "PLAYER-5",
+    "omerta": "PLAYER-6",
+}
 assert {k for k, _ in REQUIREMENT_TEXTS} == REQUIREMENTS
 
 
-async def game_page(request: Request, web: Any, user: Any, lang: str, game: GameCtx, nav: str,
-                    template: str, **context: Any) -> HTMLResponse:
+async def game_page(
+    request: Request, web: Any, user: Any, lang: str, game: GameCtx, nav: str, template: str, **context: Any
+) -> HTMLResponse:
     uid = user.user_id if user else None
     ctx = await game_context(web, request, game, uid, nav)
     ctx.update(user=uid, **flash_context(request))
@@ -61,18 +67,38 @@ async def clocks(web: Any, game: GameCtx, uid: str | None, lang: str) -> list[tu
     return out
 
 
+def _revealed(resident: Any) -> str | None:
+    """The faction of the dead is public (ROLE-DEAD, the death notice); the living keep it."""
+    faction = resident.faction
+    return faction.value if faction is not None and not resident.alive else None
+
+
 def city_rows(game: GameCtx) -> list[dict[str, Any]]:
     s = game.state
     rows = []
     for name, c in s.cities.items():
-        residents = [{"user": u, "alive": s.residents[u].alive,
-                      "faction": s.residents[u].faction.value
-                      if not s.residents[u].alive and s.residents[u].faction else None}
-                     for u in c.residents]
-        rows.append({"name": name, "tribune": c.tribune, "judge": c.judge, "population": len(c.residents),
-                     "living": len(s.living(name)), "mafia_count": c.mafia_count if s.deal.numbers or
-                     s.stage.value in ("dealt", "running", "finished") else "?",
-                     "decided": c.decided.value if c.decided else None, "residents": residents})
+        residents = [
+            {
+                "user": u,
+                "alive": s.residents[u].alive,
+                "faction": _revealed(s.residents[u]),
+            }
+            for u in c.residents
+        ]
+        rows.append(
+            {
+                "name": name,
+                "tribune": c.tribune,
+                "judge": c.judge,
+                "population": len(c.residents),
+                "living": len(s.living(name)),
+                "mafia_count": c.mafia_count
+                if s.deal.numbers or s.stage.value in ("dealt", "running", "finished")
+                else "?",
+                "decided": c.decided.value if c.decided else None,
+                "residents": residents,
+            }
+        )
     return rows
 
 
@@ -91,9 +117,15 @@ async def new_game_form(request: Request, web: WebDep, user: RequireUser, lang: 
     return response
 
 
-NEW_GAME_FIELDS = {"city_count": int, "population_per_city": int, "mafia_share_percent": int,
-                   "day_start_time": str, "default_vote_opens": str, "default_vote_closes": str,
-                   "commissar_check_mode": str}
+NEW_GAME_FIELDS = {
+    "city_count": int,
+    "population_per_city": int,
+    "mafia_share_percent": int,
+    "day_start_time": str,
+    "default_vote_opens": str,
+    "default_vote_closes": str,
+    "commissar_check_mode": str,
+}
 
 
 @router.post("/games/new", include_in_schema=False, dependencies=[CsrfChecked])
@@ -101,7 +133,10 @@ async def create_game(request: Request, web: WebDep, user: RequireUser, lang: La
     form = _form(await request.form())
     try:
         game_id = text(form, "game_id", required=False, limit=40) or f"g-{secrets.token_hex(3)}"
-        if not all(ch.isascii() and (ch.isalnum() or ch == "-") for ch in game_id) or game_id != game_id.lower():
+        if (
+            not all(ch.isascii() and (ch.isalnum() or ch == "-") for ch in game_id)
+            or game_id != game_id.lower()
+        ):
             raise FormError("game_id")
         settings: dict[str, Any] = {}
         for name, kind in NEW_GAME_FIELDS.items():
@@ -111,7 +146,9 @@ async def create_game(request: Request, web: WebDep, user: RequireUser, lang: La
         title = text(form, "title", limit=120)
         GameSettings.from_mapping(settings)
         command = CreateGame(actor=user.user_id, title=title, settings=settings)
-        command_id = scoped(user.user_id, text(form, "command_id", required=False, limit=60) or secrets.token_hex(8))
+        command_id = scoped(
+            user.user_id, text(form, "command_id", required=False, limit=60) or secrets.token_hex(8)
+        )
         await web.service.create_game(game_id, command, command_id, time_scale=web.settings.time_scale)
     except (RuleViolation, ServiceError, WebError) as exc:
         info = describe(exc, lang)
@@ -126,18 +163,35 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
     uid = user.user_id if user else None
     s = game.state
     consigliere = s.consigliere if uid and uid in (s.procurator, s.consigliere) else None
-    game_info = {"procurator": s.procurator, "arbiter": s.arbiter, "consigliere": consigliere,
-                 "signups": list(s.signups), "non_default": s.settings.non_default(),
-                 "result": s.result.value if s.result else None}
-    return await game_page(request, web, user, lang, game, "game", "pages/game.html",
-                           info=game_info, posts=await posts_of(web, game),
-                           deadlines=await clocks(web, game, uid, lang), cities=city_rows(game),
-                           requirements=REQUIREMENT_TEXTS, rule_ids=RULE_IDS)
+    game_info = {
+        "procurator": s.procurator,
+        "arbiter": s.arbiter,
+        "consigliere": consigliere,
+        "signups": list(s.signups),
+        "non_default": s.settings.non_default(),
+        "result": s.result.value if s.result else None,
+    }
+    return await game_page(
+        request,
+        web,
+        user,
+        lang,
+        game,
+        "game",
+        "pages/game.html",
+        info=game_info,
+        posts=await posts_of(web, game),
+        deadlines=await clocks(web, game, uid, lang),
+        cities=city_rows(game),
+        requirements=REQUIREMENT_TEXTS,
+        rule_ids=RULE_IDS,
+    )
 
 
 @router.get("/games/{game_id}/part/{name}", include_in_schema=False)
-async def game_part(request: Request, game_id: str, name: str, web: WebDep, user: CurrentUser,
-                    lang: Lang) -> Response:
+async def game_part(
+    request: Request, game_id: str, name: str, web: WebDep, user: CurrentUser, lang: Lang
+) -> Response:
     """The live regions of the pages, re-fetched when the WebSocket says something changed."""
     game = await load_game(web, game_id)
     uid = user.user_id if user else None
@@ -176,9 +230,20 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
     if me is not None and me.alive and s.phase.value == "day" and s.cities[me.city].voting is None:
         choices = s.living(me.city)  # EXEC-3; the engine judges eligibility
     mine = s.cities[me.city].nominations.get(user.user_id) if me else None
-    return await game_page(request, web, user, lang, game, "role", "pages/role.html", fellows=fellows,
-                           can_acknowledge=can_ack, acknowledged=resident.get("acknowledged"),
-                           nominate_choices=choices, my_nomination=mine)
+    return await game_page(
+        request,
+        web,
+        user,
+        lang,
+        game,
+        "role",
+        "pages/role.html",
+        fellows=fellows,
+        can_acknowledge=can_ack,
+        acknowledged=resident.get("acknowledged"),
+        nominate_choices=choices,
+        my_nomination=mine,
+    )
 
 
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
@@ -195,12 +260,21 @@ async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
 @router.get("/games/{game_id}/inboxes", include_in_schema=False)
 async def inboxes(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
     game = await load_game(web, game_id)
-    return await game_page(request, web, user, lang, game, "inboxes", "pages/inboxes.html",
-                           inboxes=await inbox_rows(web, game, user.user_id, lang))
+    return await game_page(
+        request,
+        web,
+        user,
+        lang,
+        game,
+        "inboxes",
+        "pages/inboxes.html",
+        inboxes=await inbox_rows(web, game, user.user_id, lang),
+    )
 
 
-async def inbox_context(web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str,
-                        mark_read: bool = True) -> dict[str, Any]:
+async def inbox_context(
+    web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str, mark_read: bool = True
+) -> dict[str, Any]:
     s = game.state
     before = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}.get(inbox_id, {})
     found = await web.queries.inbox(game.id, inbox_id, uid, mark_read=mark_read)
@@ -212,9 +286,17 @@ async def inbox_context(web: Any, game: GameCtx, inbox_id: str, uid: str, lang: 
     messages = []
     for m in found["messages"]:
         at = m["at"] if isinstance(m["at"], datetime) else datetime.fromisoformat(str(m["at"]))
-        messages.append({"seq": m["seq"], "author": m["author"], "label": author_label(lang, m["author"]),
-                         "text": m["text"], "at": at, "host": m["author"] in hosts,
-                         "keyword": keywords_only(inbox.kind)})
+        messages.append(
+            {
+                "seq": m["seq"],
+                "author": m["author"],
+                "label": author_label(lang, m["author"]),
+                "text": m["text"],
+                "at": at,
+                "host": m["author"] in hosts,
+                "keyword": keywords_only(inbox.kind),
+            }
+        )
     unread = int(before.get("unread", 0))
     read_upto = messages[-unread - 1]["seq"] if 0 < unread < len(messages) else (0 if unread else 10**12)
     buttons: list[tuple[str, str]] = []
@@ -230,12 +312,21 @@ async def inbox_context(web: Any, game: GameCtx, inbox_id: str, uid: str, lang: 
         if closed and s.cities[inbox.city].voting and not s.cities[inbox.city].voting.closed:  # type: ignore[union-attr]
             closed = None
     return {
-        "inbox": {"id": inbox_id, "kind": inbox.kind, "archived": inbox.archived,
-                  "label": inbox_label(lang, s, inbox_id, uid)},
-        "messages": messages, "read_upto": read_upto, "can_post": level is Access.WRITE,
-        "members": member_list(s, inbox_id, uid), "vote_buttons": buttons,
-        "keywords_only": keywords_only(inbox.kind), "max_length": s.settings.message_max_length,
-        "tally": tally, "closed": closed,
+        "inbox": {
+            "id": inbox_id,
+            "kind": inbox.kind,
+            "archived": inbox.archived,
+            "label": inbox_label(lang, s, inbox_id, uid),
+        },
+        "messages": messages,
+        "read_upto": read_upto,
+        "can_post": level is Access.WRITE,
+        "members": member_list(s, inbox_id, uid),
+        "vote_buttons": buttons,
+        "keywords_only": keywords_only(inbox.kind),
+        "max_length": s.settings.message_max_length,
+        "tally": tally,
+        "closed": closed,
     }
 
 
@@ -249,8 +340,9 @@ def author_label(lang: str, author: str) -> str:
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}/part", include_in_schema=False)
-async def inbox_part(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
-                     lang: Lang) -> Response:
+async def inbox_part(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
     game = await load_game(web, game_id)
     ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
     ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
@@ -259,18 +351,21 @@ async def inbox_part(request: Request, game_id: str, inbox_id: str, web: WebDep,
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}/tally", include_in_schema=False)
-async def tally_part(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
-                     lang: Lang) -> Response:
+async def tally_part(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
     game = await load_game(web, game_id)
     ctx = await inbox_context(web, game, inbox_id, user.user_id, lang, mark_read=False)
     ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
     return render(request, "partials/tally.html", ctx, lang=lang)
 
 
-@router.post("/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False,
-             dependencies=[CsrfChecked])
-async def post_message(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
-                       lang: Lang) -> Response:
+@router.post(
+    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False, dependencies=[CsrfChecked]
+)
+async def post_message(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
     """A message, a typed vote or a vote button: all the same PostMessage (EXEC-5, JUDGE-ELECT-10)."""
     form = _form(await request.form())
     body = str(form.get("text", "")) if not isinstance(form.get("text"), list) else form["text"][0]
@@ -286,8 +381,7 @@ async def post_message(request: Request, game_id: str, inbox_id: str, web: WebDe
         game = await load_game(web, game_id)
         ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
         ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
-        ctx.update(error=error, draft=body if error else "",
-                   flash=None if error else None)
+        ctx.update(error=error, draft=body if error else "", flash=None)
         return render(request, "partials/inbox_body.html", ctx, lang=lang, status=200)
     if error is not None:
         return redirect(back, error=error, draft=body, lang=lang)
@@ -295,8 +389,9 @@ async def post_message(request: Request, game_id: str, inbox_id: str, web: WebDe
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}", include_in_schema=False)
-async def inbox_view(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
-                     lang: Lang) -> Response:
+async def inbox_view(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
     game = await load_game(web, game_id)
     ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
     return await game_page(request, web, user, lang, game, "inboxes", "pages/inbox.html", **ctx)
@@ -314,8 +409,9 @@ def _form(raw: Any) -> Form:
 
 
 @router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CsrfChecked])
-async def do(request: Request, game_id: str, action: str, web: WebDep, user: RequireUser,
-             lang: Lang) -> Response:
+async def do(
+    request: Request, game_id: str, action: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
     """One form, one engine command through the service, with the API's scoped command ids.
     An error comes back to the same page as a translated message with its stable code."""
     form = _form(await request.form())
@@ -327,8 +423,9 @@ async def do(request: Request, game_id: str, action: str, web: WebDep, user: Req
             await web.accounts.check_not_banned(user.user_id)
             contact = web.accounts.validate_contact(text(form, "contact", required=False))
             accepted = frozenset(a for a in form.get("accepted", []) if a in REQUIREMENTS)
-            await web.service.execute(game_id, SignUp(actor=user.user_id, accepted=accepted,
-                                                      has_contact=bool(contact)), command_id)
+            await web.service.execute(
+                game_id, SignUp(actor=user.user_id, accepted=accepted, has_contact=bool(contact)), command_id
+            )
             await web.accounts.save_contact(game_id, user.user_id, contact)
             return redirect(back, ok="You are signed up.", lang=lang)
         builder = ACTIONS.get(action)

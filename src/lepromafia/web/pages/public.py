@@ -21,9 +21,9 @@ from ..deps import (
 )
 from ..errors import describe
 from .common import clear_flash, flash_context, redirect, safe_next
+from .data import PAGE_EVENTS
 from .render import render
 from .rules import SECTIONS
-from .data import PAGE_EVENTS
 from .views import day_posts, phase_key
 
 router = APIRouter()
@@ -61,7 +61,7 @@ async def rules(request: Request, user: CurrentUser, lang: Lang) -> Response:
 
 
 @router.get("/lang/{code}", include_in_schema=False)
-async def switch_lang(code: str, next: str = "/") -> Response:  # noqa: A002 - the query name
+async def switch_lang(code: str, next: str = "/") -> Response:
     response = RedirectResponse(safe_next(next), status_code=303)
     if code in ("ru", "en"):
         response.set_cookie(LANG_COOKIE, code, max_age=31536000, samesite="lax", path="/")
@@ -69,7 +69,7 @@ async def switch_lang(code: str, next: str = "/") -> Response:  # noqa: A002 - t
 
 
 @router.get("/login", include_in_schema=False)
-async def login_form(request: Request, user: CurrentUser, lang: Lang, next: str = "/") -> Response:  # noqa: A002
+async def login_form(request: Request, user: CurrentUser, lang: Lang, next: str = "/") -> Response:
     return page(request, "pages/login.html", lang, user, next=safe_next(next), form={})
 
 

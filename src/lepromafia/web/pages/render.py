@@ -95,6 +95,6 @@ def render(request: Request, template: str, context: dict[str, Any], *, status: 
         "flash": None,
     }
     base.update(context)
-    base["csrf"] = base["csrf_token"]()
+    base["csrf"] = csrf_token(request)
     html = env.get_template(template).render(base)
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - translation tables read best one entry per line
 """The short rules page. The full catalog (RULES.md) is not shipped with the server; this
 summary names the rule IDs so players and hosts can look them up."""
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - translation tables read best one entry per line
 """The pages' own texts: English message ids with their Russian translations.
 
 Russian is the default language. A missing translation falls back to the English id,

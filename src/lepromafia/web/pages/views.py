@@ -99,19 +99,46 @@ class InboxRow:
 
 
 def inbox_kind_order(kind: str) -> int:
-    order = ["voting", "polling", "city", "personal", "mafia", "court", "offer", "line", "police",
-             "office", "bar", "removal", "impeachment", "secret", "cemetery", "notary"]
+    order = [
+        "voting",
+        "polling",
+        "city",
+        "personal",
+        "mafia",
+        "court",
+        "offer",
+        "line",
+        "police",
+        "office",
+        "bar",
+        "removal",
+        "impeachment",
+        "secret",
+        "cemetery",
+        "notary",
+    ]
     return order.index(kind) if kind in order else len(order)
 
 
-def readable_inboxes(state: GameState, viewer: str | None, *, include_archived: bool = False) -> list[InboxRow]:
+def readable_inboxes(
+    state: GameState, viewer: str | None, *, include_archived: bool = False
+) -> list[InboxRow]:
     rows = []
     for inbox in state.inboxes.values():
         level = access(state, inbox.id, viewer)
         if level is Access.NONE or (inbox.archived and not include_archived):
             continue
-        rows.append(InboxRow(inbox.id, inbox.kind, inbox.city, inbox.subject, inbox.title,
-                             "write" if level is Access.WRITE else "read", inbox.archived))
+        rows.append(
+            InboxRow(
+                inbox.id,
+                inbox.kind,
+                inbox.city,
+                inbox.subject,
+                inbox.title,
+                "write" if level is Access.WRITE else "read",
+                inbox.archived,
+            )
+        )
     rows.sort(key=lambda r: (r.archived, inbox_kind_order(r.kind), r.city or "", r.subject or "", r.id))
     return rows
 
@@ -200,8 +227,9 @@ def public_deaths(events: Sequence[tuple[Seq, Event]]) -> dict[str, ev.ResidentD
     return {e.user: e for _s, e in events if isinstance(e, ev.ResidentDied) and e.audience.public}
 
 
-def visible_events(events: Sequence[tuple[Seq, Event]], viewer: str | None,
-                   kinds: tuple[type[Event], ...]) -> list[tuple[Seq, Event]]:
+def visible_events(
+    events: Sequence[tuple[Seq, Event]], viewer: str | None, kinds: tuple[type[Event], ...]
+) -> list[tuple[Seq, Event]]:
     return [(s, e) for s, e in events if isinstance(e, kinds) and visible_to(e, viewer)]
 
 
@@ -230,8 +258,15 @@ def my_faction(state: GameState, viewer: str | None) -> Faction | None:
 def deadlines_for(state: GameState, seat: Seat) -> list[tuple[str, datetime]]:
     """Deadlines a seat may see on its clocks: the public calendar for everyone; the rest
     of the keys only for hosts (they name no secret beyond the phase they belong to)."""
-    public_prefixes = ("day_start", "day_end", "vote_open", "vote_close", "poll_open", "poll_close",
-                       "pardon_close")
+    public_prefixes = (
+        "day_start",
+        "day_end",
+        "vote_open",
+        "vote_close",
+        "poll_open",
+        "poll_close",
+        "pardon_close",
+    )
     shown = []
     for key, due in sorted(state.deadlines.items(), key=lambda kv: kv[1]):
         if seat.procurator or key.startswith(public_prefixes):
