@@ -5,7 +5,11 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test lint typecheck bench simulate clean rules-doc services
+.PHONY: install run demo test test-browser lint typecheck bench simulate clean rules-doc services
+
+VENDOR   := src/lepromafia/web/static/vendor
+HTMX     := $(VENDOR)/htmx.min.js
+CHROMIUM := /usr/bin/chromium
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -13,9 +17,19 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# htmx comes from the npm registry through package-lock.json; nothing third-party is committed.
+$(HTMX): package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	mkdir -p $(VENDOR)
+	cp node_modules/htmx.org/dist/htmx.min.js $(HTMX)
 
-run: $(STAMP)
+# The browser tests drive Debian's Chromium (playwright install cannot download here).
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium
+
+install: $(STAMP) $(HTMX)
+
+run: $(STAMP) $(HTMX)
 	$(VENV)/bin/lepromafia serve --demo
 
 demo: $(STAMP)
@@ -34,11 +48,14 @@ services:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
-test: $(STAMP) services
+test: $(STAMP) $(HTMX) $(CHROMIUM) services
 	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
+
+test-browser: $(STAMP) $(HTMX) $(CHROMIUM)
+	$(VENV)/bin/pytest tests/browser
 
 rules-doc: $(STAMP)
 	$(PY) tools/rules_coverage_doc.py
@@ -51,4 +68,4 @@ simulate: $(STAMP)
 	$(VENV)/bin/lepromafia simulate --games 1000 --cities 5
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var $(VENDOR) test-artifacts .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,40 @@
+"""The server-rendered pages (Jinja2 + htmx): ``router`` is included by ``create_app``.
+
+Every form posts to a page route that calls the same service functions as the API, with
+CSRF; every error renders as a translated HTML message with its stable code.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from ..errors import ErrorInfo
+from . import consoles, game, public
+from .common import flash_context
+from .render import render
+
+
+def render_error(request: Request, info: ErrorInfo) -> Response:
+    """``app.state.render_error``: a failure on a page, as a page."""
+    from ..deps import get_lang
+
+    lang = get_lang(request)
+    user = getattr(request.state, "user", None)
+    ctx = {"user": user.user_id if user else None, **flash_context(request), "error": info}
+    return render(request, "pages/error.html", ctx, lang=lang, status=info.status)
+
+
+async def install_error_page(request: Request) -> None:
+    """Installs the HTML error renderer on the first page request (create_app leaves the hook
+    empty until the pages exist)."""
+    if getattr(request.app.state, "render_error", None) is None:
+        request.app.state.render_error = render_error
+
+
+router = APIRouter(dependencies=[Depends(install_error_page)])
+router.include_router(public.router)
+router.include_router(game.router)
+router.include_router(consoles.router)
+
+__all__ = ["render_error", "router"]

@@ -1,0 +1,133 @@
+"""What every page needs: the viewer, his seat in the game, the game's clock, the flash."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
+
+from ...engine.state import GameState
+from ...service.errors import ServiceError, ServiceErrorCode
+from ...store.event_store import GameMeta
+from ..deps import Web
+from ..errors import ErrorInfo, WebError, WebErrorCode, describe
+from .strings import translate
+from .views import Seat, phase_key, seat_of
+
+FLASH_COOKIE = "lp_flash"
+
+
+@dataclass
+class GameCtx:
+    id: str
+    state: GameState
+    meta: GameMeta
+    now: datetime
+
+    @property
+    def title(self) -> str:
+        return self.state.title
+
+    @property
+    def phase(self) -> str:
+        return phase_key(self.state)
+
+    @property
+    def day(self) -> int:
+        return self.state.day
+
+    @property
+    def settings(self) -> Any:
+        return self.state.settings
+
+    @property
+    def version(self) -> int:
+        return self.meta.version
+
+
+async def load_game(web: Web, game_id: str) -> GameCtx:
+    try:
+        state = await web.service.state(game_id)
+    except ServiceError as exc:
+        if exc.code is ServiceErrorCode.UNKNOWN_GAME:
+            raise WebError(WebErrorCode.NOT_FOUND, what=game_id) from exc
+        raise
+    async with web.service.store.reading() as tx:
+        meta = await tx.meta(game_id)
+    if meta is None:
+        raise WebError(WebErrorCode.NOT_FOUND, what=game_id)
+    return GameCtx(game_id, state, meta, meta.clock.to_game(web.service.clock.now()))
+
+
+async def game_context(web: Web, request: Request, game: GameCtx, user: str | None,
+                       nav: str) -> dict[str, Any]:
+    seat: Seat = seat_of(game.state, user)
+    unread = 0
+    if user is not None and (seat.city or seat.host):
+        unread = await web.queries.unread_total(game.id, user)
+    return {
+        "game": game,
+        "seat": seat,
+        "nav": nav,
+        "unread_total": unread,
+        "live_game": game.id,
+        "live_seq": game.version,
+        "game_clock": game.meta.clock,
+        "now_game": game.now,
+    }
+
+
+# --- the flash: one message carried across a redirect ------------------------------
+
+
+def clear_flash(response: Response, request: Request) -> None:
+    if request.cookies.get(FLASH_COOKIE):
+        response.delete_cookie(FLASH_COOKIE, path="/")
+
+
+def redirect(to: str, *, ok: str | None = None, ok_fields: dict[str, Any] | None = None,
+             error: ErrorInfo | None = None, draft: str | None = None,
+             lang: str = "ru") -> RedirectResponse:
+    response = RedirectResponse(safe_next(to), status_code=303)
+    data: dict[str, Any] = {}
+    if ok:
+        data["ok"] = translate(lang, ok, **(ok_fields or {}))
+    if error is not None:
+        data["error"] = {"code": error.code, "message": error.message, "rule": error.rule}
+    if draft:
+        data["draft"] = draft[:3000]
+    if data:
+        response.set_cookie(FLASH_COOKIE, quote(json.dumps(data, ensure_ascii=False)), max_age=60,
+                            httponly=True, samesite="lax", path="/")
+    return response
+
+
+def flash_context(request: Request) -> dict[str, Any]:
+    from urllib.parse import unquote
+
+    raw = request.cookies.get(FLASH_COOKIE)
+    if not raw:
+        return {}
+    try:
+        data = json.loads(unquote(raw))
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {"flash": data.get("ok"), "error": data.get("error"), "draft": data.get("draft")}
+
+
+def safe_next(path: str | None, default: str = "/") -> str:
+    """Only local paths: never an open redirect."""
+    if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
+        return default
+    return path
+
+
+def error_info(exc: BaseException, lang: str) -> ErrorInfo | None:
+    return describe(exc, lang)

@@ -1,0 +1,227 @@
+"""The hosts' consoles. Each shows only what its office may know (no god view, §9) and posts
+every decision as an engine command through ``/games/{id}/do/{action}``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ...engine import events as ev
+from ...engine.inboxes import can_read
+from ...engine.visibility import visible_to
+from ..deps import Lang, RequireUser, WebDep
+from ..errors import WebError, WebErrorCode
+from .common import GameCtx, load_game
+from .data import PAGE_EVENTS
+from .game import city_rows, clocks, game_page, inbox_rows, posts_of
+from .labels import inbox_label
+from .strings import translate
+from .views import Seat, execution_tally, seat_of
+
+router = APIRouter()
+
+OFFICE_NAMES = {
+    "procurator": "Procurator",
+    "tribune": "Tribune",
+    "arbiter": "Supreme Arbiter",
+    "consigliere": "Consigliere",
+}
+
+
+def _allowed(seat: Seat, office: str) -> bool:
+    return office in seat.consoles
+
+
+async def _visible(web: Any, game: GameCtx, uid: str, kinds: tuple[type, ...]) -> list[tuple[int, Any]]:
+    return [
+        (s, e)
+        for s, e in await PAGE_EVENTS.read(web.service, game.id)
+        if isinstance(e, kinds) and visible_to(e, uid)
+    ]
+
+
+def _duty_text(lang: str, duty: dict[str, Any]) -> str:
+    ru = {
+        "appoint_consigliere": "Назначить Консильери",
+        "appoint_arbiter": "Назначить Верховного Арбитра",
+        "form_cities": "Сформировать города ({signups} записались)",
+        "name_numbers": "Назвать номера мафии · {city}",
+        "start_game": "Начать игру",
+        "offer_commissar": "Предложить комиссарство · {city} (попытка {attempt})",
+        "seal_deal": "Запечатать раздачу",
+        "appoint_godfather": "Назначить крёстного отца · {city}",
+        "schedule_vote": "Назначить голосование · {city}",
+        "verdict_pending": "Идёт окно помилования · {city}",
+        "schedule_judge_election": "Назначить выборы судьи · {city}",
+    }
+    en = {
+        "appoint_consigliere": "Appoint the Consigliere",
+        "appoint_arbiter": "Appoint the Supreme Arbiter",
+        "form_cities": "Form the cities ({signups} signed up)",
+        "name_numbers": "Name the mafia's numbers · {city}",
+        "start_game": "Start the game",
+        "offer_commissar": "Offer the commissar's badge · {city} (attempt {attempt})",
+        "seal_deal": "Seal the deal",
+        "appoint_godfather": "Appoint a Godfather · {city}",
+        "schedule_vote": "Schedule the vote · {city}",
+        "verdict_pending": "A pardon window is open · {city}",
+        "schedule_judge_election": "Schedule a judge election · {city}",
+    }
+    table = ru if lang == "ru" else en
+    template = str(table.get(duty["duty"], duty["duty"]))
+    try:
+        return template.format(**duty)
+    except (KeyError, IndexError):
+        return template
+
+
+def _draft_cities(game: GameCtx) -> str:
+    s = game.state
+    if s.cities:
+        return "\n".join(f"{n}; {c.tribune}; {', '.join(c.residents)}" for n, c in s.cities.items())
+    count = max(1, s.settings.city_count)
+    names = ["Лепроград", "Лепросицилия", "Глюкоград", "Пыжиков", "Баянск", "Тролльск", "Коптильня"]
+    chunks: list[list[str]] = [[] for _ in range(count)]
+    for i, user in enumerate(s.signups):
+        chunks[i % count].append(user)
+    return "\n".join(
+        f"{names[i] if i < len(names) else f'Город-{i + 1}'}; tribune{i + 1}; {', '.join(chunk)}"
+        for i, chunk in enumerate(chunks)
+    )
+
+
+@router.get("/games/{game_id}/console/{office}", include_in_schema=False)
+async def console(
+    request: Request, game_id: str, office: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    game = await load_game(web, game_id)
+    uid = user.user_id
+    s = game.state
+    seat = seat_of(s, uid)
+    if office not in OFFICE_NAMES:
+        raise WebError(WebErrorCode.NOT_FOUND, what=office)
+    if not _allowed(seat, office):
+        raise WebError(WebErrorCode.FORBIDDEN)
+    duties = [_duty_text(lang, d) for d in await web.queries.duties(game_id, uid) if d["office"] == office]
+    inboxes = [r for r in await inbox_rows(web, game, uid, lang) if not r.archived]
+    ctx: dict[str, Any] = {
+        "office": office,
+        "duties": duties,
+        "inboxes": inboxes,
+        "deadlines": await clocks(web, game, uid, lang),
+        "cities": city_rows(game),
+        "now_local": (game.now + timedelta(hours=0)),
+        "state": s,
+    }
+    if office == "procurator":
+        ctx.update(await _procurator(web, game, uid))
+    elif office == "tribune":
+        ctx.update(await _tribune(web, game, uid, lang))
+    elif office == "arbiter":
+        ctx.update(await _arbiter(web, game, uid))
+    else:
+        ctx.update(await _consigliere(web, game, uid, lang))
+    return await game_page(
+        request, web, user, lang, game, f"console-{office}", f"pages/console_{office}.html", **ctx
+    )
+
+
+async def _procurator(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
+    s = game.state
+    first_day = (game.now + timedelta(days=1)).date().isoformat()
+    offers = []
+    for name, c in s.cities.items():
+        offers.append(
+            {
+                "city": name,
+                "commissar_known": False,
+                "open": c.appointment_open,
+                "offer": c.offer is not None and c.offer.accepted is None and not c.offer.lapsed,
+                "attempts": len(c.offers_made),
+            }
+        )
+    return {
+        "draft_cities": _draft_cities(game),
+        "first_day": first_day,
+        "offers": offers,
+        "commitment": s.deal.commitment,
+        "numbers_named": sorted(s.deal.numbers),
+        "posts": (await posts_of(web, game))[:1],
+        "default_start": s.settings.day_start_time,
+    }
+
+
+async def _tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any]:
+    s = game.state
+    mine = [n for n, c in s.cities.items() if c.tribune == uid]
+    proxies = await _visible(web, game, uid, (ev.ProxyRequested,))
+    cities = []
+    for name in mine:
+        c = s.cities[name]
+        personal = [
+            (r, inbox_label(lang, s, i, uid), i)
+            for r in c.residents
+            if (i := s.current.get(f"personal:{r}")) and can_read(s, i, uid)
+        ]
+        cities.append(
+            {
+                "name": name,
+                "city_inbox": s.current.get(f"city:{name}"),
+                "personal": personal,
+                "nominations": sorted(c.nominations.items()),
+                "proxies": [(e.voter, e.candidates) for _s, e in proxies if e.city == name],
+                "tally": execution_tally(s, name, uid),
+                "vote_opens_at": c.vote_opens_at,
+                "vote_closes_at": c.vote_closes_at,
+                "residents": c.residents,
+                "living": s.living(name),
+            }
+        )
+    plan = s.plan()
+    return {"my_cities": cities, "plan": plan}
+
+
+async def _arbiter(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
+    s = game.state
+    petitions = [(n, c.petition) for n, c in s.cities.items() if c.petition]
+    verdicts = [(n, c.verdict) for n, c in s.cities.items() if c.verdict]
+    elections = [(n, c.election) for n, c in s.cities.items() if c.election]
+    polling = [
+        (n, i)
+        for n, c in s.cities.items()
+        for key, i in s.current.items()
+        if key.startswith(f"polling:{n}/") and can_read(s, i, uid)
+    ]
+    return {
+        "petitions": petitions,
+        "verdicts": verdicts,
+        "elections": elections,
+        "polling": polling,
+        "court_inbox": next((i for k, i in s.current.items() if k.startswith("court:")), None),
+        "has_court": s.has_court,
+        "judges": [(n, c.judge) for n, c in s.cities.items()],
+    }
+
+
+async def _consigliere(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any]:
+    s = game.state
+    sealed = await _visible(web, game, uid, (ev.DealListsRecorded,))
+    checks = await _visible(web, game, uid, (ev.CheckAnswered,))
+    ambushes = await _visible(web, game, uid, (ev.AmbushPlaced,))
+    dealt = await _visible(web, game, uid, (ev.MafiaDealt,))
+    mafia_of = {e.city: e.mafiosi for _s, e in dealt}
+    godfathers = {n: c.godfather for n, c in s.cities.items()}
+    return {
+        "sealed_lists": sealed[-1][1].lists if sealed else (),
+        "checks": [e for _s, e in checks],
+        "ambush_log": [e for _s, e in ambushes],
+        "mafia_of": mafia_of,
+        "godfathers": godfathers,
+        "can_seal": s.stage.value == "formed",
+    }
+
+
+__all__ = ["router", "translate"]

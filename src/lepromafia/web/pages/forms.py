@@ -1,0 +1,201 @@
+"""Forms into engine commands. A bad field raises ``FormError`` (an HTML message with the
+stable code ``bad_form``) before anything reaches the service; the engine judges the rest."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+
+from ...engine import commands as cmd
+from ...engine.calendar import MOSCOW
+from ...engine.state import NO_KILL, GameState
+from ..errors import WebError, WebErrorCode
+
+Form = dict[str, Any]
+"""Field -> str, or list[str] for repeated fields."""
+
+_rng = secrets.SystemRandom()
+
+
+class FormError(WebError):
+    def __init__(self, field: str) -> None:
+        super().__init__(WebErrorCode.BAD_FORM, detail=field)
+
+
+def text(form: Form, name: str, *, required: bool = True, limit: int = 200) -> str:
+    value = form.get(name, "")
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    value = str(value).strip()
+    if (required and not value) or len(value) > limit:
+        raise FormError(name)
+    return value
+
+
+def many(form: Form, name: str) -> list[str]:
+    value = form.get(name, [])
+    items = value if isinstance(value, list) else [value]
+    return [str(v).strip() for v in items if str(v).strip()]
+
+
+def names(form: Form, name: str) -> tuple[str, ...]:
+    return tuple(u.strip() for u in text(form, name, limit=4000).replace(";", ",").split(",") if u.strip())
+
+
+def integer(form: Form, name: str, lo: int = 0, hi: int = 10**9) -> int:
+    raw = text(form, name, limit=12)
+    if not raw.lstrip("-").isdigit() or not lo <= int(raw) <= hi:
+        raise FormError(name)
+    return int(raw)
+
+
+def moment(form: Form, name: str, *, required: bool = True) -> datetime | None:
+    """A ``datetime-local`` field read as Moscow time."""
+    raw = text(form, name, required=required, limit=40)
+    if not raw:
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw)
+    except ValueError as exc:
+        raise FormError(name) from exc
+    return parsed.replace(tzinfo=MOSCOW) if parsed.tzinfo is None else parsed
+
+
+def day_of(form: Form, name: str) -> date:
+    try:
+        return date.fromisoformat(text(form, name, limit=12))
+    except ValueError as exc:
+        raise FormError(name) from exc
+
+
+def flag(form: Form, name: str) -> bool:
+    return text(form, name, required=False, limit=10).lower() in ("1", "true", "yes", "on")
+
+
+def must(value: datetime | None, name: str) -> datetime:
+    if value is None:
+        raise FormError(name)
+    return value
+
+
+# --- the platform's shuffles and draws (never the engine's) ---------------------------
+
+
+def shuffled_lists(state: GameState) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], str]:
+    """RANDOM-1/2: each city's residents in a fresh random order, and a salt (RANDOM-3)."""
+    lists = []
+    for name, city in state.cities.items():
+        order = list(city.residents)
+        _rng.shuffle(order)
+        lists.append((name, tuple(order)))
+    return tuple(lists), secrets.token_hex(16)
+
+
+def drawn_numbers(state: GameState, city: str) -> tuple[int, ...]:
+    c = state.cities.get(city)
+    if c is None:
+        raise FormError("city")
+    return tuple(sorted(_rng.sample(range(1, len(c.residents) + 1), c.mafia_count)))
+
+
+def city_plans(raw: str) -> tuple[cmd.CityPlan, ...]:
+    """'Name; tribune; a, b, c' per line."""
+    plans = []
+    for line in raw.splitlines():
+        if not line.strip():
+            continue
+        parts = [p.strip() for p in line.split(";")]
+        if len(parts) != 3:
+            raise FormError("cities")
+        residents = tuple(u.strip() for u in parts[2].split(",") if u.strip())
+        plans.append(cmd.CityPlan(name=parts[0], tribune=parts[1], residents=residents))
+    if not plans:
+        raise FormError("cities")
+    return tuple(plans)
+
+
+# --- the actions -----------------------------------------------------------------------
+
+Builder = Callable[[Form, str, GameState], cmd.Command]
+
+
+def _numbers(f: Form, a: str, s: GameState) -> cmd.Command:
+    city = text(f, "city")
+    if flag(f, "draw"):
+        numbers = drawn_numbers(s, city)
+    else:
+        try:
+            numbers = tuple(int(n) for n in text(f, "numbers").replace(" ", "").split(",") if n)
+        except ValueError as exc:
+            raise FormError("numbers") from exc
+    return cmd.NameMafiaNumbers(actor=a, city=city, numbers=numbers)
+
+
+def _seal(f: Form, a: str, s: GameState) -> cmd.Command:
+    lists, salt = shuffled_lists(s)
+    return cmd.SealDeal(actor=a, lists=lists, salt=salt)
+
+
+def _shorten(f: Form, a: str, s: GameState) -> cmd.Command:
+    return cmd.ShortenDay(actor=a, day=integer(f, "day", 1, 999), end_at=must(moment(f, "end_at"), "end_at"),
+                          next_start_at=must(moment(f, "next_start_at"), "next_start_at"))
+
+
+def _schedule_vote(f: Form, a: str, s: GameState) -> cmd.Command:
+    return cmd.ScheduleExecutionVote(
+        actor=a, city=text(f, "city"), opens_at=must(moment(f, "opens_at"), "opens_at"),
+        closes_at=must(moment(f, "closes_at"), "closes_at"),
+        nominations_close_at=moment(f, "nominations_close_at", required=False))
+
+
+def _kill(f: Form, a: str, s: GameState) -> cmd.Command:
+    target = text(f, "target")
+    return cmd.DeclareKill(actor=a, target=NO_KILL if target == NO_KILL else target, tour=flag(f, "tour"))
+
+
+ACTIONS: dict[str, Builder] = {
+    "withdraw": lambda f, a, s: cmd.WithdrawSignUp(actor=a),
+    "acknowledge": lambda f, a, s: cmd.AcknowledgeRole(actor=a),
+    "secret": lambda f, a, s: cmd.CreateSecretInbox(actor=a, title=text(f, "title", limit=80),
+                                                    members=names(f, "members")),
+    "appoint": lambda f, a, s: cmd.AppointHost(actor=a, office=text(f, "office"), user=text(f, "user")),
+    "form_cities": lambda f, a, s: cmd.FormCities(actor=a, cities=city_plans(text(f, "cities", limit=20000))),
+    "seal": _seal,
+    "numbers": _numbers,
+    "start": lambda f, a, s: cmd.StartGame(actor=a, first_day=day_of(f, "first_day")),
+    "offer": lambda f, a, s: cmd.OfferCommissar(actor=a, city=text(f, "city"), draw=_rng.randrange(1 << 30)),
+    "answer_offer": lambda f, a, s: cmd.AnswerCommissarOffer(actor=a, accept=flag(f, "accept")),
+    "day_start": lambda f, a, s: cmd.SetDayStart(actor=a, day=integer(f, "day", 1, 999),
+                                                 time=text(f, "time", limit=5)),
+    "long_day": lambda f, a, s: cmd.DeclareLongDay(actor=a, day=integer(f, "day", 1, 999),
+                                                   length_days=integer(f, "length_days", 1, 30)),
+    "shorten": _shorten,
+    "disclose_mafioso": lambda f, a, s: cmd.ConfirmMafiosoDisclosure(actor=a, user=text(f, "user"),
+                                                                     reason=text(f, "reason", limit=500)),
+    "disclose_commissar": lambda f, a, s: cmd.ConfirmCommissarDisclosure(
+        actor=a, city=text(f, "city"), reason=text(f, "reason", limit=500)),
+    "schedule_vote": _schedule_vote,
+    "nominate": lambda f, a, s: cmd.Nominate(actor=a, candidate=text(f, "candidate")),
+    "proxy": lambda f, a, s: cmd.RequestProxyVote(actor=a, candidates=names(f, "candidates")),
+    "observe": lambda f, a, s: cmd.RequestObservation(actor=a, city=text(f, "city")),
+    "schedule_judge": lambda f, a, s: cmd.ScheduleJudgeElection(
+        actor=a, city=text(f, "city"), opens_at=must(moment(f, "opens_at"), "opens_at"),
+        closes_at=must(moment(f, "closes_at"), "closes_at")),
+    "propose_judge": lambda f, a, s: cmd.ProposeJudge(actor=a, candidate=text(f, "candidate")),
+    "pardon": lambda f, a, s: cmd.VotePardon(actor=a, city=text(f, "city"), pardon=flag(f, "pardon")),
+    "preset": lambda f, a, s: cmd.ChoosePardonPreset(actor=a, majority=text(f, "majority")),
+    "petition": lambda f, a, s: cmd.FilePetition(actor=a),
+    "confirm_petition": lambda f, a, s: cmd.ConfirmPetition(actor=a),
+    "recuse": lambda f, a, s: cmd.Recuse(actor=a),
+    "appoint_godfather": lambda f, a, s: cmd.AppointGodfather(actor=a, city=text(f, "city"),
+                                                              godfather=text(f, "godfather")),
+    "vote_godfather": lambda f, a, s: cmd.VoteGodfather(actor=a, candidate=text(f, "candidate")),
+    "kill": _kill,
+    "check": lambda f, a, s: cmd.CheckResident(actor=a, target=text(f, "target")),
+    "ambush": lambda f, a, s: cmd.PlaceAmbush(actor=a, target=text(f, "target")),
+    "withdraw_ambush": lambda f, a, s: cmd.WithdrawAmbush(actor=a),
+    "suicide": lambda f, a, s: cmd.DeclareSuicide(actor=a),
+    "renew": lambda f, a, s: cmd.RenewInbox(actor=a, inbox=text(f, "inbox")),
+}

@@ -1,0 +1,441 @@
+"""A game's pages: the public page, the role card, the inboxes; and every form's POST."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from ...engine import events as ev
+from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
+from ...engine.errors import RuleViolation
+from ...engine.inboxes import Access, access, can_read, member_list
+from ...engine.keywords import Keyword
+from ...engine.settings import GameSettings
+from ...service.accounts import AccountError
+from ...service.errors import ServiceError
+from ..api.games import scoped
+from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..errors import WebError, WebErrorCode, describe
+from .common import GameCtx, clear_flash, flash_context, game_context, load_game, redirect, safe_next
+from .data import PAGE_EVENTS
+from .forms import ACTIONS, Form, FormError, integer, text
+from .labels import deadline_label, inbox_label
+from .render import render
+from .views import day_posts, execution_tally, keywords_only, last_closed_vote, readable_inboxes
+
+router = APIRouter()
+
+REQUIREMENT_TEXTS = (
+    ("active", "I will be active: I read the city inbox and vote every day."),
+    ("rules_read", "I have read the rules."),
+    ("voice_contact", "I can be reached by voice (phone or Skype) for a confrontation or my last word."),
+    ("no_insults", "I will not insult other players."),
+    ("omerta", "I keep omertà: I share nothing of the game outside it."),
+)
+RULE_IDS = {
+    "active": "PLAYER-2",
+    "rules_read": "PLAYER-3",
+    "voice_contact": "PLAYER-4",
+    "no_insults": "PLAYER-5",
+    "omerta": "PLAYER-6",
+}
+assert {k for k, _ in REQUIREMENT_TEXTS} == REQUIREMENTS
+
+
+async def game_page(
+    request: Request, web: Any, user: Any, lang: str, game: GameCtx, nav: str, template: str, **context: Any
+) -> HTMLResponse:
+    uid = user.user_id if user else None
+    ctx = await game_context(web, request, game, uid, nav)
+    ctx.update(user=uid, **flash_context(request))
+    ctx.update(context)
+    status = ctx.pop("status", 200)
+    response = render(request, template, ctx, lang=lang, status=status)
+    clear_flash(response, request)
+    return response
+
+
+async def clocks(web: Any, game: GameCtx, uid: str | None, lang: str) -> list[tuple[str, datetime, str]]:
+    out = []
+    for d in await web.queries.deadlines(game.id, uid):
+        due = datetime.fromisoformat(d["due_at"])
+        out.append((d["key"], due, deadline_label(lang, d["key"])))
+    return out
+
+
+def _revealed(resident: Any) -> str | None:
+    """The faction of the dead is public (ROLE-DEAD, the death notice); the living keep it."""
+    faction = resident.faction
+    return faction.value if faction is not None and not resident.alive else None
+
+
+def city_rows(game: GameCtx) -> list[dict[str, Any]]:
+    s = game.state
+    rows = []
+    for name, c in s.cities.items():
+        residents = [
+            {
+                "user": u,
+                "alive": s.residents[u].alive,
+                "faction": _revealed(s.residents[u]),
+            }
+            for u in c.residents
+        ]
+        rows.append(
+            {
+                "name": name,
+                "tribune": c.tribune,
+                "judge": c.judge,
+                "population": len(c.residents),
+                "living": len(s.living(name)),
+                "mafia_count": c.mafia_count
+                if s.deal.numbers or s.stage.value in ("dealt", "running", "finished")
+                else "?",
+                "decided": c.decided.value if c.decided else None,
+                "residents": residents,
+            }
+        )
+    return rows
+
+
+async def posts_of(web: Any, game: GameCtx) -> list[Any]:
+    return [e for _s, e in reversed(day_posts(await PAGE_EVENTS.read(web.service, game.id)))]
+
+
+# --- the game page ------------------------------------------------------------------
+
+
+@router.get("/games/new", include_in_schema=False)
+async def new_game_form(request: Request, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    ctx = {"user": user.user_id, "defaults": GameSettings(), "form": {}, **flash_context(request)}
+    response = render(request, "pages/new_game.html", ctx, lang=lang)
+    clear_flash(response, request)
+    return response
+
+
+NEW_GAME_FIELDS = {
+    "city_count": int,
+    "population_per_city": int,
+    "mafia_share_percent": int,
+    "day_start_time": str,
+    "default_vote_opens": str,
+    "default_vote_closes": str,
+    "commissar_check_mode": str,
+}
+
+
+@router.post("/games/new", include_in_schema=False, dependencies=[CsrfChecked])
+async def create_game(request: Request, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    form = _form(await request.form())
+    try:
+        game_id = text(form, "game_id", required=False, limit=40) or f"g-{secrets.token_hex(3)}"
+        if (
+            not all(ch.isascii() and (ch.isalnum() or ch == "-") for ch in game_id)
+            or game_id != game_id.lower()
+        ):
+            raise FormError("game_id")
+        settings: dict[str, Any] = {}
+        for name, kind in NEW_GAME_FIELDS.items():
+            raw = text(form, name, required=False, limit=10)
+            if raw:
+                settings[name] = integer(form, name) if kind is int else raw
+        title = text(form, "title", limit=120)
+        GameSettings.from_mapping(settings)
+        command = CreateGame(actor=user.user_id, title=title, settings=settings)
+        command_id = scoped(
+            user.user_id, text(form, "command_id", required=False, limit=60) or secrets.token_hex(8)
+        )
+        await web.service.create_game(game_id, command, command_id, time_scale=web.settings.time_scale)
+    except (RuleViolation, ServiceError, WebError) as exc:
+        info = describe(exc, lang)
+        ctx = {"user": user.user_id, "defaults": GameSettings(), "form": form, "error": info}
+        return render(request, "pages/new_game.html", ctx, lang=lang, status=info.status if info else 422)
+    return redirect(f"/games/{game_id}/console/procurator", ok="Game created.", lang=lang)
+
+
+@router.get("/games/{game_id}", include_in_schema=False)
+async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUser, lang: Lang) -> Response:
+    game = await load_game(web, game_id)
+    uid = user.user_id if user else None
+    s = game.state
+    consigliere = s.consigliere if uid and uid in (s.procurator, s.consigliere) else None
+    game_info = {
+        "procurator": s.procurator,
+        "arbiter": s.arbiter,
+        "consigliere": consigliere,
+        "signups": list(s.signups),
+        "non_default": s.settings.non_default(),
+        "result": s.result.value if s.result else None,
+    }
+    return await game_page(
+        request,
+        web,
+        user,
+        lang,
+        game,
+        "game",
+        "pages/game.html",
+        info=game_info,
+        posts=await posts_of(web, game),
+        deadlines=await clocks(web, game, uid, lang),
+        cities=city_rows(game),
+        requirements=REQUIREMENT_TEXTS,
+        rule_ids=RULE_IDS,
+    )
+
+
+@router.get("/games/{game_id}/part/{name}", include_in_schema=False)
+async def game_part(
+    request: Request, game_id: str, name: str, web: WebDep, user: CurrentUser, lang: Lang
+) -> Response:
+    """The live regions of the pages, re-fetched when the WebSocket says something changed."""
+    game = await load_game(web, game_id)
+    uid = user.user_id if user else None
+    ctx: dict[str, Any] = {"user": uid}
+    if name == "posts":
+        ctx["posts"] = await posts_of(web, game)
+        template = "partials/posts.html"
+    elif name == "clocks":
+        ctx["deadlines"] = await clocks(web, game, uid, lang)
+        template = "partials/clocks.html"
+    elif name == "cities":
+        ctx["cities"] = city_rows(game)
+        template = "partials/cities.html"
+    elif name == "inbox-list" and uid:
+        ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
+        template = "partials/inbox_list.html"
+    else:
+        raise WebError(WebErrorCode.NOT_FOUND, what=name)
+    ctx.update(await game_context(web, request, game, uid, ""))
+    return render(request, template, ctx, lang=lang)
+
+
+# --- role card and inboxes ------------------------------------------------------------
+
+
+@router.get("/games/{game_id}/role", include_in_schema=False)
+async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    game = await load_game(web, game_id)
+    card = await web.queries.role_card(game_id, user.user_id)
+    resident = card.get("resident") or {}
+    fellows = [u for u in resident.get("mafia", []) if u != user.user_id]
+    can_ack = resident.get("faction") == "mafia" and not resident.get("acknowledged")
+    s = game.state
+    me = s.residents.get(user.user_id)
+    choices: list[str] = []
+    if me is not None and me.alive and s.phase.value == "day" and s.cities[me.city].voting is None:
+        choices = s.living(me.city)  # EXEC-3; the engine judges eligibility
+    mine = s.cities[me.city].nominations.get(user.user_id) if me else None
+    return await game_page(
+        request,
+        web,
+        user,
+        lang,
+        game,
+        "role",
+        "pages/role.html",
+        fellows=fellows,
+        can_acknowledge=can_ack,
+        acknowledged=resident.get("acknowledged"),
+        nominate_choices=choices,
+        my_nomination=mine,
+    )
+
+
+async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
+    counts = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}
+    rows = readable_inboxes(game.state, uid, include_archived=True)
+    for row in rows:
+        found = counts.get(row.id, {})
+        row.unread = int(found.get("unread", 0))
+        row.messages = int(found.get("messages", 0))
+        row.label = inbox_label(lang, game.state, row.id, uid)  # type: ignore[attr-defined]
+    return rows
+
+
+@router.get("/games/{game_id}/inboxes", include_in_schema=False)
+async def inboxes(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    game = await load_game(web, game_id)
+    return await game_page(
+        request,
+        web,
+        user,
+        lang,
+        game,
+        "inboxes",
+        "pages/inboxes.html",
+        inboxes=await inbox_rows(web, game, user.user_id, lang),
+    )
+
+
+async def inbox_context(
+    web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str, mark_read: bool = True
+) -> dict[str, Any]:
+    s = game.state
+    before = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}.get(inbox_id, {})
+    found = await web.queries.inbox(game.id, inbox_id, uid, mark_read=mark_read)
+    if found is None or not can_read(s, inbox_id, uid):
+        raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
+    inbox = s.inboxes[inbox_id]
+    level = access(s, inbox_id, uid)
+    hosts = s.hosts()
+    messages = []
+    for m in found["messages"]:
+        at = m["at"] if isinstance(m["at"], datetime) else datetime.fromisoformat(str(m["at"]))
+        messages.append(
+            {
+                "seq": m["seq"],
+                "author": m["author"],
+                "label": author_label(lang, m["author"]),
+                "text": m["text"],
+                "at": at,
+                "host": m["author"] in hosts,
+                "keyword": keywords_only(inbox.kind),
+            }
+        )
+    unread = int(before.get("unread", 0))
+    read_upto = messages[-unread - 1]["seq"] if 0 < unread < len(messages) else (0 if unread else 10**12)
+    buttons: list[tuple[str, str]] = []
+    if level is Access.WRITE and inbox.kind == "voting":
+        buttons = [(Keyword.EXECUTE.value, ""), (Keyword.WITHDRAW.value, "secondary")]
+    elif level is Access.WRITE and inbox.kind == "polling":
+        buttons = [(Keyword.GANDHI.value, "ok"), (Keyword.HITLER.value, "dark")]
+    tally = None
+    closed = None
+    if inbox.kind == "voting" and inbox.city:
+        tally = execution_tally(s, inbox.city, uid) or []
+        closed = last_closed_vote(await PAGE_EVENTS.read(web.service, game.id), inbox.city)
+        if closed and s.cities[inbox.city].voting and not s.cities[inbox.city].voting.closed:  # type: ignore[union-attr]
+            closed = None
+    return {
+        "inbox": {
+            "id": inbox_id,
+            "kind": inbox.kind,
+            "archived": inbox.archived,
+            "label": inbox_label(lang, s, inbox_id, uid),
+        },
+        "messages": messages,
+        "read_upto": read_upto,
+        "can_post": level is Access.WRITE,
+        "members": member_list(s, inbox_id, uid),
+        "vote_buttons": buttons,
+        "keywords_only": keywords_only(inbox.kind),
+        "max_length": s.settings.message_max_length,
+        "tally": tally,
+        "closed": closed,
+    }
+
+
+def author_label(lang: str, author: str) -> str:
+    if author == "consigliere":
+        return {"ru": "Консильери", "en": "Consigliere"}[lang]
+    if author.startswith("commissar:"):
+        city = author.partition(":")[2]
+        return ("Комиссар " if lang == "ru" else "Commissar of ") + city
+    return author
+
+
+@router.get("/games/{game_id}/inboxes/{inbox_id:path}/part", include_in_schema=False)
+async def inbox_part(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    game = await load_game(web, game_id)
+    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
+    ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
+    ctx["draft"] = request.query_params.get("draft", "")
+    return render(request, "partials/inbox_body.html", ctx, lang=lang)
+
+
+@router.get("/games/{game_id}/inboxes/{inbox_id:path}/tally", include_in_schema=False)
+async def tally_part(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    game = await load_game(web, game_id)
+    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang, mark_read=False)
+    ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
+    return render(request, "partials/tally.html", ctx, lang=lang)
+
+
+@router.post(
+    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False, dependencies=[CsrfChecked]
+)
+async def post_message(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    """A message, a typed vote or a vote button: all the same PostMessage (EXEC-5, JUDGE-ELECT-10)."""
+    form = _form(await request.form())
+    body = str(form.get("text", "")) if not isinstance(form.get("text"), list) else form["text"][0]
+    back = f"/games/{game_id}/inboxes/{inbox_id}"
+    error = None
+    try:
+        command = PostMessage(actor=user.user_id, inbox=inbox_id, text=body)
+        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        await web.service.execute(game_id, command, command_id)
+    except (RuleViolation, ServiceError, WebError) as exc:
+        error = describe(exc, lang)
+    if request.headers.get("hx-request"):
+        game = await load_game(web, game_id)
+        ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
+        ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
+        ctx.update(error=error, draft=body if error else "", flash=None)
+        return render(request, "partials/inbox_body.html", ctx, lang=lang, status=200)
+    if error is not None:
+        return redirect(back, error=error, draft=body, lang=lang)
+    return redirect(back, lang=lang)
+
+
+@router.get("/games/{game_id}/inboxes/{inbox_id:path}", include_in_schema=False)
+async def inbox_view(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    game = await load_game(web, game_id)
+    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
+    return await game_page(request, web, user, lang, game, "inboxes", "pages/inbox.html", **ctx)
+
+
+# --- every other form ----------------------------------------------------------------
+
+
+def _form(raw: Any) -> Form:
+    out: Form = {}
+    for key in raw:
+        values = [v for v in raw.getlist(key) if isinstance(v, str)]
+        out[key] = values if len(values) > 1 or key in ("accepted",) else (values[0] if values else "")
+    return out
+
+
+@router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CsrfChecked])
+async def do(
+    request: Request, game_id: str, action: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    """One form, one engine command through the service, with the API's scoped command ids.
+    An error comes back to the same page as a translated message with its stable code."""
+    form = _form(await request.form())
+    back = safe_next(str(form.get("next") or ""), f"/games/{game_id}")
+    try:
+        game = await load_game(web, game_id)
+        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        if action == "signup":
+            await web.accounts.check_not_banned(user.user_id)
+            contact = web.accounts.validate_contact(text(form, "contact", required=False))
+            accepted = frozenset(a for a in form.get("accepted", []) if a in REQUIREMENTS)
+            await web.service.execute(
+                game_id, SignUp(actor=user.user_id, accepted=accepted, has_contact=bool(contact)), command_id
+            )
+            await web.accounts.save_contact(game_id, user.user_id, contact)
+            return redirect(back, ok="You are signed up.", lang=lang)
+        builder = ACTIONS.get(action)
+        if builder is None:
+            raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=action)
+        command = builder(form, user.user_id, game.state)
+        await web.service.execute(game_id, command, command_id)
+    except (RuleViolation, ServiceError, WebError, AccountError) as exc:
+        return redirect(back, error=describe(exc, lang), lang=lang)
+    return redirect(back, ok="Done.", lang=lang)
+
+
+__all__ = ["ev", "router"]

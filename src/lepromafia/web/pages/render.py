@@ -1,0 +1,100 @@
+"""Jinja2 rendering for the pages: one environment, the shared context, time helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from ...engine.calendar import MOSCOW
+from ...store.projection import GameClock
+from ..deps import csrf_token
+from .strings import translate
+
+WEB_DIR = Path(__file__).resolve().parent.parent
+TEMPLATES = WEB_DIR / "templates"
+STATIC = WEB_DIR / "static"
+ASSET_VERSION = "3"
+
+OFFICE_TITLES = {
+    "procurator": "Procurator's console",
+    "tribune": "Tribune's console",
+    "arbiter": "Arbiter's console",
+    "consigliere": "Consigliere's console",
+}
+
+env = Environment(
+    loader=FileSystemLoader(str(TEMPLATES)),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def local(dt: datetime | None) -> str:
+    """A game moment as Moscow wall-clock time."""
+    if dt is None:
+        return ""
+    return dt.astimezone(MOSCOW).strftime("%d.%m %H:%M")
+
+
+@dataclass(frozen=True)
+class Due:
+    iso: str
+    seconds: float
+    """Game seconds left when the page was rendered (the browser counts down from there,
+    so a skewed client clock does not matter)."""
+    scale: float
+    local: str
+    left: str
+
+
+def remaining(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def due_of(clock: GameClock | None, now_game: datetime | None, due: datetime) -> Due:
+    """A deadline for the browser: its real moment (the game may run faster than life)."""
+    if clock is None or now_game is None:
+        return Due(due.isoformat(), 0.0, 1.0, local(due), local(due))
+    left = max(0.0, (due - now_game).total_seconds())
+    return Due(due.isoformat(), left, clock.scale, local(due), remaining(left))
+
+
+def render(request: Request, template: str, context: dict[str, Any], *, status: int = 200,
+           lang: str = "ru") -> HTMLResponse:
+    clock: GameClock | None = context.get("game_clock")
+    now_game: datetime | None = context.get("now_game")
+
+    def _(msgid: str, **fields: Any) -> str:
+        return translate(lang, msgid, **fields)
+
+    base = {
+        "request": request,
+        "request_path": request.url.path,
+        "lang": lang,
+        "_": _,
+        "local": local,
+        "clock": lambda due: due_of(clock, now_game, due),
+        "csrf_token": lambda: csrf_token(request),
+        "asset_version": ASSET_VERSION,
+        "office_titles": OFFICE_TITLES,
+        "user": None,
+        "game": None,
+        "seat": None,
+        "live_game": None,
+        "error": None,
+        "flash": None,
+    }
+    base.update(context)
+    base["csrf"] = csrf_token(request)
+    html = env.get_template(template).render(base)
+    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,274 @@
+"""What a page may show one viewer: small read helpers over the state and the visible events.
+
+Secrets (factions, the Consigliere, commissars, mafia inboxes, check results) never come
+from the state directly unless the viewer's own seat entitles him to them; inbox contents
+come only from events ``visible_to`` the viewer (RULES.md §9). Templates get plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ...engine import events as ev
+from ...engine.events import Event
+from ...engine.inboxes import POLICY, Access, Kind, access, member_list
+from ...engine.state import Faction, GameState, PhaseKind, Stage
+from ...engine.visibility import visible_to
+
+Seq = int
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Everything the viewer himself is in this game."""
+
+    user: str | None
+    procurator: bool = False
+    consigliere: bool = False
+    arbiter: bool = False
+    tribune_of: tuple[str, ...] = ()
+    city: str | None = None
+    """The city he lives in, if a resident."""
+    alive: bool = True
+    faction: str | None = None
+    signed_up: bool = False
+    commissar: bool = False
+    godfather: bool = False
+    judge: bool = False
+
+    @property
+    def host(self) -> bool:
+        return self.procurator or self.consigliere or self.arbiter or bool(self.tribune_of)
+
+    @property
+    def consoles(self) -> list[str]:
+        found = []
+        for office in ("procurator", "tribune", "arbiter", "consigliere"):
+            if (office == "tribune" and self.tribune_of) or getattr(self, office, False) is True:
+                found.append(office)
+        return found
+
+
+def seat_of(state: GameState, user: str | None) -> Seat:
+    if user is None:
+        return Seat(None)
+    resident = state.residents.get(user)
+    city = state.cities.get(resident.city) if resident else None
+    return Seat(
+        user,
+        procurator=user == state.procurator,
+        consigliere=user == state.consigliere,
+        arbiter=user == state.arbiter,
+        tribune_of=tuple(name for name, c in state.cities.items() if c.tribune == user),
+        city=resident.city if resident else None,
+        alive=resident.alive if resident else True,
+        faction=resident.faction.value if resident and resident.faction else None,
+        signed_up=user in state.signups,
+        commissar=bool(city and city.commissar == user),
+        godfather=bool(city and city.godfather == user),
+        judge=bool(city and city.judge == user),
+    )
+
+
+def phase_key(state: GameState) -> str:
+    if state.stage is Stage.FINISHED or state.phase is PhaseKind.OVER:
+        return "finished"
+    if state.stage is not Stage.RUNNING:
+        return state.stage.value
+    return state.phase.value
+
+
+# --- inboxes ------------------------------------------------------------------------
+
+
+@dataclass
+class InboxRow:
+    id: str
+    kind: str
+    city: str | None
+    subject: str | None
+    title: str
+    access: str
+    """'write' or 'read'."""
+    archived: bool
+    messages: int = 0
+    unread: int = 0
+    last_seq: int = 0
+
+
+def inbox_kind_order(kind: str) -> int:
+    order = [
+        "voting",
+        "polling",
+        "city",
+        "personal",
+        "mafia",
+        "court",
+        "offer",
+        "line",
+        "police",
+        "office",
+        "bar",
+        "removal",
+        "impeachment",
+        "secret",
+        "cemetery",
+        "notary",
+    ]
+    return order.index(kind) if kind in order else len(order)
+
+
+def readable_inboxes(
+    state: GameState, viewer: str | None, *, include_archived: bool = False
+) -> list[InboxRow]:
+    rows = []
+    for inbox in state.inboxes.values():
+        level = access(state, inbox.id, viewer)
+        if level is Access.NONE or (inbox.archived and not include_archived):
+            continue
+        rows.append(
+            InboxRow(
+                inbox.id,
+                inbox.kind,
+                inbox.city,
+                inbox.subject,
+                inbox.title,
+                "write" if level is Access.WRITE else "read",
+                inbox.archived,
+            )
+        )
+    rows.sort(key=lambda r: (r.archived, inbox_kind_order(r.kind), r.city or "", r.subject or "", r.id))
+    return rows
+
+
+@dataclass(frozen=True)
+class Message:
+    seq: Seq
+    at: datetime
+    author: str
+    text: str
+
+
+def messages_in(events: Sequence[tuple[Seq, Event]], inbox: str, viewer: str | None) -> list[Message]:
+    return [
+        Message(seq, e.at, e.author, e.text)
+        for seq, e in events
+        if isinstance(e, ev.MessagePosted) and e.inbox == inbox and visible_to(e, viewer)
+    ]
+
+
+def count_messages(events: Iterable[tuple[Seq, Event]], viewer: str | None) -> dict[str, list[Seq]]:
+    """Inbox -> seqs of the messages the viewer may read there."""
+    found: dict[str, list[Seq]] = {}
+    for seq, e in events:
+        if isinstance(e, ev.MessagePosted) and visible_to(e, viewer):
+            found.setdefault(e.inbox, []).append(seq)
+    return found
+
+
+def members_of(state: GameState, inbox: str, viewer: str | None) -> list[str] | None:
+    """INBOX-GEN-5: the member list where the viewer may see it (None: hidden)."""
+    return member_list(state, inbox, viewer)
+
+
+def keywords_only(kind: str) -> bool:
+    try:
+        return POLICY[Kind(kind)].keywords_only
+    except ValueError:
+        return False
+
+
+# --- votes --------------------------------------------------------------------------
+
+
+@dataclass
+class TallyRow:
+    candidate: str
+    inbox: str | None
+    votes: int
+    voters: list[str] = field(default_factory=list)
+    readable: bool = True
+
+
+def execution_tally(state: GameState, city: str, viewer: str | None) -> list[TallyRow] | None:
+    """The live tally of a city's open execution vote, candidate by candidate, where the
+    viewer may read the candidate's voting inbox (INBOX-VOTE-1); None if no vote is open."""
+    c = state.cities.get(city)
+    if c is None or c.voting is None:
+        return None
+    rows = []
+    for candidate in c.voting.candidates:
+        inbox = state.current.get(f"voting:{city}/{candidate}")
+        readable = inbox is not None and access(state, inbox, viewer) is not Access.NONE
+        active = c.voting.active.get(candidate, {})
+        voters = sorted(active, key=lambda u: active[u]) if readable else []
+        rows.append(TallyRow(candidate, inbox, len(active) if readable else 0, voters, readable))
+    rows.sort(key=lambda r: (-r.votes, r.candidate))
+    return rows
+
+
+def last_closed_vote(events: Sequence[tuple[Seq, Event]], city: str) -> ev.VotingClosed | None:
+    for _seq, e in reversed(events):
+        if isinstance(e, ev.VotingClosed) and e.city == city:
+            return e
+    return None
+
+
+# --- public record ------------------------------------------------------------------
+
+
+def day_posts(events: Sequence[tuple[Seq, Event]]) -> list[tuple[Seq, ev.DayPostPublished]]:
+    return [(seq, e) for seq, e in events if isinstance(e, ev.DayPostPublished) and e.audience.public]
+
+
+def public_deaths(events: Sequence[tuple[Seq, Event]]) -> dict[str, ev.ResidentDied]:
+    return {e.user: e for _s, e in events if isinstance(e, ev.ResidentDied) and e.audience.public}
+
+
+def visible_events(
+    events: Sequence[tuple[Seq, Event]], viewer: str | None, kinds: tuple[type[Event], ...]
+) -> list[tuple[Seq, Event]]:
+    return [(s, e) for s, e in events if isinstance(e, kinds) and visible_to(e, viewer)]
+
+
+def fellow_mafiosi(events: Sequence[tuple[Seq, Event]], viewer: str | None, city: str) -> list[str]:
+    """The mafiosi of the viewer's city as his MafiaDealt notice told him (DIST-5)."""
+    for _s, e in events:
+        if isinstance(e, ev.MafiaDealt) and e.city == city and visible_to(e, viewer):
+            return list(e.mafiosi)
+    return []
+
+
+def consigliere_known(state: GameState, viewer: str | None) -> str | None:
+    """HOST-CONS-5: the Consigliere's identity for the Procurator and himself only."""
+    if viewer is not None and viewer in (state.procurator, state.consigliere):
+        return state.consigliere
+    if state.stage is Stage.FINISHED:
+        return state.consigliere
+    return None
+
+
+def my_faction(state: GameState, viewer: str | None) -> Faction | None:
+    r = state.residents.get(viewer or "")
+    return r.faction if r else None
+
+
+def deadlines_for(state: GameState, seat: Seat) -> list[tuple[str, datetime]]:
+    """Deadlines a seat may see on its clocks: the public calendar for everyone; the rest
+    of the keys only for hosts (they name no secret beyond the phase they belong to)."""
+    public_prefixes = (
+        "day_start",
+        "day_end",
+        "vote_open",
+        "vote_close",
+        "poll_open",
+        "poll_close",
+        "pardon_close",
+    )
+    shown = []
+    for key, due in sorted(state.deadlines.items(), key=lambda kv: kv[1]):
+        if seat.procurator or key.startswith(public_prefixes):
+            shown.append((key, due))
+    return shown

@@ -1,0 +1,151 @@
+"""A live server for the browser tests: uvicorn in a thread, a temporary SQLite database, a
+manual clock the test moves, and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from lepromafia.engine.calendar import MOSCOW
+from lepromafia.service.clock import ManualClock
+from lepromafia.web.app import create_app
+from lepromafia.web.settings import WebSettings
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+PASSWORD = "correct-horse-42"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    def __init__(self, tmp: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.clock = ManualClock(datetime(2026, 11, 30, 12, 0, tzinfo=MOSCOW))
+        settings = WebSettings(database_url=f"sqlite+aiosqlite:///{tmp / 'game.db'}", sweep_interval=0.1,
+                               login_max_failures=1000)
+        self.app = create_app(settings, clock=self.clock)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                ws="websockets", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.tokens: dict[str, str] = {}
+
+    def start(self) -> None:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    # --- driving the game through the JSON API (the parts no browser needs to click) --
+
+    def register(self, login: str) -> str:
+        r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD})
+        assert r.status_code == 201, r.text
+        self.tokens[login] = r.json()["token"]
+        return self.tokens[login]
+
+    def api(self, user: str, path: str, body: dict[str, Any] | None = None, *, ok: bool = True) -> Any:
+        body = dict(body or {})
+        body.setdefault("command_id", f"t-{time.monotonic_ns()}")
+        r = httpx.post(f"{self.url}/api{path}", json=body,
+                       headers={"Authorization": f"Bearer {self.tokens[user]}"})
+        if ok:
+            assert r.status_code < 300, f"{path}: {r.status_code} {r.text}"
+        return r
+
+    def command(self, user: str, game: str, name: str, **fields: Any) -> Any:
+        return self.api(user, f"/games/{game}/commands/{name}", fields)
+
+    def state(self, game: str) -> Any:
+        web = self.app.state.web
+        loop = self._loop()
+        return asyncio.run_coroutine_threadsafe(web.service.state(game), loop).result(10)
+
+    def version(self, game: str) -> int:
+        web = self.app.state.web
+        return int(asyncio.run_coroutine_threadsafe(web.queries.version(game), self._loop()).result(10))
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        web = self.app.state.web
+        return web.service._lanes[0].task.get_loop()  # the server's loop
+
+    def advance_to(self, moment: datetime, game: str, until: Any = None, timeout: float = 10) -> Any:
+        """Move the clock (game time runs at scale 1 from the epoch = real time here) and
+        wait for the sweeper to fire what became due."""
+        self.clock.set(moment)
+        end = time.monotonic() + timeout
+        while True:
+            state = self.state(game)
+            due = [d for d in state.deadlines.values() if d <= moment]
+            if not due and (until is None or until(state)):
+                return state
+            if time.monotonic() > end:
+                raise AssertionError(f"deadlines still due at {moment}: {due}")
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = LiveServer(tmp_path_factory.mktemp("live"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shots() -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS
+
+
+def login(browser: Any, live: LiveServer, user: str, *, width: int = 1200) -> Any:
+    """A browser context logged in as ``user`` through the real login form."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="ru-RU")
+    page = context.new_page()
+    page.goto(f"{live.url}/login")
+    page.fill("#login", user)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live.url}/")
+    return page
+
+
+__all__ = ["ARGS", "CHROMIUM", "LiveServer", "login", "os", "shutil"]
