@@ -54,6 +54,9 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
                 self.on_checks(table, now)
             elif isinstance(event, ev.CommissarOfferResolved) and not event.accepted:
                 self.offer(table, event.city, now)
+            elif isinstance(event, ev.CommissarVacated) and event.replace \
+                    and table.game.phase is PhaseKind.DAY:
+                self.offer(table, event.city, now + 10 * MINUTE)  # COMM-9, AMBUSH-1
             elif isinstance(event, ev.GodfatherElectionFailed):
                 self.appoint_godfather(table, event.city, now)
             elif isinstance(event, ev.JudgeElectionScheduled):
@@ -76,8 +79,11 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
             self.choose_preset(table, now)
             return
         for name in s.cities:
-            if table.game.cities[name].decided is not None:
+            c = table.game.cities[name]
+            if c.decided is not None:
                 continue
+            if c.appointment_open and c.commissar is None and c.offer is None:
+                self.offer(table, name, now + 30 * MINUTE)  # a replacement (COMM-9, RESTORE-5)
             self.schedule_vote(table, name, now)
             self.judge_day(table, name, now + MINUTE)
             self.citizen_day(table, name, now + MINUTE)
@@ -286,6 +292,8 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
         honest = [u for u in s.living(name) if s.residents[u].faction is Faction.HONEST]
         deciders = [city.godfather] if city.godfather else s.living_mafia(name)
         target = self.rng.choice(honest) if honest and self.rng.random() < 0.95 else NO_KILL
+        if s.day == 2 and city.commissar in honest and self.chance(0.3):
+            target = city.commissar  # a lucky guess: an early death brings the ambush (AMBUSH-1)
         for mafioso in deciders:
             if mafioso:
                 self.try_do(table, cmd.DeclareKill(actor=mafioso, target=target), now)

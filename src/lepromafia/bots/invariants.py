@@ -13,6 +13,7 @@ Both return human-readable violation strings; an empty list means the game is so
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from datetime import datetime
@@ -58,12 +59,16 @@ class StepChecker:
     accepted: int = 0
     rejected: int = 0
     illegal_tried: int = 0
+    probes: Counter[str] = field(default_factory=Counter)
+    """Illegal moves tried, by command kind."""
 
     def attempt(self, table: Table, command: cmd.Command, now: datetime,
                 illegal: bool = False) -> list[Event]:
         """Play ``command``; ``illegal`` marks a move the engine must reject."""
         before, logged = table.state, len(table.events)
         self.illegal_tried += illegal
+        if illegal:
+            self.probes[type(command).__name__] += 1
         try:
             events = table.do(command, now)
         except RuleViolation:

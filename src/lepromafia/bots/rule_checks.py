@@ -30,6 +30,8 @@ class RuleTracker:
     ambushed: set[tuple[str, int]] = field(default_factory=set)
     """(city, night) on which the city's mafia stood in ambush (AMBUSH-11)."""
     pardons: dict[tuple[str, int], int] = field(default_factory=dict)
+    judges_at_vote: dict[tuple[str, int], str | None] = field(default_factory=dict)
+    """(city, day) -> the sitting judge when the execution vote opened (JUDGE-4)."""
 
     def before(self, s: GameState, e: Event) -> list[str]:
         """Breaches ``e`` commits in state ``s`` (the state before it)."""
@@ -48,6 +50,7 @@ class RuleTracker:
                 problems.append(f"a nomination in restoring {e.city} (RESTORE-7)")
         elif isinstance(e, ev.VotingOpened):
             judge = s.cities[e.city].judge
+            self.judges_at_vote[(e.city, e.day)] = judge
             if judge in e.candidates:
                 problems.append(f"sitting judge {judge} stands for execution (JUDGE-4)")
             if _paused(s, e.city):
@@ -94,7 +97,9 @@ class RuleTracker:
         problems: list[str] = []
         city = s.cities[e.city]
         if e.cause == "execution":
-            if e.user == city.judge:
+            # JUDGE-4 bars the judge of the vote's opening; one elected while condemned
+            # is a gap in the rules (reported; docs/decisions/sim2.md).
+            if e.user == city.judge and self.judges_at_vote.get((e.city, s.day)) == e.user:
                 problems.append(f"sitting judge {e.user} executed (JUDGE-4)")
             if _paused(s, e.city):
                 problems.append(f"an execution in restoring {e.city} (RESTORE-7)")
