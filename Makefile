@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck bench simulate clean
+.PHONY: install run test lint typecheck bench simulate clean rules-doc services
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -19,20 +19,30 @@ run: $(STAMP)
 	$(VENV)/bin/lepromafia demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests $(wildcard bench)
+	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
 	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: $(STAMP)
-	$(VENV)/bin/ruff check src tests $(wildcard bench)
+# PostgreSQL and Redis run on this machine kind; start them if they are down. Tests that
+# need them fail (never skip) when they cannot be reached.
+services:
+	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
+	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+
+test: $(STAMP) services
+	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
-bench: $(STAMP)
+rules-doc: $(STAMP)
+	$(PY) tools/rules_coverage_doc.py
+
+bench: $(STAMP) services
 	$(PY) bench/engine_bench.py
+	$(PY) bench/service_bench.py
 
 simulate: $(STAMP)
 	$(VENV)/bin/lepromafia simulate --games 1000 --cities 5

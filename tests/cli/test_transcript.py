@@ -108,7 +108,7 @@ def test_votes_show_tallies_voters_mind_changes_and_lots():
 
 
 def test_the_result_score_and_city_decisions_close_the_game():
-    """WIN-1..5: every city decision, the overall result and the score by city."""
+    """WIN-1, WIN-2, WIN-3, WIN-4, WIN-5: every city decision, the overall result and the score by city."""
     events = log(7)
     sections = transcript(events)
     body = text(sections)

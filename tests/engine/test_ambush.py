@@ -1,4 +1,4 @@
-"""Ambush and disclosures (AMBUSH-1..12, MAFIA-DISCLOSE, COMM-DISCLOSE)."""
+"""Ambush and disclosures (AMBUSH-1, AMBUSH-2, AMBUSH-3, AMBUSH-4, AMBUSH-5, AMBUSH-6, AMBUSH-7, AMBUSH-8, AMBUSH-9, AMBUSH-10, AMBUSH-11, AMBUSH-12, MAFIA-DISCLOSE, COMM-DISCLOSE)."""
 
 from lepromafia.engine import events as ev
 from lepromafia.engine.commands import (
@@ -179,7 +179,8 @@ def test_no_judge_kill_on_an_ambush_night():
 
 
 def test_a_confirmed_disclosure_makes_the_mafioso_immune_for_the_day():
-    """MAFIA-DISCLOSE-1, -3, -4, EX-9: confirmed at 12:00 on Day 2 → no nomination that day."""
+    """MAFIA-DISCLOSE-1, MAFIA-DISCLOSE-2, MAFIA-DISCLOSE-3, MAFIA-DISCLOSE-4, EX-9: the
+    Procurator's confirmation is recorded publicly with its reason; no nomination that day."""
     g = town_with_commissar()
     g.to(2, "10:00")
     g.reject(ConfirmMafiosoDisclosure(actor=TRIBUNES[0], user="m2", reason="x"), when(2, "12:00"),
@@ -209,7 +210,9 @@ def test_immunity_during_the_vote_zeroes_the_tally_and_after_the_close_it_is_tom
 
 
 def test_a_disclosed_commissar_is_replaced_only_above_half_the_initial_population():
-    """COMM-DISCLOSE-1, -4 (AMB-18), EX-23: 20 of 20 alive → replaced; no ambush right."""
+    """COMM-DISCLOSE-1, COMM-DISCLOSE-2, COMM-DISCLOSE-3, COMM-DISCLOSE-4 (AMB-18), EX-23: the
+    confirmation is recorded with its reason for the Procurator and the commissar; 20 of 20
+    alive → replaced; no ambush right."""
     g = town_with_commissar()
     g.to(2, "10:00")
     g.reject(ConfirmCommissarDisclosure(actor=PROCURATOR, city=TOWN, reason=" "), when(2, "11:00"),

@@ -79,7 +79,7 @@ def test_no_seat_is_ever_transferred():
 
 
 def test_an_observer_reads_another_city_s_inbox_only():
-    """ROLE-OBS-1..3, INBOX-CITY-5, EX-46: read-only, later renewals too, nothing else."""
+    """ROLE-OBS-1, ROLE-OBS-2, ROLE-OBS-3, INBOX-CITY-5, EX-46: read-only, later renewals too, nothing else."""
     g = day_two()
     g.reject(RequestObservation(actor="carol", city=TOWN), when(2, "11:00"), ErrorCode.OBSERVER_INVALID)
     (joined,) = g.do(RequestObservation(actor="carol", city="Глюкоград"), 2, "11:00")
@@ -121,7 +121,7 @@ def parity_morning(g):
 
 
 def test_at_parity_last_night_s_honest_victim_is_the_spirit():
-    """SPIRIT-1, -2, -3, -5, -6, EX-40: banned in the city inbox, not in the Cemetery, votes."""
+    """SPIRIT-1, SPIRIT-2, SPIRIT-3, SPIRIT-5, SPIRIT-6, EX-40: banned in the city inbox, not in the Cemetery, votes."""
     from lepromafia.engine.rules.citizens import spirits_of
 
     g = day_two()

@@ -1,4 +1,4 @@
-"""Commissar appointment by lot and the night checks (COMM-APPT, COMM, SEC-1..3, SEC-6)."""
+"""Commissar appointment by lot and the night checks (COMM-APPT, COMM, SEC-1, SEC-2, SEC-3, SEC-6)."""
 
 from lepromafia.engine import events as ev
 from lepromafia.engine.commands import (

@@ -54,7 +54,7 @@ def elect(g, judges, day=1):
 
 
 def test_day_one_holds_judge_elections_announced_six_hours_ahead():
-    """START-1, JUDGE-ELECT-1, -4, TIME-5: 16:00–19:00 announced at 10:00."""
+    """START-1, JUDGE-ELECT-1, JUDGE-ELECT-4, TIME-5: 16:00–19:00 announced at 10:00."""
     g = four_cities()
     scheduled = g.events_of(ev.JudgeElectionScheduled)
     assert {e.city for e in scheduled} == set("ABCD") and all(e.audience.public for e in scheduled)
@@ -72,7 +72,7 @@ def test_no_court_and_no_judges_with_three_cities():
 
 
 def test_a_candidate_is_elected_and_the_court_inbox_opens_for_the_judges():
-    """JUDGE-ELECT-3, -5, -14, -15, INBOX-COURT-1, -3, INBOX-POLL-1, JUDGE-1, JUDGE-2."""
+    """JUDGE-ELECT-3, JUDGE-ELECT-5, JUDGE-ELECT-14, JUDGE-ELECT-15, INBOX-COURT-1, INBOX-COURT-3, INBOX-POLL-1, JUDGE-1, JUDGE-2."""
     g = four_cities()
     elect(g, {"A": "a1", "B": "b2", "C": "c3", "D": "d4"})  # a1 is a mafioso (JUDGE-1)
     closed = g.events_of(ev.JudgeElectionClosed)
@@ -85,7 +85,7 @@ def test_a_candidate_is_elected_and_the_court_inbox_opens_for_the_judges():
 
 
 def test_polling_stations_take_only_the_two_keywords_once():
-    """JUDGE-ELECT-5, -6, -10, INBOX-POLL-1: irrevocable; no flood; the Arbiter organizes."""
+    """JUDGE-ELECT-5, JUDGE-ELECT-6, JUDGE-ELECT-10, INBOX-POLL-1: irrevocable; no flood; the Arbiter organizes."""
     g = four_cities()
     g.do(ProposeJudge(actor="a2", candidate="a3"), 1, "11:00")
     g.to(1, "16:00")
@@ -135,7 +135,7 @@ def test_equal_nets_go_to_the_earlier_last_for_vote():
     ],
 )
 def test_the_elected_judge_needs_a_non_negative_net_and_a_for_vote(votes, elected):
-    """JUDGE-ELECT-12, -13, EX-15: a failed election is repeated."""
+    """JUDGE-ELECT-12, JUDGE-ELECT-13, EX-15: a failed election is repeated."""
     g = Game({"A": "a1 a2 a3 a4 a5 a6 a7 a8 a9 a10", **{c: FOUR[c] for c in "BCD"}},
              mafia={"A": "a1 a2", **{c: FOUR_MAFIA[c] for c in "BCD"}}).start()
     for proposer, cand in zip(("a5", "a6"), votes, strict=False):
@@ -284,7 +284,7 @@ def test_the_arbiter_picks_the_votes_cast_preset_before_the_first_vote():
 
 @pytest.mark.parametrize(("mafia", "threshold"), [(4, 5), (3, 4), (2, 3), (1, 2)])
 def test_the_removal_threshold_follows_the_living_mafia(mafia, threshold):
-    """EX-16, JUDGE-REMOVE-2, -3 (AMB-12)."""
+    """EX-16, JUDGE-REMOVE-2, JUDGE-REMOVE-3 (AMB-12)."""
     town = " ".join(f"r{i}" for i in range(1, 21))
     g = Game({"A": town}, mafia={"A": "r1 r2 r3 r4"}).start()
     from dataclasses import replace
@@ -297,7 +297,7 @@ def test_the_removal_threshold_follows_the_living_mafia(mafia, threshold):
 
 
 def test_a_removal_petition_removes_the_judge_and_a_new_election_follows_with_two_hours_notice():
-    """JUDGE-REMOVE-1, -2, -4, INBOX-REMOVAL-1, -2, TIME-6."""
+    """JUDGE-REMOVE-1, JUDGE-REMOVE-2, JUDGE-REMOVE-4, INBOX-REMOVAL-1, INBOX-REMOVAL-2, TIME-6."""
     g = judged_day_two()
     g.do(FilePetition(actor="a2"), 2, "12:00")
     assert removal_threshold(g.state, "A") == 2  # one living mafioso → 2
@@ -314,7 +314,7 @@ def test_a_removal_petition_removes_the_judge_and_a_new_election_follows_with_tw
 
 
 def test_petitions_are_not_accepted_on_day_one_or_late():
-    """JUDGE-REMOVE-5, -6, -7, EX-17: vote at 20:00 → deadline 16:00."""
+    """JUDGE-REMOVE-5, JUDGE-REMOVE-6, JUDGE-REMOVE-7, EX-17: vote at 20:00 → deadline 16:00."""
     g = four_cities()
     elect(g, {"A": "a5", "B": "b5", "C": "c5", "D": "d5"})
     g.reject(FilePetition(actor="a2"), when(1, "19:30"), ErrorCode.NO_PETITIONS_TODAY)
@@ -341,7 +341,7 @@ def test_a_removed_judge_is_ineligible_for_two_more_days():
 
 
 def test_a_late_recusal_is_refused():
-    """JUDGE-RECUSE-1, -2, EX-19: vote 20:00; recusal at 16:30 refused; at 15:59 accepted."""
+    """JUDGE-RECUSE-1, JUDGE-RECUSE-2, EX-19: vote 20:00; recusal at 16:30 refused; at 15:59 accepted."""
     g = judged_day_two()
     g.reject(Recuse(actor="a2"), when(2, "12:00"), ErrorCode.NOT_JUDGE)
     g.reject(Recuse(actor="a5"), when(2, "16:30"), ErrorCode.TOO_LATE)

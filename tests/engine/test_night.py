@@ -71,7 +71,7 @@ def test_a_tied_election_fails_and_the_consigliere_appoints():
 
 
 def test_the_godfather_decides_the_kill_and_it_takes_effect_at_day_start():
-    """MAFIA-KILL-1, -3, -8, SEC-8: the death is published at 10:00 without its killer."""
+    """MAFIA-KILL-1, MAFIA-KILL-3, MAFIA-KILL-8, SEC-8: the death is published at 10:00 without its killer."""
     g = second_night()
     g.at_night(DeclareKill(actor="alice", target="carol"), 2, "01:00")
     g.at_night(DeclareKill(actor="alice", target="dave"), 2, "02:00")  # replaced before the deadline

@@ -1,4 +1,4 @@
-"""Victory per city and overall (WIN-1..5, CITY-6, CITY-7), and the archives opening."""
+"""Victory per city and overall (WIN-1, WIN-2, WIN-3, WIN-4, WIN-5, CITY-6, CITY-7), and the archives opening."""
 
 from dataclasses import replace
 from datetime import datetime

@@ -1,4 +1,4 @@
-"""Restoring a destroyed city (RESTORE-T2, RESTORE-1..7, EX-44)."""
+"""Restoring a destroyed city (RESTORE-T2, RESTORE-1, RESTORE-2, RESTORE-3, RESTORE-4, RESTORE-5, RESTORE-6, RESTORE-7, EX-44)."""
 
 from dataclasses import replace
 

@@ -44,7 +44,7 @@ def test_the_creator_is_the_procurator_and_the_office_bar_and_police_station_exi
 
 
 def test_signing_up_requires_every_requirement_and_a_voice_contact():
-    """PLAYER-1, PLAYER-4: explicit acceptance of PLAYER-2..6 and a contact."""
+    """PLAYER-1, PLAYER-4: explicit acceptance of PLAYER-2, PLAYER-3, PLAYER-4, PLAYER-5, PLAYER-6 and a contact."""
     g = Game().create()
     g.reject(cmd.SignUp(actor="alice", accepted=frozenset({"active"}), has_contact=True),
              g.pregame, ErrorCode.REQUIREMENTS_NOT_ACCEPTED)
@@ -138,7 +138,7 @@ def test_mafia_rounding_options():
 
 
 def test_the_notary_deal_seals_lists_then_the_procurator_names_numbers():
-    """RANDOM-1..5, DIST-1, DIST-2, HOST-CONS-2, EX-36."""
+    """RANDOM-1, RANDOM-2, RANDOM-3, RANDOM-4, RANDOM-5, DIST-1, DIST-2, HOST-CONS-2, EX-36."""
     town = "r01 r02 r03 r04 r05 r06 r07 r08 r09 r10 r11 r12 r13 r14 r15 r16 r17 r18 r19 r20"
     g = Game({"Лепроград": town}).form()
     residents = town.split()

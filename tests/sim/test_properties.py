@@ -2,7 +2,7 @@
 
 Each example plays a whole game with the random bots (which also try illegal moves)
 and checks it with ``check_game``: population, one execution a day, the dead never
-act, phases, replay equality and §9 visibility (WIN-1..5, EXEC-1, ROLE-DEAD-3, §9).
+act, phases, replay equality and §9 visibility (WIN-1, WIN-2, WIN-3, WIN-4, WIN-5, EXEC-1, ROLE-DEAD-3, §9).
 """
 
 from __future__ import annotations

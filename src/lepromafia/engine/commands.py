@@ -299,3 +299,14 @@ class SealRestorationList(Command):
 class NameRestorationNumbers(Command):
     city: str
     numbers: tuple[int, ...]
+
+
+@dataclass(**_C)
+class GiveArchiveConsent(Command):
+    inbox: str
+    consent: bool
+
+
+@dataclass(**_C)
+class RequestArchive(Command):
+    inbox: str

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import commands as cmd
+from . import commands_host as hc
 from .audience import PUBLIC
 from .errors import ErrorCode, RuleViolation
 from .events import Event, GameCreated
@@ -16,17 +17,22 @@ from .evolve import evolve
 from .progress import Context, Progress
 from .rules import (
     ambush,
+    archive,
+    cases,
     citizens,
     commissar,
     court,
     disclosure,
     execution,
+    host,
     judges,
     messaging,
     night,
     phases,
+    relay,
     restoration,
     setup,
+    sound,
     verdicts,
 )
 from .settings import GameSettings
@@ -57,7 +63,7 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.CreateSecretInbox: messaging.create_secret_inbox,
     cmd.CloseSecretInbox: messaging.close_secret_inbox,
     cmd.RenewInbox: messaging.renew,
-    cmd.OfferCommissar: commissar.offer,
+    cmd.OfferCommissar: host.offer_commissar,  # commissar.offer + the COMM-APPT-6 notary
     cmd.AnswerCommissarOffer: commissar.answer,
     cmd.CheckResident: commissar.check_resident,
     cmd.VoteGodfather: night.vote_godfather,
@@ -81,6 +87,31 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.SignRestoration: restoration.sign,
     cmd.SealRestorationList: restoration.seal_list,
     cmd.NameRestorationNumbers: restoration.name_numbers,
+    cmd.GiveArchiveConsent: archive.give_consent,
+    cmd.RequestArchive: archive.request,
+    # host-side rules: recorded [HOST] decisions, Sound Library, cases, mafia relay
+    hc.AcknowledgeCombination: host.acknowledge_combination,
+    hc.PublishContest: host.publish_contest,
+    hc.RecordContestResults: host.record_contest_results,
+    hc.DelegateTribune: host.delegate_tribune,
+    hc.RevokeDelegation: host.revoke_delegation,
+    hc.SetAmbushOrder: host.set_ambush_order,
+    hc.RecordSanction: host.record_sanction,
+    hc.RevealSealedRecord: host.reveal_sealed_record,
+    hc.RequestSound: sound.request_sound,
+    hc.ForwardSoundRequest: sound.forward_request,
+    hc.AnswerSoundRequest: sound.answer_request,
+    hc.PublishSoundEntry: sound.publish_entry,
+    hc.SignImpeachment: cases.sign_impeachment,
+    hc.LinkEvidence: cases.link_evidence,
+    hc.DecideImpeachment: cases.decide_impeachment,
+    hc.ExpressNoConfidence: cases.express_no_confidence,
+    hc.DecideNoConfidence: cases.decide_no_confidence,
+    hc.FilePrivateCase: cases.file_private_case,
+    hc.DecidePrivateCase: cases.decide_private_case,
+    hc.LiftInboxBan: cases.lift_ban,
+    hc.SendMafiaRelay: relay.send_relay,
+    hc.ReviewMafiaRelay: relay.review_relay,
 }
 
 

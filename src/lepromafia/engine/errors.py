@@ -110,6 +110,8 @@ class ErrorCode(StrEnum):
     NO_GODFATHER_ELECTION = "no_godfather_election"
     GODFATHER_CANDIDATE_INVALID = "godfather_candidate_invalid"
     DECISIONS_CLOSED = "decisions_closed"
+    NOT_A_MEMBER = "not_a_member"
+    ARCHIVE_CLOSED = "archive_closed"
     CITY_RESTORING = "city_restoring"
     NO_RESTORATION = "no_restoration"
     NOT_A_SIGNER = "not_a_signer"
@@ -120,6 +122,27 @@ class ErrorCode(StrEnum):
     AMBUSH_BLOCKED_BY_JUDGE_KILL = "ambush_blocked_by_judge_kill"
     JUDGE_KILL_AFTER_AMBUSH = "judge_kill_after_ambush"
     REASON_REQUIRED = "reason_required"
+    # host decisions (HOST, SOUND, IMPEACH, NOCONF, HOST-ARB-3, MAFIA-COMM)
+    NO_ARBITER = "no_arbiter"
+    NO_COMBINATION = "no_combination"
+    ALREADY_DECIDED = "already_decided"
+    UNKNOWN_RECORD = "unknown_record"
+    DELEGATION_INVALID = "delegation_invalid"
+    AMBUSH_ORDER_INVALID = "ambush_order_invalid"
+    SANCTION_INVALID = "sanction_invalid"
+    RECORD_STILL_SEALED = "record_still_sealed"
+    SOUND_REQUEST_INVALID = "sound_request_invalid"
+    NOT_HANDLER = "not_handler"
+    SOUND_TOO_LONG = "sound_too_long"
+    LAST_WORD_INALIENABLE = "last_word_inalienable"
+    NOT_IN_CEMETERY = "not_in_cemetery"
+    ALREADY_SIGNED = "already_signed"
+    IMPEACHMENT_OPEN = "impeachment_open"
+    EVIDENCE_INVALID = "evidence_invalid"
+    DECISION_INVALID = "decision_invalid"
+    BAN_NOT_ALLOWED = "ban_not_allowed"
+    RELAY_INVALID = "relay_invalid"
+    NO_GODFATHER_TO_RECEIVE = "no_godfather_to_receive"
 
 
 # code -> (Russian, English). Templates use str.format with the violation's fields.
@@ -221,7 +244,29 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.CITY_RESTORING: ("Город восстанавливается", "The city is being restored"),
     ErrorCode.NO_RESTORATION: ("Восстановления этого города нет", "There is no restoration of this city"),
     ErrorCode.NOT_A_SIGNER: ("Вы не подписываете это восстановление", "You do not sign this restoration"),
+    ErrorCode.NOT_A_MEMBER: ("Вы не участник этого инбокса", "You are not a member of this inbox"),
+    ErrorCode.ARCHIVE_CLOSED: ("Этот архив не открывается по запросу", "This archive does not open on request"),
     ErrorCode.DECISIONS_CLOSED: ("Решения этой ночи уже приняты", "Tonight's decisions are closed"),
+    ErrorCode.NO_ARBITER: ("Верховный арбитр не назначен", "No Supreme Arbiter has been appointed"),
+    ErrorCode.NO_COMBINATION: ("{user} не совмещает должности ведущих", "{user} holds no combination of host offices"),
+    ErrorCode.ALREADY_DECIDED: ("Решение уже принято", "This has already been decided"),
+    ErrorCode.UNKNOWN_RECORD: ("Нет такой записи", "No such record"),
+    ErrorCode.DELEGATION_INVALID: ("Неверное поручение: {detail}", "Invalid delegation: {detail}"),
+    ErrorCode.AMBUSH_ORDER_INVALID: ("Очерёдность засад: только живые мафиози города, без повторов", "The ambush order lists living mafiosi of the city, each once"),
+    ErrorCode.SANCTION_INVALID: ("Неверная санкция: {detail}", "Invalid sanction: {detail}"),
+    ErrorCode.RECORD_STILL_SEALED: ("Запись можно раскрыть только после игры", "The record may be disclosed only after the game"),
+    ErrorCode.SOUND_REQUEST_INVALID: ("Неверная заявка: {detail}", "Invalid request: {detail}"),
+    ErrorCode.NOT_HANDLER: ("Эта заявка не у вас", "This request is not in your hands"),
+    ErrorCode.SOUND_TOO_LONG: ("Запись длиннее {limit} мин.", "The recording is longer than {limit} minutes"),
+    ErrorCode.LAST_WORD_INALIENABLE: ("В последнем слове нельзя отказать", "A Last Word cannot be refused"),
+    ErrorCode.NOT_IN_CEMETERY: ("Спиритический сеанс заказывают обитатели кладбища", "Only an inhabitant of the Cemetery may ask for a séance"),
+    ErrorCode.ALREADY_SIGNED: ("Вы уже подписали требование", "You have already signed the demand"),
+    ErrorCode.IMPEACHMENT_OPEN: ("Импичмент Трибуну уже рассматривается", "An impeachment of this Tribune is already under way"),
+    ErrorCode.EVIDENCE_INVALID: ("Неверные доказательства: {detail}", "Invalid evidence: {detail}"),
+    ErrorCode.DECISION_INVALID: ("Неверное решение: {detail}", "Invalid decision: {detail}"),
+    ErrorCode.BAN_NOT_ALLOWED: ("Бан Арбитра здесь невозможен: {detail}", "The Arbiter cannot ban here: {detail}"),
+    ErrorCode.RELAY_INVALID: ("Неверная передача: {detail}", "Invalid relay: {detail}"),
+    ErrorCode.NO_GODFATHER_TO_RECEIVE: ("В городе «{city}» некому принять передачу", "Nobody in '{city}' can receive the relay"),
 }
 
 

@@ -755,6 +755,23 @@ class GameResultFixed(Event):
 
 
 @dataclass(**_E)
+class ArchiveConsentGiven(Event):
+    """INBOX-PERS-3, INBOX-SECRET-3: a member opens (or keeps closed) his inbox to outsiders."""
+
+    inbox: str
+    user: str
+    consent: bool
+
+
+@dataclass(**_E)
+class ArchiveOpened(Event):
+    """§9.4, AMB-33: an inbox open 'to anyone who asks' was asked for."""
+
+    inbox: str
+    user: str
+
+
+@dataclass(**_E)
 class GameEnded(Event):
     """§9.4: the secrets open. Contact details are never part of any event."""
 

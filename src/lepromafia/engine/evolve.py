@@ -868,6 +868,20 @@ def _result_fixed(state: GameState, e: ev.GameResultFixed) -> GameState:
     return replace(state, result=Outcome(e.result), winning_mafia=e.winning_mafia)
 
 
+@_on(ev.ArchiveConsentGiven)
+def _consent(state: GameState, e: ev.ArchiveConsentGiven) -> GameState:
+    archive = state.archive
+    given = _put(archive.consents.get(e.inbox, {}), e.user, e.consent)
+    return replace(state, archive=replace(archive, consents=_put(archive.consents, e.inbox, given)))
+
+
+@_on(ev.ArchiveOpened)
+def _archive_opened(state: GameState, e: ev.ArchiveOpened) -> GameState:
+    archive = state.archive
+    mine = archive.requested.get(e.user, frozenset()) | {e.inbox}
+    return replace(state, archive=replace(archive, requested=_put(archive.requested, e.user, mine)))
+
+
 @_on(ev.GameEnded)
 def _game_ended(state: GameState, e: ev.GameEnded) -> GameState:
     return replace(state, stage=Stage.FINISHED, phase=PhaseKind.OVER, deadlines={})
@@ -876,3 +890,6 @@ def _game_ended(state: GameState, e: ev.GameEnded) -> GameState:
 @_on(ev.TourAnnounced)
 def _tour_announced(state: GameState, e: ev.TourAnnounced) -> GameState:
     return replace(state, touring_city=e.city, tour_pointer=e.pointer)
+
+
+from . import evolve_host  # noqa: E402,F401  (registers the host-side rules)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import IntEnum, StrEnum
 
 from .state import DeathCause, GameState, Inbox
@@ -229,16 +230,22 @@ POLICY: dict[Kind, InboxPolicy] = {
 }
 
 
-def access(state: GameState, inbox_id: str, user: str | None) -> Access:
-    """What ``user`` may do in the inbox now (INBOX-GEN-1). Hosts get no god view."""
+def access(state: GameState, inbox_id: str, user: str | None, now: datetime | None = None) -> Access:
+    """What ``user`` may do in the inbox now (INBOX-GEN-1). Hosts get no god view.
+
+    A member under an Arbiter's ban (HOST-ARB-3) reads only; ``now`` decides whether the
+    ban has expired (without it, a ban counts as in force).
+    """
     inbox = state.inboxes.get(inbox_id)
     if inbox is None or user is None:
         return Access.NONE
     if inbox.archived:
         return Access.READ if user in inbox.former else Access.NONE
     policy = POLICY[Kind(inbox.kind)]
-    if user in policy.organizer(state, inbox) or user in policy.writers(state, inbox):
+    if user in policy.organizer(state, inbox):
         return Access.WRITE
+    if user in policy.writers(state, inbox):
+        return Access.READ if state.records.banned(inbox_id, user, now) else Access.WRITE
     if user in policy.readers(state, inbox):
         return Access.READ
     return Access.NONE
@@ -262,8 +269,8 @@ def can_read(state: GameState, inbox_id: str, user: str | None) -> bool:
     return access(state, inbox_id, user) >= Access.READ
 
 
-def can_post(state: GameState, inbox_id: str, user: str | None) -> bool:
-    return access(state, inbox_id, user) is Access.WRITE
+def can_post(state: GameState, inbox_id: str, user: str | None, now: datetime | None = None) -> bool:
+    return access(state, inbox_id, user, now) is Access.WRITE
 
 
 def member_list(state: GameState, inbox_id: str, viewer: str | None) -> list[str] | None:

@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from .calendar import DayPlan, ShortDay
+from .records import HostRecords
 from .settings import GameSettings
 
 NO_KILL = "-"
@@ -281,6 +282,16 @@ class Deal:
 
 
 @dataclass(frozen=True, slots=True)
+class Archive:
+    """After the game (§9.4): consents given or refused, and who asked for what."""
+
+    consents: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
+    """inbox -> member -> consent."""
+    requested: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """user -> inboxes opened to him on request."""
+
+
+@dataclass(frozen=True, slots=True)
 class GameState:
     title: str
     procurator: str
@@ -318,6 +329,9 @@ class GameState:
     winning_mafia: tuple[str, ...] = ()
     secret_inboxes: int = 0
     pardon_votes_held: bool = False
+    archive: Archive = field(default_factory=Archive)
+    records: HostRecords = field(default_factory=HostRecords)
+    """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""
 
     # --- small read helpers used across the engine ---------------------------------
 

@@ -10,6 +10,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..engine import commands as cmd
+from ..engine import commands_host as hc
 from ..engine.state import NO_KILL, GameState
 from .inbox_names import resolve
 from .model import ScenarioError
@@ -124,9 +125,9 @@ def _raw(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
     """The escape hatch: any engine command by class name, fields as in commands.py."""
     args = dict(a)
     type_name = args.pop("type", None)
-    cls = getattr(cmd, str(type_name), None)
+    cls = getattr(cmd, str(type_name), None) or getattr(hc, str(type_name), None)
     if not (isinstance(cls, type) and issubclass(cls, cmd.Command) and cls is not cmd.Command):
-        raise ScenarioError(f"command: unknown type {type_name!r} (see engine/commands.py)")
+        raise ScenarioError(f"command: unknown type {type_name!r} (see engine/commands.py, commands_host.py)")
     args["actor"] = str(args.pop("by", args.get("actor", s.procurator)))
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
@@ -160,6 +161,78 @@ def _convert(hint: Any, value: Any, t: TimeParser) -> Any:
     return value
 
 
+# --- judges, the Court, citizens' own acts, ambush, disclosures ---------------------------
+
+
+def _simple(action: str, cls: type[cmd.Command], fields: dict[str, str] | None = None,
+            default_by: Callable[[GameState], str | None] | None = None) -> Builder:
+    """A command whose fields are plain strings: ``fields`` maps scenario keys to fields."""
+    fields = fields or {}
+
+    def build(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+        keys = {"by", *fields}
+        unknown = sorted(set(a) - keys)
+        if unknown:
+            raise ScenarioError(f"{action}: unknown key(s) {unknown}; allowed: {sorted(keys)}")
+        by = a.get("by") or (default_by(s) if default_by else None)
+        if by is None:
+            raise ScenarioError(f"{action}: 'by' is required")
+        values = {field: str(_need(a, key, action, keys)) for key, field in fields.items()}
+        return cls(actor=str(by), **values)
+
+    return build
+
+
+def _procurator(s: GameState) -> str:
+    return s.procurator
+
+
+def _arbiter(s: GameState) -> str | None:
+    return s.arbiter
+
+
+def _judge_vote(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "for", "text"}
+    by = str(_need(a, "by", "judge_vote", keys))
+    candidate = str(_need(a, "for", "judge_vote", keys))
+    return cmd.PostMessage(actor=by, inbox=resolve(s, f"polling {candidate}", by),
+                           text=str(a.get("text", "Он — Ганди!")))
+
+
+def _pardon_vote(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "city", "pardon"}
+    pardon = _need(a, "pardon", "pardon_vote", keys)
+    if not isinstance(pardon, bool):
+        raise ScenarioError("pardon_vote: 'pardon' must be true or false")
+    return cmd.VotePardon(actor=str(_need(a, "by", "pardon_vote", keys)),
+                          city=str(_need(a, "city", "pardon_vote", keys)), pardon=pardon)
+
+
+def _schedule_election(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "city", "opens", "closes"}
+    return cmd.ScheduleJudgeElection(
+        actor=str(a.get("by", s.arbiter)), city=str(_need(a, "city", "schedule_election", keys)),
+        opens_at=t(_need(a, "opens", "schedule_election", keys)),
+        closes_at=t(_need(a, "closes", "schedule_election", keys)),
+    )
+
+
+def _judge_proxy(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "candidate", "in_favour"}
+    in_favour = _need(a, "in_favour", "judge_proxy", keys)
+    if not isinstance(in_favour, bool):
+        raise ScenarioError("judge_proxy: 'in_favour' must be true or false")
+    return cmd.RequestJudgeProxy(actor=str(_need(a, "by", "judge_proxy", keys)),
+                                 candidate=str(_need(a, "candidate", "judge_proxy", keys)),
+                                 in_favour=in_favour)
+
+
+def _impeach(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "grievance"}
+    by = str(_need(a, "by", "impeach", keys))
+    return hc.SignImpeachment(actor=by, grievance=str(a.get("grievance", "")))
+
+
 ACTIONS: dict[str, Builder] = {
     "vote": _vote,
     "post": _post,
@@ -172,6 +245,25 @@ ACTIONS: dict[str, Builder] = {
     "godfather_vote": _godfather_vote,
     "schedule_vote": _schedule_vote,
     "proxy": _proxy,
+    "propose_judge": _simple("propose_judge", cmd.ProposeJudge, {"candidate": "candidate"}),
+    "decline_candidacy": _simple("decline_candidacy", cmd.DeclineCandidacy),
+    "judge_proxy": _judge_proxy,
+    "judge_vote": _judge_vote,
+    "schedule_election": _schedule_election,
+    "pardon_vote": _pardon_vote,
+    "petition": _simple("petition", cmd.FilePetition),
+    "confirm_petition": _simple("confirm_petition", cmd.ConfirmPetition),
+    "recuse": _simple("recuse", cmd.Recuse),
+    "suicide": _simple("suicide", cmd.DeclareSuicide),
+    "withdraw_suicide": _simple("withdraw_suicide", cmd.WithdrawSuicide),
+    "observe": _simple("observe", cmd.RequestObservation, {"city": "city"}),
+    "ambush": _simple("ambush", cmd.PlaceAmbush, {"target": "target"}),
+    "withdraw_ambush": _simple("withdraw_ambush", cmd.WithdrawAmbush),
+    "disclose_mafioso": _simple("disclose_mafioso", cmd.ConfirmMafiosoDisclosure,
+                                {"user": "user", "reason": "reason"}, _procurator),
+    "disclose_commissar": _simple("disclose_commissar", cmd.ConfirmCommissarDisclosure,
+                                  {"city": "city", "reason": "reason"}, _procurator),
+    "impeach": _impeach,
     "command": _raw,
 }
 

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 
 from ..engine import events as ev
+from ..engine import events_host as hev
 from ..engine.audience import Audience
 from ..engine.deal import verify
 from ..engine.inboxes import can_post, can_read
@@ -307,7 +308,7 @@ def _deal_verifies(facts: Facts, want: Any) -> Iterator[Mismatch]:
 
 
 def _event_type(name: Any) -> type[ev.Event]:
-    cls = getattr(ev, str(name), None)
+    cls = getattr(ev, str(name), None) or getattr(hev, str(name), None)
     if not (isinstance(cls, type) and issubclass(cls, ev.Event)):
         raise ScenarioError(f"unknown event type {name!r} (see engine/events.py)")
     return cls
@@ -423,3 +424,146 @@ def _one_viewer(facts: Facts, item: dict[str, Any]) -> Iterator[Mismatch]:
             if actual != want:
                 verb = "read" if probe is can_read else "post in"
                 yield Mismatch(f"{who} may {verb} {name!r} ({inbox})", want, actual)
+
+
+# --- judges, the Court, citizens, ambush ----------------------------------------------------
+
+
+CHECKS["judge"] = _city_attr("judge")
+CHECKS["immune"] = _city_attr("immune", sorted)
+CHECKS["spirits"] = _city_attr("spirits", sorted)
+CHECKS["observers"] = _city_attr("observers", sorted)
+CHECKS["ambush_nights"] = _city_attr("ambush_nights", sorted)
+CHECKS["ambushes"] = _city_attr("ambushes", lambda v: {m: t for m, t in v})
+CHECKS["pending_verdict"] = _city_attr("verdict", lambda v: v.candidate if v else None)
+
+
+def _sorted_want(check: Check) -> Check:
+    """Lists are compared as sets: the order of the expected names does not matter."""
+
+    def wrapped(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+        spec = {k: sorted(v) if isinstance(v, list) else v for k, v in _mapping(spec, "?").items()}
+        return check(facts, spec)
+
+    return wrapped
+
+
+for _key in ("immune", "spirits", "observers", "ambush_nights"):
+    CHECKS[_key] = _sorted_want(CHECKS[_key])
+
+
+@_check("court_members")
+def _court_members(facts: Facts, want: Any) -> Iterator[Mismatch]:
+    from ..engine.rules.court import sitting_judges
+
+    actual = sorted(sitting_judges(facts.state))
+    if actual != sorted(want or []):
+        yield Mismatch("sitting judges (COURT-3)", sorted(want or []), actual)
+
+
+@_check("removal_threshold")
+def _removal_threshold(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    from ..engine.rules.judges import removal_threshold
+
+    for name, want in _mapping(spec, "removal_threshold").items():
+        _city(facts, name, "removal_threshold")
+        actual = removal_threshold(facts.state, str(name))
+        if actual != want:
+            yield Mismatch(f"removal threshold of {name} (JUDGE-REMOVE-2, -3)", want, actual)
+
+
+def _last(facts: Facts, cls: type[ev.Event], city: str) -> Any:
+    for event in reversed(facts.events):
+        if isinstance(event, cls) and getattr(event, "city", None) == city:
+            return event
+    return None
+
+
+VERDICT_KEYS = {"candidate", "pardoned", "pardon_votes", "no_pardon_votes", "day"}
+
+
+@_check("verdict")
+def _verdict(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    """The city's last Court verdict: ``{A: {candidate: C, pardoned: true}}``, ``{A: null}``."""
+    for name, want in _mapping(spec, "verdict").items():
+        _city(facts, name, "verdict")
+        found = _last(facts, ev.VerdictReached, str(name))
+        if want is None or found is None:
+            if want is not None or found is not None:
+                yield Mismatch(f"verdict in {name}", want, _brief(found) if found else None)
+            continue
+        want = _mapping(want, "verdict")
+        unknown = sorted(set(want) - VERDICT_KEYS)
+        if unknown:
+            raise ScenarioError(f"verdict: unknown key(s) {unknown}; use {sorted(VERDICT_KEYS)}")
+        for key, value in want.items():
+            if getattr(found, key) != value:
+                yield Mismatch(f"verdict in {name}: {key}", value, getattr(found, key))
+
+
+@_check("elected")
+def _elected(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    """The result of the city's last judge election: the elected judge, or null."""
+    for name, want in _mapping(spec, "elected").items():
+        _city(facts, name, "elected")
+        found = _last(facts, ev.JudgeElectionClosed, str(name))
+        if found is None:
+            yield Mismatch(f"judge election in {name}", want, "no election has closed there")
+        elif found.elected != want:
+            yield Mismatch(f"judge elected in {name} (election {found.number})", want, found.elected)
+
+
+@_check("judge_tally")
+def _judge_tally(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    """A candidate's last published polling result: ``{A1: {for: 4, against: 3, net: 1}}``."""
+    for candidate, want in _mapping(spec, "judge_tally").items():
+        r = _resident(facts, str(candidate), "judge_tally")
+        found = None
+        for event in reversed(facts.events):
+            if isinstance(event, ev.JudgeElectionClosed) and event.city == r.city:
+                found = next((t for t in event.tallies if t.candidate == candidate), None)
+                if found:
+                    break
+        if found is None:
+            yield Mismatch(f"judge tally of {candidate}", want, "never a judge candidate")
+            continue
+        actual = {"for": len(found.votes_for), "against": len(found.votes_against), "net": found.net,
+                  "last_for_at": show(found.last_for_at) if found.last_for_at else None}
+        for key, value in _mapping(want, "judge_tally").items():
+            if key not in actual:
+                raise ScenarioError(f"judge_tally: unknown key {key!r}; use {sorted(actual)}")
+            if key == "last_for_at" and value is not None:
+                value = show(facts.parse_time(value))
+            if actual[key] != value:
+                yield Mismatch(f"judge tally of {candidate}: {key}", value, actual[key])
+
+
+@_check("petition")
+def _petition(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    """The city's removal petition: ``{A: {organizer: O, confirmations: 4}}`` (living
+    confirmations, the organizer's included), or ``{A: null}``."""
+    for name, want in _mapping(spec, "petition").items():
+        petition = _city(facts, name, "petition").petition
+        if petition is None or want is None:
+            if (petition is None) != (want is None):
+                yield Mismatch(f"petition in {name}", want, "none" if petition is None else "one")
+            continue
+        actual = {"organizer": petition.organizer, "judge": petition.judge, "day": petition.day,
+                  "confirmations": sum(1 for u in petition.confirmations if facts.state.residents[u].alive)}
+        for key, value in _mapping(want, "petition").items():
+            if key not in actual:
+                raise ScenarioError(f"petition: unknown key {key!r}; use {sorted(actual)}")
+            if actual[key] != value:
+                yield Mismatch(f"petition in {name}: {key}", value, actual[key])
+
+
+@_check("impeachment_needed")
+def _impeachment_needed(facts: Facts, spec: Any) -> Iterator[Mismatch]:
+    """IMPEACH-1: the signatures a demand against the city's Tribune needs now."""
+    from ..engine.rules.cases import needed_signatures
+
+    for name, want in _mapping(spec, "impeachment_needed").items():
+        _city(facts, name, "impeachment_needed")
+        actual = needed_signatures(facts.state, str(name))
+        if actual != want:
+            yield Mismatch(f"impeachment signatures needed in {name} (IMPEACH-1)", want, actual)

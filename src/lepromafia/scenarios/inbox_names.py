@@ -11,7 +11,7 @@ from ..engine.state import GameState
 from .model import ScenarioError
 
 KINDS = ("city", "mafia", "personal", "cemetery", "voting", "line", "offer", "office", "bar",
-         "police", "notary", "court")
+         "police", "notary", "court", "polling", "removal")
 
 
 def resolve(state: GameState, name: str, user: str | None) -> str:
@@ -33,6 +33,15 @@ def resolve(state: GameState, name: str, user: str | None) -> str:
             raise ScenarioError("write 'voting X', naming the candidate")
         resident = state.residents.get(arg)
         found = state.current.get(f"voting:{resident.city}/{arg}") if resident else None
+    elif kind == "polling":
+        if not arg:
+            raise ScenarioError("write 'polling X', naming the judge candidate")
+        resident = state.residents.get(arg)
+        found = state.current.get(f"polling:{resident.city}/{arg}") if resident else None
+    elif kind == "removal":
+        city_name = arg or _city_of(state, user, name)
+        petition = state.cities[city_name].petition if city_name in state.cities else None
+        found = petition.inbox if petition else None
     elif kind == "offer" and "/" in arg:
         found = f"offer:{arg}:0" if f"offer:{arg}:0" in state.inboxes else None  # 'offer A/2'
     elif kind == "cemetery" and state.settings.cemetery_scope == "global":

@@ -13,15 +13,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..engine import commands as cmd
 from ..engine.errors import ErrorCode, RuleViolation
 from ..engine.table import Table
 from . import expectations
 from .actions import ACTIONS, build
+from .inbox_names import resolve
 from .model import Scenario, ScenarioError, Step, load
 from .setup import setup
 from .times import TimeFormatError, parse_time, show
 
-STEP_KEYS = {"at", "advance", "seed", "name", "note", "expect", "expect_reject", *ACTIONS}
+MACROS = {"elect_judges"}
+STEP_KEYS = {"at", "advance", "seed", "name", "note", "expect", "expect_reject", *ACTIONS, *MACROS}
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ class Run:
         unknown = sorted(set(data) - STEP_KEYS)
         if unknown:
             raise ScenarioError(f"unknown step key(s) {unknown}; allowed: {sorted(STEP_KEYS)}")
-        actions = [k for k in data if k in ACTIONS]
+        actions = [k for k in data if k in ACTIONS or k in MACROS]
         if len(actions) + ("advance" in data) > 1:
             found = actions + (["advance"] if "advance" in data else [])
             raise ScenarioError(f"one action per step, found {found}")
@@ -85,7 +88,12 @@ class Run:
         for key in ("at", "advance"):
             if key in data:
                 self.move_clock(self.time(data[key]), seed)
-        failures = self._act(step, actions[0]) if actions else []
+        if actions and actions[0] == "elect_judges":
+            if "expect_reject" in data:
+                raise ScenarioError("elect_judges plays a whole election; test rejections step by step")
+            failures = self._elect_judges(step, data["elect_judges"], seed)
+        else:
+            failures = self._act(step, actions[0]) if actions else []
         if "expect_reject" in data and not actions:
             raise ScenarioError("'expect_reject' needs an action in the same step")
         if failures:
@@ -116,6 +124,46 @@ class Run:
             return []
         if want is not None:
             return [Failure(path, where, f"{action} should have been rejected", want, "accepted")]
+        return []
+
+
+    def _elect_judges(self, step: Step, spec: Any, seed: int) -> list[Failure]:
+        """A shorthand for Day 1's elections: in each named city one citizen proposes the
+        judge, the polls open, the same citizen posts «Он — Ганди!», and the polls close."""
+        if not isinstance(spec, dict) or not spec:
+            raise ScenarioError("elect_judges: map cities to their judges, e.g. {A: JA, B: JB}")
+        state = self.table.game
+        voters: dict[str, str] = {}
+        for city_name, judge in spec.items():
+            city = state.cities.get(str(city_name))
+            if city is None or city.election is None or city.election.opened:
+                raise ScenarioError(f"elect_judges: {city_name} has no election waiting to open")
+            voter = next((u for u in city.residents if u != judge and state.residents[u].alive
+                          and u not in city.spirits), None)
+            if voter is None:
+                raise ScenarioError(f"elect_judges: nobody in {city_name} can propose {judge}")
+            voters[str(city_name)] = voter
+        elections = [state.cities[c].election for c in voters]
+        opens = max(e.opens_at for e in elections if e)
+        closes = max(e.closes_at for e in elections if e)
+        plays: list[tuple[datetime | None, cmd.Command]] = []
+        for city_name, voter in voters.items():
+            plays.append((None, cmd.ProposeJudge(actor=voter, candidate=str(spec[city_name]))))
+        for city_name, voter in voters.items():
+            plays.append((opens, cmd.PostMessage(actor=voter, inbox=f"?polling {spec[city_name]}",
+                                                 text="Он — Ганди!")))
+        for moment, command in plays:
+            if moment is not None and moment > self.now:
+                self.move_clock(moment, seed)
+            if isinstance(command, cmd.PostMessage):
+                command = cmd.PostMessage(actor=command.actor, text=command.text,
+                                          inbox=resolve(self.table.game, command.inbox[1:], command.actor))
+            try:
+                self.table.do(command, self.now)
+            except RuleViolation as exc:
+                return [Failure(self.scenario.path, step.label, "elect_judges: a command was rejected",
+                                type(command).__name__, f"{exc.code.value} ({exc.message('en')})")]
+        self.move_clock(closes, seed)
         return []
 
 

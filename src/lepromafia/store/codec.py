@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any, Union
 
 from ..engine import commands as engine_commands
+from ..engine import commands_host, events_host
 from ..engine import events as engine_events
 from ..engine.commands import Command
 from ..engine.events import Event
@@ -41,8 +42,10 @@ def _registry(module: types.ModuleType, base: type) -> dict[str, type]:
     }
 
 
-EVENT_TYPES: dict[str, type[Event]] = _registry(engine_events, Event)
-COMMAND_TYPES: dict[str, type[Command]] = _registry(engine_commands, Command)
+EVENT_TYPES: dict[str, type[Event]] = {
+    **_registry(engine_events, Event), **_registry(events_host, Event)}
+COMMAND_TYPES: dict[str, type[Command]] = {
+    **_registry(engine_commands, Command), **_registry(commands_host, Command)}
 
 
 @cache

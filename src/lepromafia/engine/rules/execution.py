@@ -65,7 +65,8 @@ def schedule_vote(p: Progress, c: cmd.ScheduleExecutionVote) -> None:
     """TIME-7, TIME-8, EXEC-4: the Tribune sets his city's vote in the first half of the day."""
     s = p.state
     city = require_city(s, c.city)
-    check(c.actor == city.tribune, ErrorCode.NOT_TRIBUNE, "HOST-TRIB-1")
+    stand_in = s.records.delegate_active(city.name, c.actor, p.now, s.tribunes())  # HOST-TRIB-2
+    check(c.actor == city.tribune or stand_in, ErrorCode.NOT_TRIBUNE, "HOST-TRIB-1")
     _require_execution_day(s, city)
     plan = s.plans[s.day]
     check(p.now < plan.midpoint, ErrorCode.TOO_LATE, "TIME-7")

@@ -111,8 +111,9 @@ def _open_election(s: GameState, actor: str) -> tuple[City, Election]:
 def propose(p: Progress, c: cmd.ProposeJudge) -> None:
     """JUDGE-ELECT-2: the Tribune collects candidates; one proposal per citizen."""
     s = p.state
-    city, _ = _open_election(s, c.actor)
+    city, election = _open_election(s, c.actor)
     check(c.actor not in city.spirits, ErrorCode.NOT_ALIVE, "SPIRIT-7")
+    check(c.actor not in election.proposals, ErrorCode.ALREADY_DECLARED, "JUDGE-ELECT-2")
     check(eligible_candidate(s, city, c.candidate), ErrorCode.CANDIDATE_NOT_ELIGIBLE, "JUDGE-ELECT-2")
     p.emit(ev.JudgeProposed, only(c.actor, city.tribune), city=city.name, proposer=c.actor,
            candidate=c.candidate)

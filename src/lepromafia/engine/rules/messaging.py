@@ -20,7 +20,7 @@ MAX_SECRET_MEMBERS = 200
 def post_message(p: Progress, c: cmd.PostMessage) -> None:
     s = p.state
     check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
-    level = access(s, c.inbox, c.actor)
+    level = access(s, c.inbox, c.actor, p.now)  # p.now: Arbiter's bans expire (HOST-ARB-3)
     # An inbox one cannot read does not exist for him: same code either way (§9.1 p.3).
     check(level is not Access.NONE, ErrorCode.UNKNOWN_INBOX)
     inbox = s.inboxes[c.inbox]

@@ -6,7 +6,7 @@ from .. import events as ev
 from ..audience import PUBLIC
 from ..progress import Progress
 from ..state import Faction, GameState, Outcome
-from . import court
+from . import court, host
 
 
 def city_outcome(state: GameState, name: str) -> Outcome | None:
@@ -91,6 +91,7 @@ def end_game(p: Progress) -> None:
         (name, user) for name, c in s.cities.items() for user in c.offers_made
         if user in _commissars_ever(s)
     )
+    host.open_sealed_at_game_end(p)  # COMM-APPT-6 notary records open with the game's end
     p.emit(
         ev.GameEnded,
         PUBLIC,

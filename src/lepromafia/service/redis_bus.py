@@ -1,0 +1,88 @@
+"""Fan-out across worker processes through Redis pub/sub.
+
+Each worker publishes committed events to its local subscribers (the in-process ``Broker``)
+and to the game's Redis channel; every other worker relays what it hears to its own local
+subscribers, still filtered per viewer by ``engine.visibility``. Redis carries only
+committed events, so "publish after commit" holds across processes too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from ..engine.events import Event
+from ..store import codec
+from .pubsub import Broker
+
+CHANNEL = "lepromafia:game:"
+
+
+class RedisBroker(Broker):
+    """A ``Broker`` whose publications also reach the other workers' subscribers."""
+
+    def __init__(self, url: str = "redis://127.0.0.1:6379/0", worker: str | None = None,
+                 prefix: str = CHANNEL) -> None:
+        super().__init__()
+        self.worker = worker or secrets.token_hex(8)
+        self.prefix = prefix
+        self._redis: Any = aioredis.from_url(url)
+        self._listener: asyncio.Task[None] | None = None
+        self._sends: set[asyncio.Task[Any]] = set()
+        self._ready = asyncio.Event()
+
+    async def start(self) -> None:
+        pubsub = self._redis.pubsub()
+        await pubsub.psubscribe(f"{self.prefix}*")
+        self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
+        await self._ready.wait()
+
+    def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        super().publish(game_id, events)
+        message = json.dumps({
+            "origin": self.worker,
+            "game": game_id,
+            "events": [[seq, codec.encode_event(event)] for seq, event in events],
+        }, ensure_ascii=False)
+        task = asyncio.get_running_loop().create_task(
+            self._redis.publish(f"{self.prefix}{game_id}", message))
+        self._sends.add(task)
+        task.add_done_callback(self._sends.discard)
+
+    async def _listen(self, pubsub: Any) -> None:
+        try:
+            while True:
+                message = await pubsub.get_message(ignore_subscribe_messages=False, timeout=1.0)
+                if message is None:
+                    continue
+                if message["type"] == "psubscribe":
+                    self._ready.set()
+                    continue
+                if message["type"] != "pmessage":
+                    continue
+                data = json.loads(message["data"])
+                if data["origin"] == self.worker:
+                    continue  # already delivered locally
+                events = [(seq, codec.decode_event(raw)) for seq, raw in data["events"]]
+                Broker.publish(self, data["game"], events)
+        finally:
+            await pubsub.aclose()
+
+    async def flush(self) -> None:
+        """Wait until every publication so far has reached Redis."""
+        if self._sends:
+            await asyncio.gather(*list(self._sends))
+
+    async def close(self) -> None:
+        await self.flush()
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+        await self._redis.aclose()

@@ -1,0 +1,49 @@
+"""Several workers: events committed by one reach every worker's subscribers through Redis,
+filtered per viewer (publish after commit across processes). Uses the real Redis server at
+127.0.0.1:6379 and fails if it is unreachable."""
+
+import asyncio
+import os
+import secrets
+
+from lepromafia.bots.simulate import play
+from lepromafia.engine.visibility import visible_to
+from lepromafia.service.redis_bus import RedisBroker
+
+URL = os.environ.get("LEPROMAFIA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def test_a_second_worker_relays_events_to_its_subscribers_filtered_per_viewer():
+    """SEC-11, §9: a mafia inbox message reaches the other worker's mafioso, and only a bare
+    seq reaches the other worker's honest resident."""
+    events = play(seed=2, cities=2).table.events[:400]
+    viewer_mafia = next(u for e in events if type(e).__name__ == "MafiaDealt" for u in e.mafiosi)
+    viewer_honest = "anonymous-stranger"
+
+    async def run() -> None:
+        prefix = f"lepromafia-test-{secrets.token_hex(4)}:"
+        one, two = RedisBroker(URL, "one", prefix), RedisBroker(URL, "two", prefix)
+        await one.start()
+        await two.start()
+        try:
+            mafioso = two.subscribe("g1", viewer_mafia)
+            stranger = two.subscribe("g1", viewer_honest)
+            local = one.subscribe("g1", viewer_mafia)
+            one.publish("g1", list(enumerate(events, start=1)))
+            await one.flush()
+            for _ in range(100):
+                if mafioso.queue.qsize() >= len(events) and stranger.queue.qsize() >= len(events):
+                    break
+                await asyncio.sleep(0.02)
+            got_mafia, got_stranger = mafioso.drain(), stranger.drain()
+            assert [p["seq"] for p in got_mafia] == list(range(1, len(events) + 1))  # gapless
+            assert len(local.drain()) == len(events)  # delivered once locally, not echoed
+            for (_, event), payload in zip(enumerate(events, start=1), got_mafia, strict=True):
+                assert ("event" in payload) is visible_to(event, viewer_mafia)
+            for (_, event), payload in zip(enumerate(events, start=1), got_stranger, strict=True):
+                assert ("event" in payload) is event.audience.public
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(run())
