@@ -15,7 +15,9 @@ from datetime import datetime
 import pytest
 
 from lepromafia.bots.invariants import (
+    AFTER_GAME_EVENTS,
     ALLOWED,
+    HOST_EVENTS_UNCHECKED,
     OPEN_EVENTS,
     ROUTED_EVENTS,
     visibility_problems,
@@ -23,6 +25,7 @@ from lepromafia.bots.invariants import (
 from lepromafia.bots.rule_checks import RuleTracker, court_problems
 from lepromafia.bots.simulate import GameReport, play
 from lepromafia.engine import events as ev
+from lepromafia.engine import events_host as hev
 from lepromafia.engine.audience import only
 from lepromafia.engine.evolve import evolve
 from lepromafia.engine.state import GameState, Restoration
@@ -69,10 +72,10 @@ def judged_day(report: GameReport) -> tuple[GameState, datetime, str, str]:
 
 def test_every_event_kind_is_classified_for_visibility():
     """§9: a new event kind without an allow-list entry (or an explicit 'public') fails here."""
-    kinds = [c for _, c in inspect.getmembers(ev, inspect.isclass)
-             if issubclass(c, ev.Event) and c is not ev.Event]
-    unclassified = [k.__name__ for k in kinds
-                    if (k in ALLOWED) + (k in OPEN_EVENTS) + (k in ROUTED_EVENTS) != 1]
+    kinds = {c for module in (ev, hev) for _, c in inspect.getmembers(module, inspect.isclass)
+             if issubclass(c, ev.Event) and c is not ev.Event}
+    groups = (set(ALLOWED), OPEN_EVENTS, ROUTED_EVENTS, AFTER_GAME_EVENTS, HOST_EVENTS_UNCHECKED)
+    unclassified = sorted(k.__name__ for k in kinds if sum(k in g for g in groups) != 1)
     assert unclassified == []
 
 

@@ -36,10 +36,11 @@ class AmbushMoves(BotBase):
                 break
             if self.try_do(table, cmd.PlaceAmbush(actor=mafioso, target=target), now):
                 placed += 1
-        spare = [m for m in mafia[placed:]]
-        left = [u for u in pool[placed:]]
-        if placed == len(mafia) - 1 and spare and left and self.naughty():  # AMBUSH-3: n − 1
-            self.try_illegal(table, cmd.PlaceAmbush(actor=spare[0], target=left[0]), now + MINUTE)
+        standing = table.game.cities[city].ambushes
+        spare = [m for m in mafia if m not in {a for a, _ in standing}]
+        left = [u for u in pool if u not in {t for _, t in standing}]
+        if len(standing) == len(mafia) - 1 and spare and left and self.naughty():  # AMBUSH-3
+            self.try_illegal(table, cmd.PlaceAmbush(actor=spare[0], target=left[0]), now)
         if placed and self.chance(0.2):  # AMBUSH-4: withdrawn while the window is open
             self.try_do(table, cmd.WithdrawAmbush(actor=mafia[0]), now + 2 * MINUTE)
 
