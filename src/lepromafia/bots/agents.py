@@ -19,39 +19,25 @@ from datetime import datetime, timedelta
 from ..engine import commands as cmd
 from ..engine import events as ev
 from ..engine.events import Event
-from ..engine.state import NO_KILL, Faction, GameState
+from ..engine.state import NO_KILL, Faction, GameState, PhaseKind
 from ..engine.table import Table
+from .ambush import AmbushMoves
+from .base import HOUR, MINUTE
+from .citizens import CitizenMoves
+from .hosts import HostMoves
 from .invariants import StepChecker
-
-MINUTE = timedelta(minutes=1)
-HOUR = timedelta(hours=1)
+from .judges import JudgeMoves
 
 
-class RandomBots:
+class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
     """Plays every seat of a game with random moves, mostly legal."""
 
     def __init__(self, rng: random.Random, activity: float = 0.8, mischief: float = 0.2,
                  checker: StepChecker | None = None) -> None:
-        self.rng = rng
-        self.activity = activity
-        self.mischief = mischief
-        """How often a bot tries an illegal move where one is at hand."""
-        self.checker = checker or StepChecker()
+        super().__init__(rng, activity, mischief, checker)
         self.secret_inboxes: dict[str, str] = {}
         """Open secret inboxes the bots made: inbox -> organizer."""
-
-    @property
-    def rejected(self) -> int:
-        return self.checker.rejected
-
-    def try_do(self, table: Table, command: cmd.Command, now: datetime) -> list[Event]:
-        return self.checker.attempt(table, command, now)
-
-    def try_illegal(self, table: Table, command: cmd.Command, now: datetime) -> None:
-        self.checker.attempt(table, command, now, illegal=True)
-
-    def naughty(self) -> bool:
-        return self.rng.random() < self.mischief
+        self.rescheduled = set()
 
     def react(self, table: Table, events: Iterable[Event]) -> None:
         for event in list(events):
@@ -68,14 +54,19 @@ class RandomBots:
                 self.on_checks(table, now)
             elif isinstance(event, ev.CommissarOfferResolved) and not event.accepted:
                 self.offer(table, event.city, now)
+            elif isinstance(event, ev.CommissarVacated) and event.replace \
+                    and table.game.phase is PhaseKind.DAY:
+                self.offer(table, event.city, now + 10 * MINUTE)  # COMM-9, AMBUSH-1
             elif isinstance(event, ev.GodfatherElectionFailed):
                 self.appoint_godfather(table, event.city, now)
             elif isinstance(event, ev.JudgeElectionScheduled):
-                self.propose_judges(table, event.city, now)
+                self.on_election_scheduled(table, event, now)
             elif isinstance(event, ev.PollingOpened):
                 self.vote_judges(table, event.city, event.candidates, now)
             elif isinstance(event, ev.PardonWindowOpened):
                 self.vote_pardons(table, event.city, now)
+            elif isinstance(event, ev.AmbushRightGranted) and table.game.phase is PhaseKind.DAY:
+                self.ambush(table, event.city, now)
 
     # --- day ------------------------------------------------------------------------
 
@@ -85,13 +76,22 @@ class RandomBots:
         if day == 1:
             for name in s.cities:
                 self.offer(table, name, now)
+            self.choose_preset(table, now)
             return
         for name in s.cities:
-            if s.cities[name].decided is not None:
+            c = table.game.cities[name]
+            if c.decided is not None:
                 continue
+            if c.appointment_open and c.commissar is None and c.offer is None:
+                self.offer(table, name, now + 30 * MINUTE)  # a replacement (COMM-9, RESTORE-5)
             self.schedule_vote(table, name, now)
+            self.judge_day(table, name, now + MINUTE)
+            self.citizen_day(table, name, now + MINUTE)
             self.nominate(table, name, now + 2 * MINUTE)
             self.request_proxies(table, name, now + 3 * MINUTE)
+            self.disclosures(table, name, now + 4 * MINUTE)
+            self.ambush(table, name, now + 5 * MINUTE)
+        self.maybe_restore(table, now + 2 * HOUR)
         if self.naughty():
             self.night_move_by_day(table, now + 4 * MINUTE)
 
@@ -177,7 +177,11 @@ class RandomBots:
                         if self.rng.random() < 0.5:
                             self.try_do(table, cmd.PostMessage(actor=voter, inbox=inbox, text="казнить"),
                                         now + 3 * MINUTE)
-        spirits = s.cities[city].spirits  # SPIRIT-5: the day's Spirits may vote
+        for spirit in sorted(s.cities[city].spirits):  # SPIRIT-5: the day's Spirits vote
+            inbox = s.current.get(f"voting:{city}/{self.rng.choice(book.candidates)}")
+            if inbox and self.rng.random() < self.activity:
+                self.try_do(table, cmd.PostMessage(actor=spirit, inbox=inbox, text="казнить"), now)
+        spirits = s.cities[city].spirits
         dead = [u for u in s.cities[city].residents if not s.residents[u].alive and u not in spirits]
         inbox = s.current.get(f"voting:{city}/{book.candidates[0]}")
         if dead and inbox and self.naughty():  # ROLE-DEAD-3: the other dead do not vote
@@ -233,6 +237,8 @@ class RandomBots:
                 self.demand_reelection(table, name, now)
             if table.game.cities[name].godfather_election_open:
                 self.elect_godfather(table, name, now + MINUTE)
+            self.ambush(table, name, now + MINUTE)
+            self.probe_judge_kill_on_ambush_night(table, name, now + 2 * MINUTE)
             if s.day >= 2:
                 self.kill(table, table.game, name, now + 2 * MINUTE)
             if self.naughty():
@@ -286,6 +292,8 @@ class RandomBots:
         honest = [u for u in s.living(name) if s.residents[u].faction is Faction.HONEST]
         deciders = [city.godfather] if city.godfather else s.living_mafia(name)
         target = self.rng.choice(honest) if honest and self.rng.random() < 0.95 else NO_KILL
+        if s.day == 2 and city.commissar in honest and self.chance(0.3):
+            target = city.commissar  # a lucky guess: an early death brings the ambush (AMBUSH-1)
         for mafioso in deciders:
             if mafioso:
                 self.try_do(table, cmd.DeclareKill(actor=mafioso, target=target), now)
@@ -297,6 +305,9 @@ class RandomBots:
                 for mafioso in deciders:
                     if mafioso:
                         self.try_do(table, cmd.DeclareKill(actor=mafioso, target=tour, tour=True), now)
+            judges = [c.judge for n, c in s.cities.items() if n != name and c.judge and c.decided is None]
+            if judges and deciders[0] and self.naughty():  # TOUR-4: never another city's judge
+                self.try_illegal(table, cmd.DeclareKill(actor=deciders[0], target=judges[0], tour=True), now)
 
     def on_checks(self, table: Table, now: datetime) -> None:
         s = table.game
@@ -316,31 +327,3 @@ class RandomBots:
         if mafia and s.consigliere:
             self.try_do(table, cmd.AppointGodfather(actor=s.consigliere, city=city,
                                                     godfather=self.rng.choice(mafia)), now)
-
-    # --- judges and the Court -----------------------------------------------------
-
-    def propose_judges(self, table: Table, city: str, now: datetime) -> None:
-        s = table.game
-        living = s.living(city)
-        for user in living:
-            if self.rng.random() < 0.3:
-                self.try_do(table, cmd.ProposeJudge(actor=user, candidate=self.rng.choice(living)), now)
-
-    def vote_judges(self, table: Table, city: str, candidates: tuple[str, ...], now: datetime) -> None:
-        s = table.game
-        for voter in s.living(city):
-            if self.rng.random() > self.activity:
-                continue
-            candidate = self.rng.choice(candidates)
-            inbox = s.current.get(f"polling:{city}/{candidate}")
-            if inbox:
-                text = "Он — Ганди!" if self.rng.random() < 0.7 else "Он — Гитлер!"
-                self.try_do(table, cmd.PostMessage(actor=voter, inbox=inbox, text=text), now)
-
-    def vote_pardons(self, table: Table, city: str, now: datetime) -> None:
-        s = table.game
-        judges = sorted(c.judge for c in s.cities.values() if c.judge and c.decided is None)
-        for judge in judges:
-            if s.residents[judge].alive and self.rng.random() < self.activity:
-                self.try_do(table, cmd.VotePardon(actor=judge, city=city, pardon=self.rng.random() < 0.3),
-                            now)

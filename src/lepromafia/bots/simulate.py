@@ -31,6 +31,8 @@ class GameReport:
     violations: list[str] = field(default_factory=list)
     commands: int = 0
     illegal_tried: int = 0
+    probes: dict[str, int] = field(default_factory=dict)
+    """Illegal moves the bots tried (all rejected unless ``violations`` says so), by kind."""
 
 
 def play(seed: int, cities: int = 5, population: int = 20,
@@ -61,7 +63,8 @@ def play(seed: int, cities: int = 5, population: int = 20,
         violations.extend(check_game(table))
     checker = bots.checker
     return GameReport(seed, s.result.value if s.result else None, s.day, len(table.events), table,
-                      violations, checker.accepted + checker.rejected, checker.illegal_tried)
+                      violations, checker.accepted + checker.rejected, checker.illegal_tried,
+                      dict(checker.probes))
 
 
 def simulate(games: int, cities: int, population: int = 20, seed: int = 0,

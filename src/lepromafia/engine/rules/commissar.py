@@ -44,11 +44,14 @@ def offer(p: Progress, c: cmd.OfferCommissar) -> None:
     check(bool(allowed), ErrorCode.OFFER_NOT_ALLOWED, "COMM-APPT-3")
     candidate = pool[c.draw % len(pool)]
     attempt = len(city.offers_made) + 1
-    box = inbox_id(Kind.OFFER, f"{city.name}/{attempt}")
+    scope, generation = f"{city.name}/{attempt}", 0
+    while inbox_id(Kind.OFFER, scope, generation) in s.inboxes:
+        generation += 1  # a replacement round restarts the attempts; inbox ids never repeat
+    box = inbox_id(Kind.OFFER, scope, generation)
     secret = only(s.procurator, candidate)  # §9.2: recipients are the Procurator's to know
     p.emit(ev.CommissarOffered, secret, city=city.name, attempt=attempt, candidate=candidate,
            inbox=box)
-    open_inbox(p, Kind.OFFER, f"{city.name}/{attempt}", city=city.name, subject=candidate)
+    open_inbox(p, Kind.OFFER, scope, city=city.name, subject=candidate, generation=generation)
     timeout = timedelta(minutes=s.settings.commissar_offer_timeout_minutes)
     schedule(p, f"offer_timeout:{city.name}:{attempt}", p.now + timeout, secret)
 

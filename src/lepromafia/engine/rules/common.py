@@ -100,7 +100,11 @@ def open_inbox(
 def archive_inbox(p: Progress, inbox: str) -> None:
     """Kill or supersede an inbox: every current reader keeps read access only."""
     who = readers(p.state, inbox)
-    p.emit(ev.InboxArchived, only(who), inbox=inbox, readers=who)
+    box = p.state.inboxes[inbox]
+    # SEC-5, SEC-6: a Commissar Line's reader list names the commissar and the Consigliere
+    # to each other; only the Procurator, who knows both, is shown it.
+    audience = only(p.state.procurator) if box.kind == Kind.LINE else only(who)
+    p.emit(ev.InboxArchived, audience, inbox=inbox, readers=who)
 
 
 def renew_inbox(p: Progress, inbox: str) -> str:

@@ -235,9 +235,17 @@ def _close(p: Progress, name: str, tallies: tuple[ev.JudgeTally, ...], elected: 
         if box and not p.state.inboxes[box].archived:
             archive_inbox(p, box)  # INBOX-GEN-3: killed; its log is in the result
     # JUDGE-ELECT-14, INBOX-COURT-3: one new Court inbox once the simultaneous elections close.
-    if not any(k.startswith("poll_close:") and due <= p.now for k, due in p.state.deadlines.items()):
+    if not any(_live_close(p.state, k) and due <= p.now for k, due in p.state.deadlines.items()):
         refresh_court(p)
     # JUDGE-ELECT-13 (AMB-9, AMB-44): a failed election is repeated from the next morning.
+
+
+def _live_close(s: GameState, key: str) -> bool:
+    """A pending poll_close of an open election (not a stale key left by a failed opening)."""
+    kind, _, rest = key.partition(":")
+    name, _, number = rest.rpartition(":")
+    election = s.cities[name].election if kind == "poll_close" and name in s.cities else None
+    return election is not None and election.opened and election.number == int(number)
 
 
 # --- removal and recusal ------------------------------------------------------------

@@ -54,7 +54,9 @@ def sign(p: Progress, c: cmd.SignRestoration) -> None:
     assert proposal is not None
     check(c.actor in _signers(s, city) and c.actor not in proposal.signed, ErrorCode.NOT_A_SIGNER,
           "RESTORE-T2")
-    p.emit(ev.RestorationSigned, only(_signers(s, city)), city=c.city, host=c.actor)
+    # HOST-CONS-5: the Tribune must not learn who the Consigliere is from his signature.
+    seen_by = _signers(s, city) - ({city.tribune} if c.actor == s.consigliere else set())
+    p.emit(ev.RestorationSigned, only(seen_by), city=c.city, host=c.actor)
     if _signers(s, city) <= proposal.signed | {c.actor}:
         _begin(p, c.city)
 
