@@ -380,3 +380,19 @@ def test_a_judge_killed_at_night_is_replaced_by_an_election():
     rescheduled = [e for e in g.events_of(ev.JudgeElectionScheduled) if e.city == "A"][-1]
     assert rescheduled.opens_at == when(3, "16:00")
     assert night_time(2, "01:00") < when(3, "10:00")
+
+
+def test_a_condemned_candidate_cannot_become_judge_while_his_case_is_open():
+    """JUDGE-4, JUDGE-ELECT-2: candidates of the day's vote and the condemned before the Court
+    may not be elected judge, which would void the vote by immunity (docs/decisions.md)."""
+    g = four_cities()
+    elect(g, {"A": "a5", "B": "b5", "C": "c5", "D": "d5"})
+    g.to(2, "10:00")
+    g.do(Recuse(actor="a5"), 2, "10:30")  # a vacancy: a new election today
+    g.do(Nominate(actor="a2", candidate="a3"), 2, "11:00")
+    from lepromafia.engine.commands import ScheduleExecutionVote
+
+    g.do(ScheduleExecutionVote(actor=TRIBUNES[0], city="A", opens_at=when(2, "12:00"),
+                               closes_at=when(2, "14:00")), 2, "11:00")
+    g.to(2, "12:00")
+    g.reject(ProposeJudge(actor="a4", candidate="a3"), when(2, "12:30"), ErrorCode.CANDIDATE_NOT_ELIGIBLE)

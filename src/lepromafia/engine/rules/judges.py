@@ -89,9 +89,15 @@ def schedule_election(p: Progress, c: cmd.ScheduleJudgeElection) -> None:
 
 
 def eligible_candidate(s: GameState, city: City, user: str) -> bool:
-    """JUDGE-ELECT-2 (AMB-9), JUDGE-REMOVE-8 (AMB-13): living, and not lately removed."""
+    """JUDGE-ELECT-2 (AMB-9), JUDGE-REMOVE-8 (AMB-13): living, not lately removed, and not
+    a candidate of today's open execution vote or before the Court (JUDGE-4 would void it)."""
     r = s.residents.get(user)
     if r is None or not r.alive or r.city != city.name:
+        return False
+    book = city.voting
+    if book is not None and not book.closed and user in book.candidates:
+        return False
+    if city.verdict is not None and (user == city.verdict.candidate or user in city.verdict.ranking):
         return False
     removed = city.removed_on.get(user)
     return removed is None or s.day > removed + s.settings.removed_judge_ineligible_days
