@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck bench simulate clean rules-doc services
+.PHONY: install run demo test lint typecheck bench simulate clean rules-doc services
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,9 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
+	$(VENV)/bin/lepromafia serve --demo
+
+demo: $(STAMP)
 	$(VENV)/bin/lepromafia demo
 
 lint: $(STAMP)

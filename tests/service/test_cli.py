@@ -27,7 +27,7 @@ def test_operator_commands_list_replay_and_export_a_game(backend: DatabaseConfig
 
     runner = CliRunner()
     upgraded = runner.invoke(app, ["db", "upgrade"], env=env(backend))
-    assert upgraded.exit_code == 0 and "0001" in upgraded.output
+    assert upgraded.exit_code == 0 and "0002" in upgraded.output
     run(play())
     listed = runner.invoke(app, ["game", "list"], env=env(backend))
     assert listed.exit_code == 0 and listed.output.startswith("game-1\trunning\t")

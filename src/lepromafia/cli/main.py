@@ -9,11 +9,13 @@ import typer
 from ..bots.simulate import simulate as run_simulation
 from .ops_cmd import db_app, game_app
 from .scenario_cmd import scenario_app
+from .serve_cmd import serve
 
 app = typer.Typer(no_args_is_help=True, help="Lepromafia: a multi-city online Mafia game.")
 app.add_typer(scenario_app, name="scenario")
 app.add_typer(db_app, name="db")
 app.add_typer(game_app, name="game")
+app.command()(serve)
 
 
 @app.command()

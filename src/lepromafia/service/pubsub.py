@@ -24,11 +24,13 @@ def payload_for(game_id: str, seq: int, event: Event, viewer: str | None) -> Pay
 
 
 class Subscription:
-    def __init__(self, broker: Broker, game_id: str, viewer: str | None) -> None:
+    def __init__(self, broker: Broker, game_id: str, viewer: str | None, maxsize: int = 0) -> None:
         self.broker = broker
         self.game_id = game_id
         self.viewer = viewer
-        self.queue: asyncio.Queue[Payload] = asyncio.Queue()
+        self.queue: asyncio.Queue[Payload] = asyncio.Queue(maxsize)
+        self.overflowed = False
+        """A bounded subscriber fell behind: it was dropped and must resync from the store."""
 
     def drain(self) -> list[Payload]:
         """Everything received so far."""
@@ -48,8 +50,10 @@ class Broker:
     def __init__(self) -> None:
         self._subs: dict[str, list[Subscription]] = {}
 
-    def subscribe(self, game_id: str, viewer: str | None) -> Subscription:
-        sub = Subscription(self, game_id, viewer)
+    def subscribe(self, game_id: str, viewer: str | None, maxsize: int = 0) -> Subscription:
+        """``maxsize`` > 0 bounds the queue: a subscriber that falls that far behind is
+        dropped (``overflowed``) instead of holding anyone back."""
+        sub = Subscription(self, game_id, viewer, maxsize)
         self._subs.setdefault(game_id, []).append(sub)
         return sub
 
@@ -59,6 +63,11 @@ class Broker:
             subs.remove(sub)
 
     def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
-        for sub in self._subs.get(game_id, ()):
+        for sub in list(self._subs.get(game_id, ())):
             for seq, event in events:
-                sub.queue.put_nowait(payload_for(game_id, seq, event, sub.viewer))
+                try:
+                    sub.queue.put_nowait(payload_for(game_id, seq, event, sub.viewer))
+                except asyncio.QueueFull:
+                    sub.overflowed = True
+                    self.unsubscribe(sub)
+                    break

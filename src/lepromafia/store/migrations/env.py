@@ -8,6 +8,7 @@ from typing import Any
 
 from alembic import context
 
+import lepromafia.store.accounts  # noqa: F401  (its tables join the metadata)
 from lepromafia.store.database import DatabaseConfig, create_engine
 from lepromafia.store.schema import metadata
 

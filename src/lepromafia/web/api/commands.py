@@ -1,0 +1,183 @@
+"""Every engine command as ``POST /api/games/{game_id}/commands/{CommandName}``.
+
+The routes are made in a loop over the engine's command classes (``store.codec``'s
+registry), so a new command needs no edit here. Each body is a Pydantic model derived
+from the command's dataclass minus ``actor`` (always the session's user; an ``actor``
+in the body is rejected) plus the client's ``command_id``. The engine's own decoder
+builds the command; the engine decides.
+
+Randomness the rules need is drawn here, server-side (keyed by the server secret), in the
+convenience endpoints under ``/random/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import random
+import typing
+from datetime import date, datetime
+from functools import cache
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, create_model
+
+from ...engine import commands as cmd
+from ...engine.state import Stage
+from ...store import codec
+from ..deps import RequireUser, WebDep, access_game_for_action
+from ..errors import WebError, WebErrorCode
+from .games import ack_out, scoped
+from .models import COMMAND_ID, ERRORS, AckOut, CityBody, CommandIdBody
+
+router = APIRouter(tags=["commands"], responses=ERRORS)
+
+SYSTEM_ONLY = frozenset({"FireDeadline"})
+"""Issued by the service's scheduler alone."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@cache
+def _nested(cls: type) -> type[BaseModel]:
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        fields[f.name] = (_annotation(hints[f.name]), _default(f))
+    return create_model(cls.__name__, __base__=_Strict, **fields)
+
+
+def _annotation(hint: Any) -> Any:
+    """The JSON shape of an engine type, as ``store.codec`` encodes it."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is datetime:
+        return AwareDatetime
+    if hint in (str, int, bool, float, date) or hint is Any:
+        return hint
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _nested(hint)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return list[_annotation(args[0])]  # type: ignore[misc]
+        return tuple[tuple(_annotation(a) for a in args)]  # type: ignore[misc]
+    if origin in (frozenset, set, list):
+        return list[_annotation(args[0])]  # type: ignore[misc]
+    if origin is dict:
+        return dict[_annotation(args[0]), _annotation(args[1])]  # type: ignore[misc]
+    if args and type(None) in args:
+        inner = [a for a in args if a is not type(None)]
+        return _annotation(inner[0]) | None
+    return Any
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return Field(default_factory=f.default_factory)
+    return ...
+
+
+def body_model(cls: type[cmd.Command]) -> type[BaseModel]:
+    """The request body of a command: its fields minus ``actor``, plus ``command_id``."""
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {"command_id": (str, COMMAND_ID)}
+    for f in dataclasses.fields(cls):
+        if f.name != "actor":
+            fields[f.name] = (_annotation(hints[f.name]), _default(f))
+    return create_model(f"{cls.__name__}Body", __base__=_Strict, __doc__=cls.__doc__, **fields)
+
+
+def build_command(name: str, actor: str, body: BaseModel) -> cmd.Command:
+    data = body.model_dump(mode="json", exclude={"command_id"})
+    try:
+        return codec.decode_command({codec.TYPE_KEY: name, "actor": actor, **data})
+    except codec.CodecError as exc:
+        raise WebError(WebErrorCode.BAD_JSON, detail=str(exc)) from exc
+
+
+def _register(name: str, cls: type[cmd.Command]) -> None:
+    model = body_model(cls)
+
+    async def endpoint(game_id: str, body: model, user: RequireUser, web: WebDep) -> AckOut:  # type: ignore[valid-type]
+        command = build_command(name, user.user_id, body)
+        command_id = scoped(user.user_id, body.command_id)  # type: ignore[attr-defined]
+        if isinstance(command, cmd.CreateGame):
+            ack = await web.service.create_game(game_id, command, command_id,
+                                                time_scale=web.settings.time_scale)
+        else:
+            ack = await web.service.execute(game_id, command, command_id)
+        return ack_out(ack)
+
+    endpoint.__annotations__["body"] = model  # a real class, not the postponed name
+    endpoint.__name__ = f"command_{name}"
+    router.add_api_route(f"/games/{{game_id}}/commands/{name}", endpoint, methods=["POST"],
+                         name=name, summary=name, description=(cls.__doc__ or "").strip() or name,
+                         response_model=AckOut)
+
+
+COMMANDS: dict[str, type[cmd.Command]] = {
+    name: cls for name, cls in sorted(codec.COMMAND_TYPES.items()) if name not in SYSTEM_ONLY
+}
+for _name, _cls in COMMANDS.items():
+    _register(_name, _cls)
+
+
+@router.post("/games/{game_id}/commands/{name}", include_in_schema=False)
+async def unknown_command(game_id: str, name: str) -> None:
+    raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=name)
+
+
+# --- randomness drawn by the platform ------------------------------------------------
+
+
+def platform_rng(web: WebDep, game_id: str, user: str, command_id: str, purpose: str) -> random.Random:
+    """Unpredictable to clients (keyed by the server's secret) yet the same for a retried
+    ``command_id``, so the service's idempotency holds for random draws too."""
+    key = web.settings.signing_key()
+    digest = hmac.new(key, f"{purpose}|{game_id}|{user}|{command_id}".encode(), hashlib.sha256).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+@router.post("/games/{game_id}/random/seal-deal")
+async def seal_shuffled_deal(game_id: str, body: CommandIdBody, user: RequireUser, web: WebDep) -> AckOut:
+    """RANDOM-1..3 for a Consigliere who asks the platform to shuffle: every city list is
+    shuffled by the platform and sealed with a fresh salt."""
+    state = await access_game_for_action(web, user, game_id)
+    rng = platform_rng(web, game_id, user.user_id, body.command_id, "seal")
+    lists = []
+    for name, city in state.cities.items():
+        order = list(city.residents)
+        rng.shuffle(order)
+        lists.append((name, tuple(order)))
+    command = cmd.SealDeal(actor=user.user_id, lists=tuple(lists), salt=f"{rng.getrandbits(128):032x}")
+    return ack_out(await web.service.execute(game_id, command, scoped(user.user_id, body.command_id)))
+
+
+@router.post("/games/{game_id}/random/mafia-numbers")
+async def draw_mafia_numbers(game_id: str, body: CityBody, user: RequireUser, web: WebDep) -> AckOut:
+    """RANDOM-4 "draw for me": the city's mafia count of distinct numbers, drawn by the
+    platform for the Procurator."""
+    state = await access_game_for_action(web, user, game_id)
+    city = state.cities.get(body.city)
+    if city is None or state.stage is not Stage.SEALED:
+        count, population = 1, 1  # the engine rejects with its own code
+    else:
+        count, population = city.mafia_count, len(city.residents)
+    rng = platform_rng(web, game_id, user.user_id, body.command_id, "numbers")
+    numbers = tuple(rng.sample(range(1, population + 1), min(count, population)))
+    command = cmd.NameMafiaNumbers(actor=user.user_id, city=body.city, numbers=numbers)
+    return ack_out(await web.service.execute(game_id, command, scoped(user.user_id, body.command_id)))
+
+
+@router.post("/games/{game_id}/random/commissar-offer")
+async def offer_commissar_drawn(game_id: str, body: CityBody, user: RequireUser, web: WebDep) -> AckOut:
+    """COMM-APPT-1: the offer's candidate drawn by the platform."""
+    rng = platform_rng(web, game_id, user.user_id, body.command_id, "offer")
+    command = cmd.OfferCommissar(actor=user.user_id, city=body.city, draw=rng.getrandbits(30))
+    return ack_out(await web.service.execute(game_id, command, scoped(user.user_id, body.command_id)))

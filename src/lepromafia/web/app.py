@@ -1,0 +1,176 @@
+"""The composition root: ``create_app(settings)`` builds everything; nothing at import.
+
+The lifespan opens the store (migrating it if ``auto_migrate``), starts the
+``GameService`` and the account service, runs the start-up hooks
+(``app.state.startup_hooks``: the demo uses one), and stops it all on shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..service.accounts import AccountPolicy, AccountService
+from ..service.clock import Clock
+from ..service.queries import GameQueries
+from ..service.service import GameService
+from ..store.accounts import AccountStore
+from ..store.event_store import EventStore
+from ..store.migrate import upgrade
+from . import errors
+from .deps import CSRF_COOKIE, LANG_COOKIE, Web
+from .errors import WebError, WebErrorCode
+from .i18n import LANGUAGES
+from .settings import WebSettings
+
+STATIC_DIR = Path(__file__).parent / "static"
+StartupHook = Callable[[Web], Awaitable[None]]
+
+
+def create_app(settings: WebSettings | None = None, *, clock: Clock | None = None,
+               startup_hooks: list[StartupHook] | None = None) -> FastAPI:
+    settings = settings or WebSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.auto_migrate:
+            await upgrade(settings.database)
+        options: dict[str, Any] = {"sweep_interval": settings.sweep_interval}
+        if clock is not None:
+            options["clock"] = clock
+        service = GameService(EventStore.open(settings.database), **options)
+        await service.start()
+        store = AccountStore(service.store)
+        policy = AccountPolicy(session_ttl_seconds=settings.session_ttl_hours * 3600,
+                               max_failures=settings.login_max_failures,
+                               failure_window_seconds=settings.login_window_minutes * 60,
+                               argon2_time_cost=settings.argon2_time_cost,
+                               argon2_memory_kib=settings.argon2_memory_kib)
+        accounts = AccountService(store, settings.fernet_key(), clock=service.clock, policy=policy)
+        web = Web(settings, service, accounts, GameQueries(service, store))
+        app.state.web = web
+        for hook in app.state.startup_hooks:
+            await hook(web)
+        try:
+            yield
+        finally:
+            for task in web.tasks:
+                task.cancel()
+            for task in web.tasks:
+                with suppress(asyncio.CancelledError, Exception):
+                    await task
+            await service.close()
+
+    app = FastAPI(title="Lepromafia", version="0.1.0", lifespan=lifespan,
+                  description="The Lepromafia game platform: accounts, games, every engine command.")
+    app.state.settings = settings
+    app.state.startup_hooks = list(startup_hooks or [])
+    app.state.render_error = None
+    errors.install(app)
+    app.add_middleware(Limits, max_body=settings.max_body_bytes, secure=settings.cookie_secure)
+    if STATIC_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    from .api import router as api_router
+    from .ws import router as ws_router
+
+    app.include_router(api_router)
+    app.include_router(ws_router)
+    try:
+        pages = importlib.import_module("lepromafia.web.pages")
+    except ModuleNotFoundError as exc:
+        if exc.name != "lepromafia.web.pages":
+            raise
+    else:
+        app.include_router(pages.router)
+    return app
+
+
+class Limits:
+    """ASGI middleware: the request body limit (413), the browser's CSRF cookie (set once,
+    HttpOnly, SameSite=Lax) and ``?lang=`` remembered in the ``lang`` cookie."""
+
+    def __init__(self, app: ASGIApp, max_body: int, secure: bool) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.secure = "; Secure" if secure else ""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        cookies = _cookies(headers.get("cookie", ""))
+        extra: list[tuple[bytes, bytes]] = []
+        if not cookies.get(CSRF_COOKIE):
+            seed = secrets.token_urlsafe(24)
+            scope.setdefault("state", {})["csrf_seed"] = seed
+            extra.append((b"set-cookie", f"{CSRF_COOKIE}={seed}; Path=/; HttpOnly; SameSite=Lax"
+                                         f"{self.secure}".encode()))
+            # the token rendered on this very response binds to the new cookie
+            headers["cookie"] = f"{headers.get('cookie', '')}; {CSRF_COOKIE}={seed}".lstrip("; ")
+            scope["headers"] = [(k, v) for k, v in scope["headers"] if k.lower() != b"cookie"] + [
+                (b"cookie", headers["cookie"].encode("latin-1"))]
+        lang = _query_lang(scope.get("query_string", b"").decode("latin-1"))
+        if lang and cookies.get(LANG_COOKIE) != lang:
+            extra.append((b"set-cookie", f"{LANG_COOKIE}={lang}; Path=/; Max-Age=31536000; "
+                                         f"SameSite=Lax{self.secure}".encode()))
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            info = errors.describe(WebError(WebErrorCode.TOO_LARGE, limit=self.max_body), lang or "ru")
+            assert info is not None
+            body = _dumps(info.body())
+            await send({"type": "http.response.start", "status": info.status,
+                        "headers": [(b"content-type", b"application/json"),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        seen = 0
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise WebError(WebErrorCode.TOO_LARGE, limit=self.max_body)
+            return message
+
+        async def send_with_cookies(message: Message) -> None:
+            if message["type"] == "http.response.start" and extra:
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + extra
+            await send(message)
+
+        await self.app(scope, limited_receive, send_with_cookies)
+
+
+def _cookies(header: str) -> dict[str, str]:
+    out = {}
+    for part in header.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name:
+            out[name] = value
+    return out
+
+
+def _query_lang(query: str) -> str | None:
+    for part in query.split("&"):
+        name, _, value = part.partition("=")
+        if name == "lang" and value in LANGUAGES:
+            return value
+    return None
+
+
+def _dumps(data: Any) -> bytes:
+    import json
+
+    return json.dumps(data, ensure_ascii=False).encode()

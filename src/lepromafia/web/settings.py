@@ -1,0 +1,65 @@
+"""Web settings from the environment (prefix ``LEPROMAFIA_``), e.g.
+``LEPROMAFIA_DATABASE_URL``, ``LEPROMAFIA_SECRET_KEY``, ``LEPROMAFIA_ENVIRONMENT=prod``."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Literal
+
+from pydantic import SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ..store.database import DEFAULT_URL, DatabaseConfig
+
+DEV_SECRET = "dev-secret-change-me"  # noqa: S105 - the refused-in-production default
+
+
+class WebSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LEPROMAFIA_", extra="ignore")
+
+    environment: Literal["dev", "prod"] = "dev"
+    database_url: str = DEFAULT_URL
+    database_schema: str | None = None
+    secret_key: SecretStr = SecretStr(DEV_SECRET)
+    """Signs CSRF tokens. Refused at its default outside dev."""
+    contact_key: SecretStr | None = None
+    """A Fernet key for contact details at rest; in dev derived from the secret key."""
+    demo: bool = False
+    time_scale: float = 1.0
+    """Game time runs this many times faster (the demo's accelerated game)."""
+    session_ttl_hours: float = 14 * 24
+    login_max_failures: int = 5
+    login_window_minutes: float = 15
+    max_body_bytes: int = 64 * 1024
+    ws_buffer: int = 512
+    """Events queued for one WebSocket before it is dropped with ``resync``."""
+    argon2_time_cost: int = 3
+    argon2_memory_kib: int = 64 * 1024
+    cookie_secure: bool = False
+    auto_migrate: bool = True
+    sweep_interval: float = 1.0
+
+    @model_validator(mode="after")
+    def _refuse_dev_defaults_in_prod(self) -> WebSettings:
+        if self.environment != "dev":
+            if self.secret_key.get_secret_value() == DEV_SECRET or len(self.secret_key) < 16:
+                raise ValueError("LEPROMAFIA_SECRET_KEY must be set (16+ characters) outside dev")
+            if self.contact_key is None:
+                raise ValueError("LEPROMAFIA_CONTACT_KEY (a Fernet key) must be set outside dev")
+        if self.time_scale <= 0:
+            raise ValueError("time_scale must be positive")
+        return self
+
+    @property
+    def database(self) -> DatabaseConfig:
+        return DatabaseConfig(self.database_url, self.database_schema)
+
+    def fernet_key(self) -> bytes:
+        if self.contact_key is not None:
+            return self.contact_key.get_secret_value().encode()
+        digest = hashlib.sha256(b"contacts:" + self.secret_key.get_secret_value().encode()).digest()
+        return base64.urlsafe_b64encode(digest)
+
+    def signing_key(self) -> bytes:
+        return self.secret_key.get_secret_value().encode()

@@ -1,0 +1,171 @@
+"""``/ws``: per-viewer, gapless, versioned streams of any number of games.
+
+On ``subscribe`` the socket first joins the broker (bounded queue), then replays the
+store after ``since_seq`` (the viewer's filtered view), then forwards live events,
+skipping what the replay already sent. A client that falls ``ws_buffer`` events behind
+is dropped from that game with ``resync`` and resumes from the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, ValidationError
+
+from ...service.accounts import SessionExpired
+from ...service.errors import ServiceError
+from ...service.pubsub import Subscription
+from ..deps import SESSION_COOKIE, Web
+from ..errors import WebError, WebErrorCode, describe
+from ..i18n import normalize
+from .protocol import (
+    ErrorMessage,
+    Ping,
+    Pong,
+    Resync,
+    Subscribe,
+    Subscribed,
+    Unsubscribe,
+    client_message,
+    from_payload,
+)
+
+router = APIRouter()
+
+MAX_BACKLOG = 20000
+MAX_MESSAGE = 4096
+
+
+@dataclass
+class _Feed:
+    game: str
+    sub: Subscription
+    last: int
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class Connection:
+    ws: WebSocket
+    web: Web
+    viewer: str | None
+    lang: str
+    feeds: dict[str, _Feed] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def send(self, message: BaseModel) -> None:
+        async with self.lock:
+            await self.ws.send_text(message.model_dump_json())
+
+    async def error(self, exc: BaseException, game: str | None = None) -> None:
+        info = describe(exc, self.lang)
+        if info is None:
+            raise exc
+        await self.send(ErrorMessage(code=info.code, message=info.message, game=game))
+
+    async def subscribe(self, msg: Subscribe) -> None:
+        self.unsubscribe(msg.game)
+        web = self.web
+        await web.queries.state(msg.game)  # ServiceError(unknown_game) if there is none
+        sub = web.service.broker.subscribe(msg.game, self.viewer, maxsize=web.settings.ws_buffer)
+        version = await web.queries.version(msg.game)
+        if msg.since_seq > version:
+            sub.close()
+            await self.send(Resync(game=msg.game, since_seq=0, reason="ahead_of_server"))
+            return
+        if version - msg.since_seq > MAX_BACKLOG:
+            sub.close()
+            await self.send(Resync(game=msg.game, since_seq=version, reason="too_far_behind"))
+            return
+        feed = _Feed(msg.game, sub, msg.since_seq)
+        self.feeds[msg.game] = feed
+        await self.send(Subscribed(game=msg.game, version=version))
+        await self._catch_up(feed)
+        feed.task = asyncio.create_task(self._pump(feed))
+
+    async def _catch_up(self, feed: _Feed) -> None:
+        for payload in await self.web.queries.events_since(feed.game, self.viewer, feed.last, MAX_BACKLOG):
+            await self._forward(feed, payload)
+
+    async def _forward(self, feed: _Feed, payload: dict[str, Any]) -> None:
+        seq = payload["seq"]
+        if seq <= feed.last:
+            return
+        if seq > feed.last + 1:  # never expected: fill the gap from the store
+            missing = await self.web.queries.events_since(feed.game, self.viewer, feed.last,
+                                                          seq - feed.last - 1)
+            for early in missing:
+                if early["seq"] < seq:
+                    await self._forward(feed, early)
+        await self.send(from_payload(payload))
+        feed.last = seq
+
+    async def _pump(self, feed: _Feed) -> None:
+        while True:
+            payload = await feed.sub.get()
+            if feed.sub.overflowed:
+                self.feeds.pop(feed.game, None)
+                await self.send(Resync(game=feed.game, since_seq=feed.last, reason="slow_client"))
+                return
+            await self._forward(feed, payload)
+
+    def unsubscribe(self, game: str) -> None:
+        feed = self.feeds.pop(game, None)
+        if feed is not None:
+            feed.sub.close()
+            if feed.task is not None:
+                feed.task.cancel()
+
+    def close(self) -> None:
+        for game in list(self.feeds):
+            self.unsubscribe(game)
+
+
+async def _viewer(ws: WebSocket, web: Web) -> str | None:
+    token = ws.cookies.get(SESSION_COOKIE) or ws.query_params.get("token")
+    try:
+        user = await web.accounts.resolve(token)
+    except SessionExpired:
+        return None
+    return user.user_id if user else None
+
+
+@router.websocket("/ws")
+async def websocket(ws: WebSocket) -> None:
+    web: Web = ws.app.state.web
+    await ws.accept()
+    lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
+    conn = Connection(ws, web, await _viewer(ws, web), lang)
+    try:
+        while True:
+            text = await ws.receive_text()
+            try:
+                if len(text) > MAX_MESSAGE:
+                    raise WebError(WebErrorCode.TOO_LARGE, limit=MAX_MESSAGE)
+                msg = client_message.validate_python(json.loads(text))
+            except (ValueError, ValidationError) as exc:
+                await conn.error(WebError(WebErrorCode.BAD_JSON, detail=str(exc)[:200]))
+                continue
+            except WebError as exc:
+                await conn.error(exc)
+                continue
+            if isinstance(msg, Ping):
+                await conn.send(Pong())
+            elif isinstance(msg, Unsubscribe):
+                conn.unsubscribe(msg.game)
+            elif isinstance(msg, Subscribe):
+                try:
+                    await conn.subscribe(msg)
+                except ServiceError as exc:
+                    await conn.error(exc, msg.game)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        conn.close()
+        with contextlib.suppress(Exception):
+            await asyncio.sleep(0)

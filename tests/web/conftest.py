@@ -1,0 +1,152 @@
+"""A web app on SQLite in a temporary directory, a manual clock, and a client that
+speaks for any user (bearer tokens), plus a game set up entirely through the API."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from lepromafia.bots.setup import Cast, default_cast
+from lepromafia.engine.calendar import MOSCOW
+from lepromafia.engine.commands import REQUIREMENTS
+from lepromafia.engine.state import GameState
+from lepromafia.service.clock import ManualClock
+from lepromafia.web.app import create_app
+from lepromafia.web.deps import Web
+from lepromafia.web.settings import WebSettings
+
+FIRST_DAY = date(2026, 12, 1)
+START = datetime(2026, 11, 28, 12, 0, tzinfo=MOSCOW)
+PASSWORD = "password1"
+
+
+def contact_of(user: str) -> str:
+    return f"+7 999 SECRET-{user}"
+
+
+class Api:
+    def __init__(self, client: TestClient, clock: ManualClock) -> None:
+        self.client = client
+        self.clock = clock
+        self.tokens: dict[str, str] = {}
+        self._ids = itertools.count(1)
+
+    @property
+    def web(self) -> Web:
+        web: Web = self.client.app.state.web  # type: ignore[attr-defined]
+        return web
+
+    def register(self, login: str, password: str = PASSWORD) -> str:
+        r = self.client.post("/api/auth/register", json={"login": login, "password": password},
+                             headers={"authorization": "Bearer -"})
+        assert r.status_code == 201, r.text
+        self.tokens[login] = r.json()["token"]
+        self.client.cookies.clear()
+        return self.tokens[login]
+
+    def headers(self, user: str | None) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.tokens[user]}"} if user else {}
+
+    def get(self, user: str | None, path: str, **params: Any) -> Any:
+        return self.client.get(path, headers=self.headers(user), params=params)
+
+    def post(self, user: str | None, path: str, body: Any) -> Any:
+        headers = self.headers(user) or {"authorization": "Bearer -"}
+        return self.client.post(path, headers=headers, json=body)
+
+    def command_id(self) -> str:
+        return f"t{next(self._ids)}"
+
+    def cmd(self, user: str, game: str, name: str, /, **fields: Any) -> Any:
+        return self.post(user, f"/api/games/{game}/commands/{name}",
+                         {"command_id": self.command_id(), **fields})
+
+    def ok(self, user: str, game: str, name: str, /, **fields: Any) -> dict[str, Any]:
+        r = self.cmd(user, game, name, **fields)
+        assert r.status_code == 200, (name, user, r.text)
+        body: dict[str, Any] = r.json()
+        return body
+
+    def state(self, game: str) -> GameState:
+        state: GameState = self.client.portal.call(self.web.service.state, game)  # type: ignore[union-attr]
+        return state
+
+    def advance(self, delta: timedelta) -> None:
+        self.clock.advance(delta)
+        self.client.portal.call(self.web.service.sweep)  # type: ignore[union-attr]
+
+    def advance_to(self, moment: datetime) -> None:
+        self.clock.set(moment)
+        self.client.portal.call(self.web.service.sweep)  # type: ignore[union-attr]
+
+
+def settings_for(tmp: Path, **overrides: Any) -> WebSettings:
+    return WebSettings(database_url=f"sqlite:///{tmp}/web.db", sweep_interval=3600.0,
+                       argon2_time_cost=1, argon2_memory_kib=1024, **overrides)
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Api]:
+    yield from make_api(tmp_path)
+
+
+def make_api(tmp: Path, **overrides: Any) -> Iterator[Api]:
+    clock = ManualClock(START)
+    app = create_app(settings_for(tmp, **overrides), clock=clock)
+    with TestClient(app) as client:
+        yield Api(client, clock)
+
+
+def small_cast() -> Cast:
+    return default_cast(2, 6)
+
+
+def setup_game_via_api(api: Api, game: str, cast: Cast, settings: dict[str, Any] | None = None,
+                       start: bool = True) -> GameState:
+    """Register every seat, then create, staff, deal and start the game through the API."""
+    users = [cast.procurator, cast.consigliere, cast.arbiter, *cast.tribunes,
+             *(u for us in cast.cities.values() for u in us)]
+    for user in users:
+        if user not in api.tokens:
+            api.register(user)
+    opts = {"city_count": len(cast.cities), "population_per_city": 6, **(settings or {})}
+    r = api.post(cast.procurator, "/api/games", {"game_id": game, "title": "Тест", "settings": opts,
+                                                 "command_id": api.command_id()})
+    assert r.status_code == 201, r.text
+    api.ok(cast.procurator, game, "AppointHost", office="consigliere", user=cast.consigliere)
+    api.ok(cast.procurator, game, "AppointHost", office="arbiter", user=cast.arbiter)
+    for users_of_city in cast.cities.values():
+        for user in users_of_city:
+            r = api.post(user, f"/api/games/{game}/signup",
+                         {"accepted": sorted(REQUIREMENTS), "contact": contact_of(user),
+                          "command_id": api.command_id()})
+            assert r.status_code == 200, r.text
+    if not start:
+        return api.state(game)
+    plans = [{"name": name, "tribune": cast.tribunes[i], "residents": list(us)}
+             for i, (name, us) in enumerate(cast.cities.items())]
+    api.ok(cast.procurator, game, "FormCities", cities=plans)
+    r = api.post(cast.consigliere, f"/api/games/{game}/random/seal-deal", {"command_id": api.command_id()})
+    assert r.status_code == 200, r.text
+    for name in cast.cities:
+        r = api.post(cast.procurator, f"/api/games/{game}/random/mafia-numbers",
+                     {"city": name, "command_id": api.command_id()})
+        assert r.status_code == 200, r.text
+    state = api.state(game)
+    for user in state.residents:
+        if state.is_mafia(user):
+            api.ok(user, game, "AcknowledgeRole")
+    api.ok(cast.procurator, game, "StartGame", first_day=FIRST_DAY.isoformat())
+    return api.state(game)
+
+
+def at(day: int, hhmm: str) -> datetime:
+    h, m = map(int, hhmm.split(":"))
+    d = FIRST_DAY + timedelta(days=day - 1)
+    return datetime(d.year, d.month, d.day, h, m, tzinfo=MOSCOW)
