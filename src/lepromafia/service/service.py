@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..engine.commands import Command, CreateGame, FireDeadline
+from ..engine.commands import Command, CreateGame, FireDeadline, GiveArchiveConsent, RequestArchive
 from ..engine.decide import decide
 from ..engine.errors import RuleViolation
 from ..engine.events import Event
@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 MAX_COMMAND_ID = 120
 SYSTEM = "system"
 SLACK = timedelta(milliseconds=1)
+AFTER_GAME = (GiveArchiveConsent, RequestArchive)
+"""The only commands a finished game accepts: the archives' consents and requests (§9.4)."""
 
 
 @dataclass(frozen=True)
@@ -376,7 +378,7 @@ class _Lane:
         else:
             assert draft.state is not None
             self._fire_overdue(draft, now, changes)
-            if draft.state.stage is Stage.FINISHED:
+            if draft.state.stage is Stage.FINISHED and not isinstance(command, AFTER_GAME):
                 raise ServiceError(ServiceErrorCode.GAME_FINISHED, game=job.game_id)
         ack = self._apply(draft, command, job.command_id, mark, now, changes)
         draft.pending[job.command_id] = (mark, ack)

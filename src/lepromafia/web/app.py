@@ -27,6 +27,7 @@ from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
 from ..store.migrate import upgrade
 from . import errors
+from .api import archive, sound
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
 from .errors import WebError, WebErrorCode
 from .i18n import LANGUAGES
@@ -76,7 +77,8 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     app.state.startup_hooks = list(startup_hooks or [])
     app.state.render_error = None
     errors.install(app)
-    app.add_middleware(Limits, max_body=settings.max_body_bytes, secure=settings.cookie_secure)
+    app.add_middleware(Limits, max_body=settings.max_body_bytes, secure=settings.cookie_secure,
+                       max_upload=settings.max_upload_bytes)
     if STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     from .api import router as api_router
@@ -84,6 +86,10 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
 
     app.include_router(api_router)
     app.include_router(ws_router)
+    # Sound Library and archives: outside the guarded /api router, whose guard refuses
+    # multipart uploads (they carry their own CSRF check).
+    app.include_router(sound.router)
+    app.include_router(archive.router)
     try:
         pages = importlib.import_module("lepromafia.web.pages")
     except ModuleNotFoundError as exc:
@@ -94,13 +100,20 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     return app
 
 
+def _is_upload(path: str) -> bool:
+    """A Sound Library media upload: /api/games/<game>/sound/media (SOUND, 3-minute audio)."""
+    parts = path.strip("/").split("/")
+    return len(parts) == 5 and parts[:2] == ["api", "games"] and parts[3:] == ["sound", "media"]
+
+
 class Limits:
     """ASGI middleware: the request body limit (413), the browser's CSRF cookie (set once,
     HttpOnly, SameSite=Lax) and ``?lang=`` remembered in the ``lang`` cookie."""
 
-    def __init__(self, app: ASGIApp, max_body: int, secure: bool) -> None:
+    def __init__(self, app: ASGIApp, max_body: int, secure: bool, max_upload: int = 0) -> None:
         self.app = app
         self.max_body = max_body
+        self.max_upload = max(max_upload, max_body)
         self.secure = "; Secure" if secure else ""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -123,9 +136,10 @@ class Limits:
         if lang and cookies.get(LANG_COOKIE) != lang:
             extra.append((b"set-cookie", f"{LANG_COOKIE}={lang}; Path=/; Max-Age=31536000; "
                                          f"SameSite=Lax{self.secure}".encode()))
+        limit = self.max_upload if _is_upload(scope.get("path", "")) else self.max_body
         length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            info = errors.describe(WebError(WebErrorCode.TOO_LARGE, limit=self.max_body), lang or "ru")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            info = errors.describe(WebError(WebErrorCode.TOO_LARGE, limit=limit), lang or "ru")
             assert info is not None
             body = _dumps(info.body())
             await send({"type": "http.response.start", "status": info.status,
@@ -140,8 +154,8 @@ class Limits:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise WebError(WebErrorCode.TOO_LARGE, limit=self.max_body)
+                if seen > limit:
+                    raise WebError(WebErrorCode.TOO_LARGE, limit=limit)
             return message
 
         async def send_with_cookies(message: Message) -> None:

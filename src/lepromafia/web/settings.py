@@ -32,6 +32,8 @@ class WebSettings(BaseSettings):
     login_max_failures: int = 5
     login_window_minutes: float = 15
     max_body_bytes: int = 64 * 1024
+    max_upload_bytes: int = 50 * 1024 * 1024
+    """Sound Library media uploads only (the media store checks its own cap too)."""
     ws_buffer: int = 512
     """Events queued for one WebSocket before it is dropped with ``resync``."""
     argon2_time_cost: int = 3

@@ -35,6 +35,8 @@ from .models import COMMAND_ID, ERRORS, AckOut, CityBody, CommandIdBody
 router = APIRouter(tags=["commands"], responses=ERRORS)
 
 SYSTEM_ONLY = frozenset({"FireDeadline"})
+# Published only through /sound/entries, which measures the real duration of the file.
+NOT_GENERATED = SYSTEM_ONLY | {"PublishSoundEntry"}
 """Issued by the service's scheduler alone."""
 
 
@@ -122,7 +124,7 @@ def _register(name: str, cls: type[cmd.Command]) -> None:
 
 
 COMMANDS: dict[str, type[cmd.Command]] = {
-    name: cls for name, cls in sorted(codec.COMMAND_TYPES.items()) if name not in SYSTEM_ONLY
+    name: cls for name, cls in sorted(codec.COMMAND_TYPES.items()) if name not in NOT_GENERATED
 }
 for _name, _cls in COMMANDS.items():
     _register(_name, _cls)

@@ -1,0 +1,242 @@
+"""The archives of a finished game (§9.4, RANDOM-5, AMB-33): what each visitor may open.
+
+One query layer for the archive page and its JSON export. Every inbox's status comes
+from ``engine.archive.status`` and reading one goes through ``engine.archive.can_open``;
+consents and requests are the engine's commands (``GiveArchiveConsent``,
+``RequestArchive``), sent through the service. The rest is the public record: every
+public event, every vote with its time (the voting inboxes are gone, and their full log
+is published with the results, INBOX-VOTE), the Court's decisions, and the deal check
+(the sealed lists recomputed against the commitment, RANDOM-5). Contact details are not
+part of any event or message, so they cannot appear here (SEC-13).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import and_, select
+
+from ..engine import archive as rules
+from ..engine import events as ev
+from ..engine.commands import GiveArchiveConsent, RequestArchive
+from ..engine.deal import commitment, verify
+from ..engine.events import Event
+from ..engine.inboxes import POLICY, AfterGame, Kind
+from ..engine.state import GameState, Stage
+from ..engine.visibility import visible_to
+from ..store import codec, schema
+from .media import library
+from .service import Ack, GameService
+
+EXPORT_VERSION = 1
+VOTES = (ev.VoteCast, ev.JudgeVoteCast)
+COURT = (ev.PardonWindowOpened, ev.VerdictReached, ev.JudgeRemoved, ev.JudgeRecused,
+         ev.PetitionConfirmed, ev.JudgeElectionClosed)
+CONSENT_RULES = (AfterGame.RESIDENT_CONSENT, AfterGame.ALL_MEMBERS_CONSENT)
+
+
+class ArchiveErrorCode(StrEnum):
+    NOT_FINISHED = "archive_not_finished"
+    INBOX_CLOSED = "archive_inbox_closed"
+    UNKNOWN_INBOX = "archive_unknown_inbox"
+
+
+MESSAGES: dict[ArchiveErrorCode, tuple[str, str]] = {
+    ArchiveErrorCode.NOT_FINISHED: (
+        "Архивы игры «{game}» откроются, когда игра закончится",
+        "The archives of game '{game}' open when the game is over"),
+    ArchiveErrorCode.INBOX_CLOSED: (
+        "Этот ящик вам не открыт ({status})", "This inbox is not open to you ({status})"),
+    ArchiveErrorCode.UNKNOWN_INBOX: ("Ящика «{inbox}» нет", "There is no inbox '{inbox}'"),
+}
+STATUS = {ArchiveErrorCode.NOT_FINISHED: 409, ArchiveErrorCode.INBOX_CLOSED: 403,
+          ArchiveErrorCode.UNKNOWN_INBOX: 404}
+
+
+class ArchiveError(Exception):
+    def __init__(self, code: ArchiveErrorCode, rule: str = "", **fields: Any) -> None:
+        self.code = code
+        self.rule = rule
+        self.fields = fields
+        super().__init__(f"{code}: {self.message('en')}")
+
+    @property
+    def status(self) -> int:
+        return STATUS[self.code]
+
+    def message(self, lang: str = "ru") -> str:
+        ru, en = MESSAGES[self.code]
+        try:
+            return (ru if lang == "ru" else en).format(**self.fields)
+        except (KeyError, IndexError):
+            return ru if lang == "ru" else en
+
+
+@dataclass
+class _Log:
+    version: int = 0
+    events: list[tuple[int, Event]] = field(default_factory=list)
+
+
+class Archives:
+    """Read the archives of finished games; send consents and requests."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self._logs: dict[str, _Log] = {}
+
+    async def finished(self, game_id: str) -> GameState:
+        state = await self.service.state(game_id)
+        if state.stage is not Stage.FINISHED:
+            raise ArchiveError(ArchiveErrorCode.NOT_FINISHED, "INBOX-PERS-3", game=game_id)
+        return state
+
+    async def _events(self, game_id: str) -> list[tuple[int, Event]]:
+        """The whole log, read once and then only its new tail."""
+        log = self._logs.setdefault(game_id, _Log())
+        async with self.service.store.reading() as tx:
+            rows = await tx.event_rows(game_id, after=log.version)
+        for row in rows:
+            if row["seq"] == log.version + 1:
+                log.events.append((row["seq"], codec.decode_event(codec.loads(row["payload"]))))
+                log.version = row["seq"]
+        return log.events
+
+    # --- the page ------------------------------------------------------------------
+
+    async def page(self, game_id: str, viewer: str | None) -> dict[str, Any]:
+        """Everything the archive page shows this viewer (anonymous: None)."""
+        s = await self.finished(game_id)
+        events = await self._events(game_id)
+        ended = next((e for _, e in reversed(events) if isinstance(e, ev.GameEnded)), None)
+        return {
+            "game_id": game_id, "title": s.title, "result": s.result.value if s.result else None,
+            "ended_at": ended.at.isoformat() if ended else None,
+            "reveal": _reveal(ended),
+            "cities": [_json(e) | {"seq": seq} for seq, e in events if isinstance(e, ev.CityDecided)],
+            "deal": deal_check(ended),
+            "inboxes": inbox_list(s, viewer),
+            "votes": [_vote(seq, e) for seq, e in events if isinstance(e, VOTES)],
+            "vote_results": [_json(e) | {"seq": seq} for seq, e in events
+                             if isinstance(e, ev.VotingClosed | ev.NoExecution)],
+            "court": court_decisions(s, events, viewer),
+            "timeline": [_json(e) | {"seq": seq} for seq, e in events if e.audience.public],
+            "sound_library": library(s, viewer),
+        }
+
+    async def inbox(self, game_id: str, inbox_id: str, viewer: str | None) -> dict[str, Any]:
+        """An inbox's messages, if §9.4 opens it to the viewer (``engine.archive.can_open``)."""
+        s = await self.finished(game_id)
+        if inbox_id not in s.inboxes:
+            raise ArchiveError(ArchiveErrorCode.UNKNOWN_INBOX, inbox=inbox_id[:80])
+        if not rules.can_open(s, inbox_id, viewer):
+            status = rules.status(s, inbox_id, viewer)
+            raise ArchiveError(ArchiveErrorCode.INBOX_CLOSED, "AMB-33", status=status.value)
+        m = schema.messages
+        async with self.service.store.reading() as tx:
+            rows = (await tx.conn.execute(
+                select(m.c.seq, m.c.author, m.c.text, m.c.at)
+                .where(and_(m.c.game_id == game_id, m.c.inbox == inbox_id)).order_by(m.c.seq))).all()
+        return _header(s, inbox_id, viewer) | {
+            "messages": [{"seq": r.seq, "author": r.author, "text": r.text, "at": r.at} for r in rows]}
+
+    async def export(self, game_id: str, viewer: str | None) -> dict[str, Any]:
+        """The archive as this viewer may see it, with every inbox open to him, as JSON."""
+        page = await self.page(game_id, viewer)
+        opened = [await self.inbox(game_id, i["inbox"], viewer)
+                  for i in page["inboxes"] if i["can_read"]]
+        return {"format": "lepromafia-archive", "version": EXPORT_VERSION, "viewer": viewer,
+                **page, "opened_inboxes": opened}
+
+    # --- consents and requests -----------------------------------------------------------
+
+    async def consent(self, game_id: str, viewer: str, inbox_id: str, consent: bool,
+                      command_id: str) -> Ack:
+        """INBOX-PERS-3, INBOX-SECRET-3: give (or refuse) one's consent for an inbox."""
+        return await self.service.execute(
+            game_id, GiveArchiveConsent(actor=viewer, inbox=inbox_id, consent=consent), command_id)
+
+    async def request(self, game_id: str, viewer: str, inbox_id: str, command_id: str) -> Ack:
+        """AMB-33: open an inbox that opens to anyone who asks."""
+        return await self.service.execute(
+            game_id, RequestArchive(actor=viewer, inbox=inbox_id), command_id)
+
+
+# --- pieces ------------------------------------------------------------------------------
+
+
+def inbox_list(s: GameState, viewer: str | None) -> list[dict[str, Any]]:
+    out = [_header(s, inbox_id, viewer) for inbox_id in s.inboxes]
+    order = {k.value: i for i, k in enumerate(Kind)}
+    out.sort(key=lambda i: (order.get(i["kind"], 99), i["city"] or "", i["inbox"]))
+    return out
+
+
+def _header(s: GameState, inbox_id: str, viewer: str | None) -> dict[str, Any]:
+    inbox = s.inboxes[inbox_id]
+    policy = POLICY[Kind(inbox.kind)]
+    status = rules.status(s, inbox_id, viewer)
+    row: dict[str, Any] = {
+        "inbox": inbox_id, "kind": inbox.kind, "city": inbox.city, "title": inbox.title,
+        "subject": inbox.subject if inbox.kind != Kind.SECRET else None,
+        "after_game": policy.after_game.value, "status": status.value,
+        "can_read": status in (rules.ArchiveStatus.MEMBER, rules.ArchiveStatus.OPEN),
+        "can_request": viewer is not None and status is rules.ArchiveStatus.ON_REQUEST,
+        "can_consent": False, "consent": None,
+    }
+    if policy.after_game in CONSENT_RULES:
+        needed = rules.members(s, inbox)
+        given = s.archive.consents.get(inbox_id, {})
+        row["can_consent"] = viewer is not None and viewer in needed
+        row["consent"] = {
+            "needed": len(needed), "given": sum(1 for m in needed if given.get(m) is True),
+            "refused": any(given.get(m) is False for m in needed),
+            "yours": given.get(viewer) if viewer is not None and viewer in needed else None,
+        }
+    return row
+
+
+def deal_check(ended: ev.GameEnded | None) -> dict[str, Any] | None:
+    """RANDOM-5: the opened lists hash to the commitment published before the game."""
+    if ended is None or ended.commitment is None:
+        return None
+    lists = {city: list(users) for city, users in ended.deal_lists}
+    recomputed = commitment(lists, ended.deal_salt)
+    return {"lists": lists, "salt": ended.deal_salt, "commitment": ended.commitment,
+            "recomputed": recomputed, "verified": verify(lists, ended.deal_salt, ended.commitment)}
+
+
+def court_decisions(s: GameState, events: list[tuple[int, Event]],
+                    viewer: str | None) -> list[dict[str, Any]]:
+    """Every public Court decision; the judges' single pardon votes (Court inbox) to whoever
+    may open a Court inbox now or saw them during the game."""
+    court_open = any(i.kind == Kind.COURT and rules.can_open(s, i.id, viewer) for i in s.inboxes.values())
+    out = [_json(e) | {"seq": seq} for seq, e in events if isinstance(e, COURT) and e.audience.public]
+    if court_open or viewer is not None:
+        out += [_json(e) | {"seq": seq} for seq, e in events if isinstance(e, ev.PardonVoteCast)
+                and (court_open or visible_to(e, viewer))]
+    out.sort(key=lambda d: d["seq"])
+    return out
+
+
+def _reveal(ended: ev.GameEnded | None) -> dict[str, Any] | None:
+    if ended is None:
+        return None
+    return {"factions": dict(ended.factions), "consigliere": ended.consigliere,
+            "commissars": [list(c) for c in ended.commissars]}
+
+
+def _vote(seq: int, e: ev.VoteCast | ev.JudgeVoteCast) -> dict[str, Any]:
+    row = {"seq": seq, "at": e.at.isoformat(), "type": type(e).__name__, "city": e.city,
+           "candidate": e.candidate, "voter": e.voter, "keyword": e.keyword, "proxy": e.proxy}
+    if isinstance(e, ev.JudgeVoteCast):
+        row["in_favour"] = e.in_favour
+    return row
+
+
+def _json(event: Event) -> dict[str, Any]:
+    data = codec.encode_event(event)
+    data.pop("audience", None)
+    return data

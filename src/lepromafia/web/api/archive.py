@@ -1,0 +1,106 @@
+"""The archives of a finished game over HTTP (§9.4): the page data, an inbox, consents,
+requests and the JSON export. ``router`` has the prefix ``/api/games/{game_id}/archive``;
+inbox ids go in the query or body (they contain ``/``)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+from pydantic import Field
+
+from ...service.archive import ArchiveError, Archives
+from ..deps import CurrentUser, Lang, RequireUser, WebDep
+from .games import ack_out, scoped
+from .models import COMMAND_ID, AckOut, Body
+from .sound import coded, media_guard
+
+router = APIRouter(prefix="/api/games/{game_id}/archive", tags=["archive"],
+                   dependencies=[Depends(media_guard)])
+
+
+def archives(request: Request, web: WebDep) -> Archives:
+    found: Archives | None = getattr(request.app.state, "archives", None)
+    if found is None or found.service is not web.service:
+        found = Archives(web.service)
+        request.app.state.archives = found
+    return found
+
+
+ArchivesDep = Depends(archives)
+
+
+def _links(game_id: str, row: dict[str, Any]) -> dict[str, Any]:
+    base = f"/api/games/{game_id}/archive"
+    inbox = quote(row["inbox"], safe="")
+    return row | {"links": {
+        "read": f"{base}/inbox?inbox={inbox}" if row["can_read"] else None,
+        "request": f"{base}/request" if row["can_request"] else None,
+        "consent": f"{base}/consent" if row["can_consent"] else None,
+    }}
+
+
+@router.get("")
+async def page(game_id: str, user: CurrentUser, lang: Lang,
+               found: Archives = ArchivesDep) -> Any:
+    """The archive page: results, the deal check, inboxes with their §9.4 status and links,
+    every vote with its time, the Court's decisions, the public timeline."""
+    try:
+        data = await found.page(game_id, user.user_id if user else None)
+    except ArchiveError as exc:
+        return coded(exc, lang)
+    data["inboxes"] = [_links(game_id, row) for row in data["inboxes"]]
+    data["export"] = f"/api/games/{game_id}/archive/export"
+    return data
+
+
+@router.get("/inbox")
+async def inbox(game_id: str, inbox: str, user: CurrentUser, lang: Lang,
+                found: Archives = ArchivesDep) -> Any:
+    """An inbox's messages, if §9.4 opens it to the viewer."""
+    try:
+        return await found.inbox(game_id, inbox, user.user_id if user else None)
+    except ArchiveError as exc:
+        return coded(exc, lang)
+
+
+@router.get("/export")
+async def export(game_id: str, user: CurrentUser, lang: Lang,
+                 found: Archives = ArchivesDep) -> Any:
+    """The archive as JSON, with every inbox open to the viewer."""
+    try:
+        data = await found.export(game_id, user.user_id if user else None)
+    except ArchiveError as exc:
+        return coded(exc, lang)
+    name = f"lepromafia-{game_id}-archive.json"
+    return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+class ConsentBody(Body):
+    inbox: str = Field(max_length=200)
+    consent: bool
+    command_id: str = COMMAND_ID
+
+
+class RequestBody(Body):
+    inbox: str = Field(max_length=200)
+    command_id: str = COMMAND_ID
+
+
+@router.post("/consent")
+async def consent(game_id: str, body: ConsentBody, user: RequireUser,
+                  found: Archives = ArchivesDep) -> AckOut:
+    """INBOX-PERS-3, INBOX-SECRET-3: give or refuse one's consent for an inbox."""
+    ack = await found.consent(game_id, user.user_id, body.inbox, body.consent,
+                              scoped(user.user_id, body.command_id))
+    return ack_out(ack)
+
+
+@router.post("/request")
+async def ask(game_id: str, body: RequestBody, user: RequireUser,
+              found: Archives = ArchivesDep) -> AckOut:
+    """AMB-33: open an inbox that opens to anyone who asks."""
+    ack = await found.request(game_id, user.user_id, body.inbox, scoped(user.user_id, body.command_id))
+    return ack_out(ack)
