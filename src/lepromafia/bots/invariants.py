@@ -441,7 +441,7 @@ HOST_EVENTS_UNCHECKED: frozenset[type[Event]] = frozenset({
     hev.PrivateCaseDecided, hev.InboxBanImposed, hev.InboxBanLifted,
 })
 """Host-side records (branch hostrules) not yet given allow-list entries: listed so that any
-*new* kind still fails the classification test. To do: an entry each (docs/decisions/sim2.md)."""
+*new* kind still fails the classification test. To do: an entry each (docs/decisions.md)."""
 
 ROUTED_EVENTS: frozenset[type[Event]] = frozenset({
     ev.MessagePosted, ev.InboxOpened, ev.InboxArchived,  # by inbox kind: _inbox_allowed

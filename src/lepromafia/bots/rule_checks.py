@@ -98,7 +98,7 @@ class RuleTracker:
         city = s.cities[e.city]
         if e.cause == "execution":
             # JUDGE-4 bars the judge of the vote's opening; one elected while condemned
-            # is a gap in the rules (reported; docs/decisions/sim2.md).
+            # is a gap in the rules (reported; docs/decisions.md).
             if e.user == city.judge and self.judges_at_vote.get((e.city, s.day)) == e.user:
                 problems.append(f"sitting judge {e.user} executed (JUDGE-4)")
             if _paused(s, e.city):
