@@ -76,9 +76,11 @@ async def start_demo(web: Web) -> None:
     await _accounts(web, recruiting, RECRUITING)
     scale = web.settings.time_scale
     if not await _exists(web, LIVE):
-        today = datetime.fromtimestamp(web.service.clock.now(), MOSCOW).date()
-        await setup_service_game(web.service, LIVE, live, rng, today + timedelta(days=1),
-                                 settings={"population_per_city": 8, "supreme_court_mode": "never"},
+        # Day 1 starts two game minutes from now, so a newcomer sees play at once.
+        start = datetime.fromtimestamp(web.service.clock.now(), MOSCOW) + timedelta(minutes=2)
+        await setup_service_game(web.service, LIVE, live, rng, start.date(),
+                                 settings={"population_per_city": 8, "supreme_court_mode": "never",
+                                           "day_start_time": start.strftime("%H:%M")},
                                  title="Демо: идёт игра", time_scale=scale)
     if not await _exists(web, RECRUITING):
         await setup_service_game(web.service, RECRUITING, recruiting, rng, None,
