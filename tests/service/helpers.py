@@ -11,10 +11,10 @@ from collections.abc import Coroutine
 from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
+from lepromafia.bots.service_bots import Ids, setup_service_game
 from lepromafia.bots.setup import Cast, default_cast
 from lepromafia.engine import commands as cmd
 from lepromafia.engine.calendar import MOSCOW
-from lepromafia.engine.commands import REQUIREMENTS
 from lepromafia.service.clock import ManualClock
 from lepromafia.service.service import GameService
 from lepromafia.store.database import DatabaseConfig
@@ -40,55 +40,12 @@ def small_cast() -> Cast:
     return default_cast(2, 6)
 
 
-class Ids:
-    """Client command ids: unique, readable."""
-
-    def __init__(self, prefix: str = "c") -> None:
-        self.prefix = prefix
-        self.n = 0
-
-    def __call__(self) -> str:
-        self.n += 1
-        return f"{self.prefix}{self.n}"
-
-
 async def setup_game(svc: GameService, game_id: str, cast: Cast, seed: int = 1,
                      settings: dict[str, Any] | None = None, ids: Ids | None = None,
                      time_scale: float = 1.0) -> None:
     """Create, staff, deal and start a game (its Day 1 starts at FIRST_DAY 10:00)."""
-    rng = random.Random(seed)
-    ids = ids or Ids("setup-")
-    opts = {"city_count": len(cast.cities), **(settings or {})}
-    await svc.create_game(game_id, cmd.CreateGame(actor=cast.procurator, title="Лепромафия",
-                                                  settings=opts), ids(), time_scale=time_scale)
-
-    async def do(command: cmd.Command) -> None:
-        await svc.execute(game_id, command, ids())
-
-    await do(cmd.AppointHost(actor=cast.procurator, office="consigliere", user=cast.consigliere))
-    await do(cmd.AppointHost(actor=cast.procurator, office="arbiter", user=cast.arbiter))
-    for users in cast.cities.values():
-        for user in users:
-            await do(cmd.SignUp(actor=user, accepted=REQUIREMENTS, has_contact=True))
-    plans = tuple(cmd.CityPlan(name=name, tribune=cast.tribunes[i], residents=users)
-                  for i, (name, users) in enumerate(cast.cities.items()))
-    await do(cmd.FormCities(actor=cast.procurator, cities=plans))
-    lists = []
-    for name, users in cast.cities.items():
-        order = list(users)
-        rng.shuffle(order)
-        lists.append((name, tuple(order)))
-    await do(cmd.SealDeal(actor=cast.consigliere, lists=tuple(lists), salt=f"{rng.getrandbits(128):032x}"))
-    state = await svc.state(game_id)
-    for name in cast.cities:
-        city = state.cities[name]
-        numbers = tuple(rng.sample(range(1, len(city.residents) + 1), city.mafia_count))
-        await do(cmd.NameMafiaNumbers(actor=cast.procurator, city=name, numbers=numbers))
-    state = await svc.state(game_id)
-    for user in state.residents:
-        if state.is_mafia(user):
-            await do(cmd.AcknowledgeRole(actor=user))
-    await do(cmd.StartGame(actor=cast.procurator, first_day=FIRST_DAY))
+    await setup_service_game(svc, game_id, cast, random.Random(seed), FIRST_DAY, settings,
+                             time_scale=time_scale, ids=ids or Ids("setup-"))
 
 
 def sqlite_config(tmp_path: Any) -> DatabaseConfig:

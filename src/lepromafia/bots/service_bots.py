@@ -39,7 +39,9 @@ Executor = Callable[[str, cmd.Command, str], Awaitable[Any]]
 
 
 class Ids:
-    def __init__(self, prefix: str) -> None:
+    """Client command ids: unique within a run, readable."""
+
+    def __init__(self, prefix: str = "c") -> None:
         self.prefix = prefix
         self.n = 0
 
@@ -51,9 +53,9 @@ class Ids:
 async def setup_service_game(svc: GameService, game_id: str, cast: Cast, rng: random.Random,
                              first_day: date | None, settings: dict[str, Any] | None = None,
                              title: str = "Лепромафия", time_scale: float = 1.0,
-                             start: bool = True) -> None:
+                             start: bool = True, ids: Callable[[], str] | None = None) -> None:
     """Create, staff, deal and (if ``start``) start a game; its Day 1 is ``first_day``."""
-    ids = Ids(f"setup-{uuid.uuid4().hex[:6]}-")
+    ids = ids or Ids(f"setup-{uuid.uuid4().hex[:6]}-")
     opts = {"city_count": len(cast.cities), **(settings or {})}
     await svc.create_game(game_id, cmd.CreateGame(actor=cast.procurator, title=title, settings=opts),
                           ids(), time_scale=time_scale)
