@@ -30,7 +30,7 @@ def shot(page: Any, shots: Any, name: str) -> None:
 
 
 def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any, shots: Any) -> None:
-    for user in ("prokurator", "konsil", "tribune1", *RESIDENTS):
+    for user in ("prokurator", "konsil", "arbitr", "tribune1", *RESIDENTS):
         live.register(user)
     live.api(
         "prokurator",
@@ -49,6 +49,7 @@ def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any,
     proc.fill("#ap-user", "konsil")
     proc.click("form[action$='/do/appoint'] button[type=submit]")
     proc.wait_for_selector("[data-testid=flash]")
+    live.api("prokurator", f"/games/{GAME}/commands/AppointHost", {"office": "arbiter", "user": "arbitr"})
 
     # PLAYER-1: alice signs up from the Recruitment Post; a missing requirement is refused first.
     alice = login(browser, live, "alice")
@@ -94,6 +95,14 @@ def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any,
 
     # START-1: Day 1 is set-up only; Day 2 brings nominations (EXEC-3) and the vote.
     live.advance_to(at(1, 10, 1), GAME)
+    # COMM-APPT-1/2: the badge is offered to an honest resident, who accepts on his role card.
+    commissar = next(u for u in ("carol", "alice") if u != mafioso)
+    pool = live.state(GAME).living("Лепроград")
+    live.command("prokurator", GAME, "OfferCommissar", city="Лепроград", draw=pool.index(commissar))
+    comm = login(browser, live, commissar)
+    comm.goto(f"{live.url}/games/{GAME}/role")
+    comm.click("[data-testid=offer-accept]")
+    comm.wait_for_selector("[data-testid=flash]")
     live.advance_to(at(2, 10, 1), GAME, until=lambda s: s.day == 2)
     honest = [u for u in RESIDENTS if u != mafioso]
     candidate = next(u for u in ("dmitry", "elena") if u != mafioso)
@@ -134,11 +143,23 @@ def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any,
 
     # MAFIA-KILL-1: at night the mafioso kills; Day 3's Day Post reports it (POST-2).
     victim = next(u for u in honest if u not in (candidate, "carol", "alice"))
-    live.advance_to(at(3, 0, 5), GAME)
-    kill = live.api(
-        mafioso, f"/games/{GAME}/commands/DeclareKill", {"target": victim, "tour": False}, ok=False
-    )
-    assert kill.status_code < 300, kill.text
+    live.advance_to(at(3, 2, 35), GAME, until=lambda s: s.checks_open)
+    night = login(browser, live, mafioso)
+    night.goto(f"{live.url}/games/{GAME}/role")
+    night.select_option("#kill-target", victim)
+    night.click("[data-testid=kill-form] button[type=submit]")
+    night.wait_for_selector("[data-testid=flash]")
+    assert victim in night.inner_text("[data-testid=declarations]")
+    shot(night, shots, "10-mafia-night")
+    # COMM-4: the commissar checks from a structured form; the answer lands in his log.
+    comm.goto(f"{live.url}/games/{GAME}/role")
+    comm.select_option("#chk", mafioso)
+    comm.click("[data-testid=check-form] button[type=submit]")
+    comm.wait_for_selector("[data-testid=check-log]")
+    shot(comm, shots, "11-commissar-check")
+    arb = login(browser, live, "arbitr")
+    arb.goto(f"{live.url}/games/{GAME}/console/arbiter")
+    shot(arb, shots, "12-console-arbiter")
     carol.goto(f"{live.url}/games/{GAME}")
     carol.wait_for_selector("#live-status[data-state=open]")
     live.advance_to(at(3, 10, 1), GAME, until=lambda s: s.day == 3)

@@ -41,6 +41,8 @@ class WebSettings(BaseSettings):
     cookie_secure: bool = False
     auto_migrate: bool = True
     sweep_interval: float = 1.0
+    allowed_origins: list[str] = []
+    """Extra origins (``https://example.org``) allowed to open /ws besides the site itself."""
 
     @model_validator(mode="after")
     def _refuse_dev_defaults_in_prod(self) -> WebSettings:

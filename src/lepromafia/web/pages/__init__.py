@@ -20,6 +20,14 @@ def render_error(request: Request, info: ErrorInfo) -> Response:
     from ..deps import get_lang
 
     lang = get_lang(request)
+    if info.code in ("unauthenticated", "session_expired") and request.method == "GET":
+        # a page that needs a login: to the login form, coming back here afterwards
+        from urllib.parse import quote
+
+        from .common import redirect
+
+        target = f"/login?next={quote(request.url.path)}"
+        return redirect(target, error=info, lang=lang)
     user = getattr(request.state, "user", None)
     ctx = {"user": user.user_id if user else None, **flash_context(request), "error": info}
     return render(request, "pages/error.html", ctx, lang=lang, status=info.status)

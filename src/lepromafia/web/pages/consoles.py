@@ -12,6 +12,7 @@ from fastapi.responses import Response
 from ...engine import events as ev
 from ...engine.inboxes import can_read
 from ...engine.visibility import visible_to
+from ...service.accounts import AccountError
 from ..deps import Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode
 from .common import GameCtx, load_game
@@ -178,10 +179,13 @@ async def _tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, An
                 "vote_closes_at": c.vote_closes_at,
                 "residents": c.residents,
                 "living": s.living(name),
+                "restoration": c.restoration,
             }
         )
     plan = s.plan()
-    return {"my_cities": cities, "plan": plan}
+    observers = [(e.city, e.user) for _s, e in await _visible(web, game, uid, (ev.ObserverJoined,))
+                 if e.city in mine]
+    return {"my_cities": cities, "plan": plan, "observers": observers}
 
 
 async def _arbiter(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
@@ -222,6 +226,26 @@ async def _consigliere(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str
         "godfathers": godfathers,
         "can_seal": s.stage.value == "formed",
     }
+
+
+@router.get("/games/{game_id}/contacts", include_in_schema=False)
+async def contacts(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    """PLAYER-4, SEC-13: the voice contacts the viewer is entitled to (the Procurator: all;
+    a Tribune: his city's residents); every read is logged. Nobody else: 403."""
+    game = await load_game(web, game_id)
+    s = game.state
+    subjects = [u for u in s.residents if web.accounts.may_read_contact(s, user.user_id, u)]
+    if not subjects:
+        raise WebError(WebErrorCode.FORBIDDEN)
+    rows = []
+    for subject in subjects:
+        try:
+            text = await web.accounts.read_contact(s, game_id, user.user_id, subject)
+        except AccountError:
+            text = ""
+        rows.append((s.residents[subject].city, subject, text))
+    rows.sort()
+    return await game_page(request, web, user, lang, game, "contacts", "pages/contacts.html", rows=rows)
 
 
 __all__ = ["router", "translate"]

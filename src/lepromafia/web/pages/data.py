@@ -17,6 +17,7 @@ TYPES = (
     "DealListsRecorded", "DealSealed", "NominationMade", "ProxyRequested", "CommissarOffered",
     "CommissarOfferResolved", "CommissarAppointed", "PardonWindowOpened", "JudgeElectionClosed",
     "PetitionFiled", "GodfatherElected", "HostAppointed", "RoleAcknowledged",
+    "NightStarted", "GodfatherVoteCast", "PardonVoteCast", "ObserverJoined", "SuicideDeclared",
 )
 
 

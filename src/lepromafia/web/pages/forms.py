@@ -70,6 +70,14 @@ def day_of(form: Form, name: str) -> date:
         raise FormError(name) from exc
 
 
+def choice(form: Form, name: str, allowed: tuple[str, ...]) -> str:
+    """A required field with a closed set of values (a button's value)."""
+    value = text(form, name, limit=40)
+    if value not in allowed:
+        raise FormError(name)
+    return value
+
+
 def flag(form: Form, name: str) -> bool:
     return text(form, name, required=False, limit=10).lower() in ("1", "true", "yes", "on")
 
@@ -166,7 +174,8 @@ ACTIONS: dict[str, Builder] = {
     "numbers": _numbers,
     "start": lambda f, a, s: cmd.StartGame(actor=a, first_day=day_of(f, "first_day")),
     "offer": lambda f, a, s: cmd.OfferCommissar(actor=a, city=text(f, "city"), draw=_rng.randrange(1 << 30)),
-    "answer_offer": lambda f, a, s: cmd.AnswerCommissarOffer(actor=a, accept=flag(f, "accept")),
+    "answer_offer": lambda f, a, s: cmd.AnswerCommissarOffer(
+        actor=a, accept=choice(f, "accept", ("yes", "no")) == "yes"),
     "day_start": lambda f, a, s: cmd.SetDayStart(actor=a, day=integer(f, "day", 1, 999),
                                                  time=text(f, "time", limit=5)),
     "long_day": lambda f, a, s: cmd.DeclareLongDay(actor=a, day=integer(f, "day", 1, 999),
@@ -184,7 +193,8 @@ ACTIONS: dict[str, Builder] = {
         actor=a, city=text(f, "city"), opens_at=must(moment(f, "opens_at"), "opens_at"),
         closes_at=must(moment(f, "closes_at"), "closes_at")),
     "propose_judge": lambda f, a, s: cmd.ProposeJudge(actor=a, candidate=text(f, "candidate")),
-    "pardon": lambda f, a, s: cmd.VotePardon(actor=a, city=text(f, "city"), pardon=flag(f, "pardon")),
+    "pardon": lambda f, a, s: cmd.VotePardon(actor=a, city=text(f, "city"),
+                                             pardon=choice(f, "pardon", ("yes", "no")) == "yes"),
     "preset": lambda f, a, s: cmd.ChoosePardonPreset(actor=a, majority=text(f, "majority")),
     "petition": lambda f, a, s: cmd.FilePetition(actor=a),
     "confirm_petition": lambda f, a, s: cmd.ConfirmPetition(actor=a),
@@ -197,5 +207,12 @@ ACTIONS: dict[str, Builder] = {
     "ambush": lambda f, a, s: cmd.PlaceAmbush(actor=a, target=text(f, "target")),
     "withdraw_ambush": lambda f, a, s: cmd.WithdrawAmbush(actor=a),
     "suicide": lambda f, a, s: cmd.DeclareSuicide(actor=a),
+    "withdraw_suicide": lambda f, a, s: cmd.WithdrawSuicide(actor=a),
+    "demand_reelection": lambda f, a, s: cmd.DemandGodfatherReelection(actor=a),
+    "decline_candidacy": lambda f, a, s: cmd.DeclineCandidacy(actor=a),
+    "restore": lambda f, a, s: cmd.ProposeRestoration(
+        actor=a, city=text(f, "city"), new_name=text(f, "new_name", limit=60),
+        reason=text(f, "reason", limit=500), expelled=tuple(many(f, "expelled"))),
+    "sign_restoration": lambda f, a, s: cmd.SignRestoration(actor=a, city=text(f, "city")),
     "renew": lambda f, a, s: cmd.RenewInbox(actor=a, inbox=text(f, "inbox")),
 }

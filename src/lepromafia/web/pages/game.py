@@ -20,6 +20,7 @@ from ...service.errors import ServiceError
 from ..api.games import scoped
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
+from .actions import role_actions
 from .common import GameCtx, clear_flash, flash_context, game_context, load_game, redirect, safe_next
 from .data import PAGE_EVENTS
 from .forms import ACTIONS, Form, FormError, integer, text
@@ -102,6 +103,31 @@ def city_rows(game: GameCtx) -> list[dict[str, Any]]:
     return rows
 
 
+async def ending_of(web: Any, game: GameCtx) -> dict[str, Any] | None:
+    """§9.4: once GameEnded is public, the final result, each city's, and every role."""
+    ended = [e for _s, e in await PAGE_EVENTS.read(web.service, game.id)
+             if isinstance(e, ev.GameEnded) and e.audience.public]
+    if not ended:
+        return None
+    e = ended[-1]
+    factions = dict(e.factions)
+    commissars = dict(e.commissars)
+    s = game.state
+    cities = []
+    for name, c in s.cities.items():
+        cities.append({
+            "name": name,
+            "outcome": c.decided.value if c.decided else None,
+            "commissar": commissars.get(name),
+            "godfather": c.godfather,
+            "judge": c.judge,
+            "residents": [{"user": u, "faction": factions.get(u), "alive": s.residents[u].alive,
+                           "commissar": commissars.get(name) == u} for u in c.residents],
+        })
+    return {"result": e.result, "consigliere": e.consigliere, "cities": cities,
+            "commitment": e.commitment, "salt": e.deal_salt}
+
+
 async def posts_of(web: Any, game: GameCtx) -> list[Any]:
     return [e for _s, e in reversed(day_posts(await PAGE_EVENTS.read(web.service, game.id)))]
 
@@ -171,6 +197,11 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         "non_default": s.settings.non_default(),
         "result": s.result.value if s.result else None,
     }
+    me = s.residents.get(uid or "")
+    observe = []
+    if me is not None and me.alive and s.stage.value == "running":  # ROLE-OBS-1..3
+        observe = [n for n, c in s.cities.items()
+                   if n != me.city and c.decided is None and uid not in c.observers]
     return await game_page(
         request,
         web,
@@ -180,6 +211,8 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         "game",
         "pages/game.html",
         info=game_info,
+        observe=observe,
+        ending=await ending_of(web, game),
         posts=await posts_of(web, game),
         deadlines=await clocks(web, game, uid, lang),
         cities=city_rows(game),
@@ -205,6 +238,14 @@ async def game_part(
     elif name == "cities":
         ctx["cities"] = city_rows(game)
         template = "partials/cities.html"
+    elif name == "phase":
+        template = "partials/phase.html"
+    elif name == "ending":
+        ctx["ending"] = await ending_of(web, game)
+        template = "partials/ending_slot.html"
+    elif name == "role-actions" and uid:
+        ctx["acts"] = role_actions(game.state, uid, await PAGE_EVENTS.read(web.service, game.id))
+        template = "components/role_actions.html"
     elif name == "inbox-list" and uid:
         ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
         template = "partials/inbox_list.html"
@@ -243,6 +284,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         acknowledged=resident.get("acknowledged"),
         nominate_choices=choices,
         my_nomination=mine,
+        acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id)),
     )
 
 
@@ -311,7 +353,19 @@ async def inbox_context(
         closed = last_closed_vote(await PAGE_EVENTS.read(web.service, game.id), inbox.city)
         if closed and s.cities[inbox.city].voting and not s.cities[inbox.city].voting.closed:  # type: ignore[union-attr]
             closed = None
+    pardons = []
+    if inbox.kind == "court" and any(c.judge == uid for c in s.cities.values()):
+        for name, c in s.cities.items():  # COURT-2..4: every judge votes on every verdict
+            if c.verdict is not None:
+                pardons.append({"city": name, "candidate": c.verdict.candidate,
+                                "closes_at": c.verdict.closes_at, "mine": c.verdict.votes.get(uid)})
+    me = s.residents.get(uid)
+    suicide = None
+    if inbox.kind == "personal" and inbox.subject == uid and me is not None and me.alive:
+        suicide = "withdraw" if uid in s.cities[me.city].suicides else "declare"
     return {
+        "pardons": pardons,
+        "suicide": suicide,
         "inbox": {
             "id": inbox_id,
             "kind": inbox.kind,

@@ -13,6 +13,7 @@ import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
@@ -135,9 +136,26 @@ async def _viewer(ws: WebSocket, web: Web) -> str | None:
     return user.user_id if user else None
 
 
+def origin_allowed(ws: WebSocket, extra: list[str]) -> bool:
+    """Cross-site WebSocket hijacking guard: a browser always sends ``Origin``; it must be
+    this site (same host and port as the request's ``Host``) or a configured origin. A client
+    without ``Origin`` (the CLI, bots) is not a browser and carries no ambient cookie risk."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    if origin.rstrip("/") in {o.rstrip("/") for o in extra}:
+        return True
+    parsed = urlsplit(origin)
+    host = ws.headers.get("host", "")
+    return parsed.scheme in ("http", "https") and bool(host) and parsed.netloc.lower() == host.lower()
+
+
 @router.websocket("/ws")
 async def websocket(ws: WebSocket) -> None:
     web: Web = ws.app.state.web
+    if not origin_allowed(ws, web.settings.allowed_origins):
+        await ws.close(code=1008, reason="origin")  # before accept: the handshake gets 403
+        return
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)

@@ -1,0 +1,149 @@
+"""What the viewer may do from his role card, and what his own seat lets him see there.
+
+Forms only: every choice is a select or a button (no free text, COMM-4). Offering a form is
+a convenience, not a permission: the engine decides every command. Secrets come from the
+viewer's own seat or from events ``visible_to`` him (RULES.md §9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...engine import events as ev
+from ...engine.events import Event
+from ...engine.rules import ambush
+from ...engine.state import City, Faction, GameState, PhaseKind, Stage
+from ...engine.visibility import visible_to
+
+
+@dataclass
+class MafiaNight:
+    """The mafioso's night orders (MAFIA-KILL, TOUR, GODFATHER, AMBUSH)."""
+
+    godfather: str | None
+    is_godfather: bool
+    kill_targets: list[str]
+    tour_city: str | None
+    tour_targets: list[str]
+    order: str | None
+    tour_order: str | None
+    declarations: list[tuple[str, str, bool]]
+    """(mafioso, target, tour) as the mafia inbox saw them."""
+    election_open: bool
+    candidates: list[str]
+    my_vote: str | None
+    demanded: bool
+    ambush_right: bool
+    ambush_targets: list[str]
+    my_ambush: str | None
+    judge: str | None
+    can_decide: bool
+
+
+@dataclass
+class RoleActions:
+    offer: dict[str, Any] | None = None
+    mafia: MafiaNight | None = None
+    checks: dict[str, Any] | None = None
+    suicide: str | None = None
+    """'declare' or 'withdraw' where the viewer may change his mind; None otherwise."""
+    proxy_choices: list[str] = field(default_factory=list)
+    proxy_current: tuple[str, ...] = ()
+    election: dict[str, Any] | None = None
+    petition: dict[str, Any] | None = None
+    recuse: bool = False
+
+
+def _running(s: GameState) -> bool:
+    return s.stage is Stage.RUNNING
+
+
+def _mafia_night(s: GameState, uid: str, city: City, events: Sequence[tuple[int, Event]]) -> MafiaNight:
+    book = city.night
+    living = s.living(city.name)
+    mafia = s.living_mafia(city.name)
+    kill_targets = [u for u in living if u not in mafia]
+    tour_targets: list[str] = []
+    if s.touring_city == city.name:
+        for name, other in s.cities.items():
+            if name != city.name and other.decided is None:
+                tour_targets += [u for u in s.living(name) if u != other.judge]
+    declarations = [
+        (e.mafioso, e.target, e.tour)
+        for _seq, e in events
+        if isinstance(e, ev.KillDeclared) and e.city == city.name and visible_to(e, uid)
+        and e.at >= _night_start(s, events)
+    ]
+    mine = dict(city.ambushes).get(uid)
+    return MafiaNight(
+        godfather=city.godfather,
+        is_godfather=city.godfather == uid,
+        kill_targets=kill_targets,
+        tour_city=s.touring_city,
+        tour_targets=tour_targets if s.touring_city == city.name else [],
+        order=book.order,
+        tour_order=book.tour_order,
+        declarations=declarations,
+        election_open=city.godfather_election_open,
+        candidates=list(mafia),
+        my_vote=book.godfather_votes.get(uid),
+        demanded=uid in book.reelection_demands,
+        ambush_right=ambush.ambush_night(s, city) is not None,
+        ambush_targets=[u for u in living if u not in mafia],
+        my_ambush=mine,
+        judge=city.judge,
+        can_decide=s.phase is PhaseKind.NIGHT and not s.decisions_closed and s.day >= 2,
+    )
+
+
+def _night_start(s: GameState, events: Sequence[tuple[int, Event]]) -> Any:
+    """Declarations of the current night only: after the last NightStarted."""
+    starts = [e.at for _seq, e in events if isinstance(e, ev.NightStarted)]
+    return starts[-1] if starts else s.created_at
+
+
+def check_log(uid: str, city: str, events: Sequence[tuple[int, Event]]) -> list[ev.CheckAnswered]:
+    """COMM-4/5: the answers the commissar received, night by night."""
+    return [e for _seq, e in events
+            if isinstance(e, ev.CheckAnswered) and e.city == city and visible_to(e, uid)]
+
+
+def role_actions(s: GameState, uid: str, events: Sequence[tuple[int, Event]]) -> RoleActions:
+    me = s.residents.get(uid)
+    out = RoleActions()
+    if me is None or not _running(s):
+        return out
+    city = s.cities[me.city]
+    offer = city.offer
+    if offer is not None and offer.candidate == uid and offer.accepted is None and not offer.lapsed:
+        # SEC-1: a mafioso may only refuse; the page never shows him an "accept".
+        out.offer = {"can_accept": me.faction is not Faction.MAFIA, "inbox": offer.inbox}
+    if not me.alive or city.decided is not None:
+        return out
+    if me.faction is Faction.MAFIA:
+        out.mafia = _mafia_night(s, uid, city, events)
+    if city.commissar == uid:
+        out.checks = {
+            "open": s.phase is PhaseKind.NIGHT and s.checks_open and city.checked_tonight is None,
+            "checked_tonight": city.checked_tonight,
+            "targets": [u for u in s.living(city.name) if u != uid],
+            "log": check_log(uid, city.name, events),
+        }
+    out.suicide = "withdraw" if uid in city.suicides else "declare"
+    out.proxy_choices = [u for u in s.living(city.name) if u != uid]
+    out.proxy_current = tuple(city.proxies.get(uid, ()))
+    e = city.election
+    if e is not None and not e.opened:
+        out.election = {"number": e.number, "opens_at": e.opens_at, "closes_at": e.closes_at,
+                        "choices": [u for u in s.living(city.name)],
+                        "my_proposal": e.proposals.get(uid),
+                        "candidate": uid in e.candidates and uid not in e.declined}
+    if city.judge is not None and city.judge != uid:
+        out.petition = {"judge": city.judge, "open": city.petition is not None,
+                        "confirmed": bool(city.petition and uid in city.petition.confirmations),
+                        "organizer": city.petition.organizer if city.petition else None}
+    out.recuse = city.judge == uid
+    return out
+
