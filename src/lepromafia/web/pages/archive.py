@@ -82,7 +82,7 @@ RU.update({
     "Log in to give consent or ask for an inbox.": "Войдите, чтобы дать согласие или запросить ящик.",
 })
 
-HIDDEN = {"type", "at", "seq", "audience"}
+HIDDEN = {"type", "at", "at_dt", "seq", "audience", "summary"}
 
 
 def summary(row: dict[str, Any], limit: int = 180) -> str:
