@@ -1,0 +1,207 @@
+# ruff: noqa: E501 - translation tables read best one entry per line
+"""The archive page of a finished game (§9.4, RANDOM-5): results and roles, the deal check,
+every inbox with its status for the viewer and its controls (read, consent, request),
+every vote with its time, the Court's decisions, the public timeline, the JSON export.
+
+All data comes from ``service.archive.Archives``; reading an inbox goes through
+``engine.archive.can_open`` there. Consents and requests are engine commands.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ...engine.errors import RuleViolation
+from ...service.archive import ArchiveError, Archives
+from ...service.errors import ServiceError
+from ..api.archive import archives
+from ..api.games import scoped
+from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..errors import ErrorInfo, WebError, describe
+from .common import load_game, redirect
+from .forms import flag, text
+from .sound import KIND_NAMES, _form
+from .strings import RU, translate
+
+router = APIRouter()
+
+RU.update({
+    "Archive": "Архив",
+    "Archive of the game": "Архив игры",
+    "The archive opens when the game has ended.": "Архив открывается, когда игра окончена.",
+    "Export as JSON": "Выгрузить в JSON",
+    "The deal": "Раздача",
+    "The sealed lists hash to the published commitment.": "Запечатанные списки дают опубликованный хеш.",
+    "The sealed lists do NOT match the published commitment!": "Запечатанные списки НЕ совпадают с опубликованным хешем!",
+    "Commitment": "Хеш",
+    "Recomputed": "Пересчитан",
+    "Salt": "Соль",
+    "Roles": "Роли",
+    "Commissars": "Комиссары",
+    "Resident": "Житель",
+    "Faction": "Сторона",
+    "City results": "Итоги городов",
+    "What you can open": "Что вам открыто",
+    "Inbox": "Ящик",
+    "Consents": "Согласия",
+    "Read": "Читать",
+    "Give consent": "Дать согласие",
+    "Refuse": "Отказать",
+    "Request access": "Запросить доступ",
+    "status:member": "вы участник",
+    "status:open": "открыт",
+    "status:on_request": "по запросу",
+    "status:awaiting_consent": "ждёт согласия",
+    "status:closed": "закрыт",
+    "your answer: given": "ваш ответ: согласие",
+    "your answer: refused": "ваш ответ: отказ",
+    "refused by a member": "есть отказ",
+    "Votes": "Голоса",
+    "Time": "Время",
+    "Voter": "Голосующий",
+    "Candidate": "Кандидат",
+    "Keyword": "Ключевое слово",
+    "by proxy": "по доверенности",
+    "Vote results": "Итоги голосований",
+    "Court decisions": "Решения Суда",
+    "Public timeline": "Публичная хроника",
+    "Event": "Событие",
+    "Details": "Подробности",
+    "Nothing here.": "Здесь пусто.",
+    "Consent recorded.": "Ответ записан.",
+    "Access granted.": "Доступ открыт.",
+    "Back to the archive": "Назад в архив",
+    "Messages": "Сообщения",
+    "Recordings": "Записи",
+    "Log in to give consent or ask for an inbox.": "Войдите, чтобы дать согласие или запросить ящик.",
+})
+
+HIDDEN = {"type", "at", "at_dt", "seq", "audience", "summary"}
+
+
+def summary(row: dict[str, Any], limit: int = 180) -> str:
+    """An event's fields in one short line."""
+    parts = []
+    for key, value in row.items():
+        if key in HIDDEN or value in (None, "", [], {}, ()):
+            continue
+        if isinstance(value, list | tuple):
+            value = ", ".join(str(v) if not isinstance(v, list | tuple) else "/".join(map(str, v)) for v in value)
+        parts.append(f"{key}: {value}")
+    line = "; ".join(parts)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def moment(raw: Any) -> datetime | None:
+    if isinstance(raw, datetime):
+        return raw
+    try:
+        return datetime.fromisoformat(str(raw))
+    except ValueError:
+        return None
+
+
+def inbox_title(lang: str, row: dict[str, Any]) -> str:
+    """Never the organizer of a secret inbox (the service leaves ``subject`` out for it)."""
+    parts = [translate(lang, f"kind:{row['kind']}")]
+    if row["kind"] == "secret":
+        parts.append(row["title"] or "")
+    else:
+        parts += [row["city"] or "", row["subject"] or "", row["title"] if row["kind"] == "notary" else ""]
+    return " · ".join(p for p in parts if p)
+
+
+def _rows(data: dict[str, Any], lang: str) -> dict[str, Any]:
+    for row in data["inboxes"]:
+        row["label"] = inbox_title(lang, row)
+        row["read"] = f"/games/{data['game_id']}/archive/inbox?inbox={quote(row['inbox'], safe='')}"
+    for key in ("timeline", "court", "vote_results", "cities"):
+        for row in data[key]:
+            row["at_dt"] = moment(row.get("at"))
+            row["summary"] = summary(row)
+    for vote in data["votes"]:
+        vote["at_dt"] = moment(vote["at"])
+    for entry in data["sound_library"]:
+        entry["at_dt"] = moment(entry["at"])
+        entry["play"] = (f"/api/games/{data['game_id']}/sound/media/{entry['media']}"
+                         if entry["media"] else None)
+    data["ended_at_dt"] = moment(data["ended_at"]) if data["ended_at"] else None
+    if data["reveal"]:
+        data["reveal"]["rows"] = sorted(data["reveal"]["factions"].items())
+    return data
+
+
+def _error(exc: BaseException, lang: str) -> ErrorInfo | None:
+    if isinstance(exc, ArchiveError):
+        return ErrorInfo(exc.status, exc.code.value, exc.message(lang), exc.rule)
+    return describe(exc, lang)
+
+
+@router.get("/games/{game_id}/archive", include_in_schema=False)
+async def archive_page(request: Request, game_id: str, web: WebDep, user: CurrentUser, lang: Lang) -> Response:
+    from .game import game_page
+
+    game = await load_game(web, game_id)
+    uid = user.user_id if user else None
+    found: Archives = archives(request, web)
+    try:
+        data = _rows(await found.page(game_id, uid), lang)
+    except ArchiveError as exc:
+        return await game_page(request, web, user, lang, game, "archive", "pages/archive.html",
+                               archive=None, error=_error(exc, lang), status=exc.status)
+    return await game_page(request, web, user, lang, game, "archive", "pages/archive.html",
+                           archive=data, kind_names=KIND_NAMES,
+                           export=f"/api/games/{game_id}/archive/export")
+
+
+@router.get("/games/{game_id}/archive/inbox", include_in_schema=False)
+async def archive_inbox(request: Request, game_id: str, inbox: str, web: WebDep, user: CurrentUser,
+                        lang: Lang) -> Response:
+    from .game import game_page
+
+    game = await load_game(web, game_id)
+    uid = user.user_id if user else None
+    try:
+        data = await archives(request, web).inbox(game_id, inbox, uid)
+    except ArchiveError as exc:
+        return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html",
+                               opened=None, error=_error(exc, lang), status=exc.status)
+    data["label"] = inbox_title(lang, data)
+    for m in data["messages"]:
+        m["at_dt"] = moment(m["at"])
+    return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html", opened=data)
+
+
+async def _act(request: Request, web: Any, user: Any, lang: str, game_id: str, consent: bool | None) -> Response:
+    form = _form(await request.form())
+    back = f"/games/{game_id}/archive"
+    try:
+        inbox = text(form, "inbox", limit=200)
+        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        found = archives(request, web)
+        if consent is None:
+            await found.request(game_id, user.user_id, inbox, command_id)
+        else:
+            await found.consent(game_id, user.user_id, inbox, consent, command_id)
+    except (RuleViolation, ServiceError, WebError, ArchiveError) as exc:
+        return redirect(back, error=_error(exc, lang), lang=lang)
+    return redirect(back, ok="Access granted." if consent is None else "Consent recorded.", lang=lang)
+
+
+@router.post("/games/{game_id}/archive/consent", include_in_schema=False, dependencies=[CsrfChecked])
+async def give_consent(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    """INBOX-PERS-3, INBOX-SECRET-3: give or refuse consent for one inbox."""
+    form = _form(await request.form())
+    return await _act(request, web, user, lang, game_id, flag(form, "consent"))
+
+
+@router.post("/games/{game_id}/archive/request", include_in_schema=False, dependencies=[CsrfChecked])
+async def ask_access(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    """AMB-33: open an inbox that opens to whoever asks."""
+    return await _act(request, web, user, lang, game_id, None)

@@ -1,0 +1,374 @@
+# ruff: noqa: E501 - translation tables read best one entry per line
+"""The Sound Library pages (SOUND): a city's entries with a player, recording and
+publishing, and the request flows (ROLE-CIT-5, SOUND-CONF/INT/LW/SEANCE).
+
+The upload itself goes to the media API (``POST /api/games/{g}/sound/media``, multipart
+with the page's CSRF token, from ``static/sound.js``): the server measures the file and
+answers with its media id and duration; publishing is a plain form to this router. Who may
+hear an entry is SOUND-2 (``service.media.library``); who may do what is the engine's.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import and_, select
+
+from ...engine import commands_host as hc
+from ...engine import events as ev
+from ...engine import events_host as hev
+from ...engine.errors import RuleViolation
+from ...engine.records import RequestState, SoundKind
+from ...engine.rules.sound import library_audience
+from ...engine.state import DeathCause, GameState, Stage
+from ...service.errors import ServiceError
+from ...service.media import MediaError, MediaInfo, library, may_upload, requests_for
+from ...store import codec, schema
+from ..api.games import scoped
+from ..api.sound import media_library
+from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep, csrf_token
+from ..errors import ErrorInfo, WebError, describe
+from .common import GameCtx, load_game, redirect
+from .forms import Form, FormError, flag, integer, moment, text
+from .strings import RU
+
+router = APIRouter()
+
+KINDS = tuple(k.value for k in SoundKind)
+KIND_TITLES = {
+    "confrontation": "Confrontations",
+    "interrogation": "Interrogations",
+    "last_word": "Last Words",
+    "seance": "Séances",
+}
+KIND_NAMES = {
+    "confrontation": "confrontation",
+    "interrogation": "interrogation",
+    "last_word": "last word",
+    "seance": "séance",
+}
+
+RU.update({
+    "Sound Library": "Фонотека",
+    "Sound Library of {city}": "Фонотека города {city}",
+    "Confrontations": "Очные ставки",
+    "Interrogations": "Допросы",
+    "Last Words": "Последние слова",
+    "Séances": "Спиритические сеансы",
+    "confrontation": "очная ставка",
+    "interrogation": "допрос",
+    "last word": "последнее слово",
+    "séance": "спиритический сеанс",
+    "All kinds": "Все виды",
+    "No recordings yet.": "Записей пока нет.",
+    "Participants": "Участники",
+    "Host": "Ведущий",
+    "Duration": "Длительность",
+    "Recording": "Запись",
+    "Requested by": "По просьбе",
+    "refused": "отказ",
+    "no_show": "не явился",
+    "The target refused the confrontation.": "Вызванный отказался от очной ставки.",
+    "The target did not come.": "Вызванный не явился.",
+    "This city's Sound Library is open only to its residents, observers and hosts.":
+        "Фонотека этого города открыта только его жителям, наблюдателям и ведущим.",
+    "Only what you may hear is listed here (SOUND-2).": "Здесь только то, что вам можно слушать (SOUND-2).",
+    "Record or upload": "Записать или загрузить",
+    "Kind": "Вид",
+    "Audio file": "Аудиофайл",
+    "Opus/Ogg, WebM, MP3, M4A or WAV; the server measures the real length. Confrontations and Last Words: at most {minutes} min.":
+        "Opus/Ogg, WebM, MP3, M4A или WAV; настоящую длину измеряет сервер. Очная ставка и последнее слово — не больше {minutes} мин.",
+    "Record in the browser": "Записать в браузере",
+    "Stop": "Стоп",
+    "Upload": "Загрузить",
+    "Uploaded: {duration}. Listen, then publish.": "Загружено: {duration}. Послушайте и опубликуйте.",
+    "Publish": "Опубликовать",
+    "For the request": "По заявке",
+    "without a request": "без заявки",
+    "The citizen (interrogation) or the dead resident (séance)": "Гражданин (допрос) или покойный (сеанс)",
+    "Notes": "Заметки",
+    "Entry published.": "Запись опубликована.",
+    "Requests": "Заявки",
+    "My requests": "Мои заявки",
+    "Requests I hold": "Заявки у меня",
+    "No requests.": "Заявок нет.",
+    "Ask for a recording": "Попросить о записи",
+    "A confrontation with": "Очная ставка с",
+    "Send to the Procurator instead of the Tribune": "Направить Прокуратору, а не Трибуну",
+    "Séance form": "Форма сеанса",
+    "acoustic": "акустический",
+    "visual": "визуальный",
+    "Note": "Примечание",
+    "Ask": "Попросить",
+    "Request sent.": "Заявка отправлена.",
+    "Forward to the Procurator": "Передать Прокуратору",
+    "Accept": "Принять",
+    "Decline": "Отклонить",
+    "Reason": "Причина",
+    "Scheduled for": "Назначено на",
+    "submitted": "подана",
+    "forwarded": "передана Прокуратору",
+    "accepted": "принята",
+    "declined": "отклонена",
+    "done": "записана",
+    "held by": "у кого",
+    "the Tribune": "Трибун",
+    "the Procurator": "Прокуратор",
+    "inalienable": "неотъемлемое",
+    "Request №{n}": "Заявка №{n}",
+    "Entry №{n}": "Запись №{n}",
+    "Last Word of {user}": "Последнее слово: {user}",
+    "Record my Last Word": "Записать своё последнее слово",
+    "Listen to the Last Word": "Слушать последнее слово",
+    "Your browser cannot record audio here.": "Ваш браузер не может здесь записывать звук.",
+    "Recording…": "Идёт запись…",
+    "Uploading…": "Загружаем…",
+    "Day {n}": "День {n}",
+    "Night {n}": "Ночь {n}",
+    "Before the game": "До игры",
+    "Outcome": "Итог",
+    "recorded": "записано",
+    "Publish without a recording": "Опубликовать без записи",
+})
+
+
+def error_of(exc: BaseException, lang: str) -> ErrorInfo | None:
+    """A failure as an ``ErrorInfo``: media errors besides the web's own."""
+    if isinstance(exc, MediaError):
+        return ErrorInfo(exc.status, exc.code.value, exc.message(lang), exc.rule)
+    return describe(exc, lang)
+
+
+def _form(raw: Any) -> Form:
+    out: Form = {}
+    for key in raw:
+        values = [v for v in raw.getlist(key) if isinstance(v, str)]
+        out[key] = values if len(values) > 1 else (values[0] if values else "")
+    return out
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+async def _timeline(web: Any, game_id: str) -> list[tuple[datetime, str, int]]:
+    """The moments days and nights began (to date entries) and each entry's notes."""
+    e = schema.events
+    async with web.service.store.reading() as tx:
+        rows = (await tx.conn.execute(
+            select(e.c.payload).where(and_(
+                e.c.game_id == game_id, e.c.type.in_(("DayStarted", "NightStarted"))))
+            .order_by(e.c.seq))).all()
+    out = []
+    for row in rows:
+        event = codec.decode_event(codec.loads(row.payload))
+        if isinstance(event, ev.DayStarted):
+            out.append((event.at, "Day {n}", event.day))
+        elif isinstance(event, ev.NightStarted):
+            out.append((event.at, "Night {n}", event.night))
+    return out
+
+
+async def _notes(web: Any, game_id: str, state: GameState, viewer: str | None) -> dict[int, str]:
+    e = schema.events
+    async with web.service.store.reading() as tx:
+        rows = (await tx.conn.execute(
+            select(e.c.payload).where(and_(e.c.game_id == game_id, e.c.type == "SoundEntryPublished"))
+            .order_by(e.c.seq))).all()
+    out = {}
+    for row in rows:
+        event = codec.decode_event(codec.loads(row.payload))
+        if isinstance(event, hev.SoundEntryPublished) and event.notes:
+            out[event.entry] = event.notes
+    return out
+
+
+def when_label(moments: list[tuple[datetime, str, int]], at: datetime) -> tuple[str, int]:
+    found: tuple[str, int] = ("Before the game", 0)
+    for started, label, n in moments:
+        if started <= at:
+            found = (label, n)
+    return found
+
+
+def visible_cities(state: GameState, viewer: str | None) -> list[dict[str, Any]]:
+    """Each city, and whether its library is open to the viewer (SOUND-2)."""
+    out = []
+    for name in state.cities:
+        audience = library_audience(state, name)
+        out.append({"name": name, "open": audience.public or (viewer is not None and viewer in audience.users)})
+    return out
+
+
+def upload_kinds(state: GameState, user: str | None) -> list[str]:
+    if user is None:
+        return []
+    return [k.value for k in SoundKind if may_upload(state, user, k)]
+
+
+def seance_subjects(state: GameState) -> list[str]:
+    """SOUND-SEANCE-1: Cemetery inhabitants (suicides excepted)."""
+    return [u for u, r in state.residents.items() if not r.alive and r.cause is not DeathCause.SUICIDE]
+
+
+def _request_row(state: GameState, row: dict[str, Any]) -> dict[str, Any]:
+    req = next(r for r in state.records.sound_requests if r.number == row["request"])
+    return row | {"requester": req.requester}
+
+
+async def library_context(web: Any, game: GameCtx, uid: str | None, city: str | None,
+                          kind: str | None, draft: MediaInfo | None) -> dict[str, Any]:
+    s = game.state
+    cities = visible_cities(s, uid)
+    if city not in s.cities:
+        own = s.residents.get(uid or "")
+        city = own.city if own else next((c["name"] for c in cities if c["open"]), None)
+    moments = await _timeline(web, game.id)
+    notes = await _notes(web, game.id, s, uid)
+    entries = library(s, uid, city) if city else []
+    if kind in KINDS:
+        entries = [e for e in entries if e["kind"] == kind]
+    for entry in entries:
+        label, n = when_label(moments, datetime.fromisoformat(entry["at"]))
+        entry.update(when=label, when_n=n, notes=notes.get(entry["entry"], ""),
+                     play=f"/api/games/{game.id}/sound/media/{entry['media']}" if entry["media"] else None,
+                     at_dt=datetime.fromisoformat(entry["at"]))
+    groups = [(k, [e for e in entries if e["kind"] == k]) for k in KINDS if kind in (None, "", k)]
+    mine = requests_for(s, uid) if uid else []
+    mine = [_request_row(s, r) for r in mine]
+    running = s.stage is Stage.RUNNING
+    me = s.residents.get(uid or "")
+    living = sorted(u for u, r in s.residents.items() if r.alive and u != uid)
+    held_accepted = [r for r in mine if r["role"] == "handler" and r["state"] == RequestState.ACCEPTED.value]
+    return {
+        "city": city,
+        "kind": kind if kind in KINDS else "",
+        "cities": cities,
+        "city_open": any(c["open"] for c in cities if c["name"] == city),
+        "groups": groups,
+        "count": len(entries),
+        "kinds": KINDS,
+        "kind_titles": KIND_TITLES,
+        "kind_names": KIND_NAMES,
+        "requests_mine": [r for r in mine if r["role"] == "requester"],
+        "requests_held": [r for r in mine if r["role"] == "handler"],
+        "held_accepted": held_accepted,
+        "can_upload": running and bool(upload_kinds(s, uid)),
+        "upload_kinds": upload_kinds(s, uid),
+        "can_request": running and me is not None,
+        "me_alive": bool(me and me.alive),
+        "living": living,
+        "seance_subjects": seance_subjects(s),
+        "limit_minutes": s.settings.confrontation_max_minutes,
+        "draft": draft.public() | {"play": f"/api/games/{game.id}/sound/media/{draft.media_id}"}
+        if draft else None,
+        "visibility": s.settings.sound_library_visibility,
+    }
+
+
+@router.get("/games/{game_id}/sound", include_in_schema=False)
+async def sound_library(request: Request, game_id: str, web: WebDep, user: CurrentUser, lang: Lang,
+                        city: str | None = None, kind: str | None = None,
+                        media: str | None = None) -> Response:
+    from .game import game_page
+
+    game = await load_game(web, game_id)
+    uid = user.user_id if user else None
+    draft = media_library(request).info(media) if media and uid else None
+    if draft is not None and not draft.uploaded(game_id, uid):
+        draft = None  # an unpublished file is its uploader's alone
+    ctx = await library_context(web, game, uid, city, kind, draft)
+    return await game_page(request, web, user, lang, game, "sound", "pages/sound.html", **ctx)
+
+
+@router.get("/games/{game_id}/sound/token", include_in_schema=False)
+async def fresh_token(request: Request, game_id: str, user: RequireUser) -> JSONResponse:
+    """A new one-time CSRF token for the next upload (each upload spends one)."""
+    return JSONResponse({"token": csrf_token(request)}, headers={"Cache-Control": "no-store"})
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+async def _run(request: Request, web: Any, user: Any, lang: str, game_id: str, ok: str,
+               build: Any) -> Response:
+    form = _form(await request.form())
+    back = f"/games/{game_id}/sound"
+    city = form.get("city")
+    if isinstance(city, str) and city:
+        from urllib.parse import quote
+
+        back += f"?city={quote(city)}"
+    try:
+        game = await load_game(web, game_id)
+        command = build(form, user.user_id, game.state)
+        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        await web.service.execute(game_id, command, command_id)
+    except (RuleViolation, ServiceError, WebError, MediaError) as exc:
+        return redirect(back, error=error_of(exc, lang), lang=lang)
+    return redirect(back, ok=ok, lang=lang)
+
+
+@router.post("/games/{game_id}/sound/publish", include_in_schema=False, dependencies=[CsrfChecked])
+async def publish(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    """SOUND-3: publish an uploaded recording with its measured duration (the engine checks
+    the limit and who may publish what)."""
+    media = media_library(request)
+
+    def build(form: Form, actor: str, state: GameState) -> hc.PublishSoundEntry:
+        raw = text(form, "request", required=False, limit=12)
+        participant = text(form, "participant", required=False, limit=64)
+        outcome = text(form, "outcome", required=False, limit=20) or "recorded"
+        return media.publish_command(
+            state, game_id, actor, kind=text(form, "kind", limit=20),
+            media=text(form, "media", required=False, limit=64),
+            request=int(raw) if raw.isdigit() else None,
+            participants=(participant,) if participant else (), outcome=outcome,
+            notes=text(form, "notes", required=False, limit=1000))
+
+    return await _run(request, web, user, lang, game_id, "Entry published.", build)
+
+
+@router.post("/games/{game_id}/sound/request", include_in_schema=False, dependencies=[CsrfChecked])
+async def ask(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    """ROLE-CIT-5, SOUND-LW-2, SOUND-SEANCE-1: a citizen's (or the dead's) request."""
+
+    def build(form: Form, actor: str, state: GameState) -> hc.RequestSound:
+        kind = text(form, "kind", limit=20)
+        if kind not in KINDS:
+            raise FormError("kind")
+        return hc.RequestSound(actor=actor, kind=kind,
+                               target=text(form, "target", required=False, limit=64) or None,
+                               to_procurator=flag(form, "to_procurator"),
+                               form=text(form, "form", required=False, limit=20) or None,
+                               note=text(form, "note", required=False, limit=1000))
+
+    return await _run(request, web, user, lang, game_id, "Request sent.", build)
+
+
+@router.post("/games/{game_id}/sound/forward", include_in_schema=False, dependencies=[CsrfChecked])
+async def forward(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    """ROLE-CIT-5: the Tribune passes a request to the Procurator."""
+
+    def build(form: Form, actor: str, state: GameState) -> hc.ForwardSoundRequest:
+        return hc.ForwardSoundRequest(actor=actor, request=integer(form, "request", 1),
+                                      reason=text(form, "reason", required=False, limit=1000))
+
+    return await _run(request, web, user, lang, game_id, "Done.", build)
+
+
+@router.post("/games/{game_id}/sound/answer", include_in_schema=False, dependencies=[CsrfChecked])
+async def answer(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    """The holder accepts (with a time) or declines with a reason (SOUND-LW-5: not a Last
+    Word asked for while the voting inbox lived)."""
+
+    def build(form: Form, actor: str, state: GameState) -> hc.AnswerSoundRequest:
+        return hc.AnswerSoundRequest(actor=actor, request=integer(form, "request", 1),
+                                     accept=flag(form, "accept"),
+                                     scheduled_for=moment(form, "scheduled_for", required=False),
+                                     reason=text(form, "reason", required=False, limit=1000))
+
+    return await _run(request, web, user, lang, game_id, "Done.", build)
