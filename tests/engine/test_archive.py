@@ -24,17 +24,25 @@ def finished():
     return g
 
 
-def test_mafia_inboxes_office_and_bar_open_to_anyone_who_asks():
-    """INBOX-MAFIA-4, INBOX-OFFICE-3, INBOX-BAR-3, AMB-33."""
+def test_mafia_inboxes_office_and_bar_open_to_everyone():
+    """INBOX-MAFIA-4, INBOX-OFFICE-3, INBOX-BAR-3: open to anyone, anonymous visitors too."""
     g = finished()
-    mafia = g.inbox("mafia", TOWN)
-    assert status(g.state, mafia, "stranger") is ArchiveStatus.ON_REQUEST
-    assert not can_open(g.state, mafia, None)
-    (opened,) = g.do(RequestArchive(actor="stranger", inbox=mafia), 3, "12:00")
+    for box in (g.inbox("mafia", TOWN), g.inbox("office"), g.inbox("bar")):
+        assert status(g.state, box, "stranger") is ArchiveStatus.OPEN
+        assert can_open(g.state, box, None)
+
+
+def test_city_inboxes_open_on_request_to_whoever_asks():
+    """AMB-33: the city inbox, Cemetery, Police Station… open to whoever asks; the ask is logged."""
+    g = finished()
+    city = next(i.id for i in g.state.inboxes.values() if i.kind == "city")
+    assert status(g.state, city, "stranger") is ArchiveStatus.ON_REQUEST
+    assert not can_open(g.state, city, None)
+    (opened,) = g.do(RequestArchive(actor="stranger", inbox=city), 3, "12:00")
     assert opened.audience.users == {"stranger"}
-    assert can_open(g.state, mafia, "stranger")
-    for kind in ("office", "bar"):
-        assert status(g.state, g.inbox(kind), "bob") is ArchiveStatus.ON_REQUEST
+    assert can_open(g.state, city, "stranger") and not can_open(g.state, city, "other")
+    g.reject(RequestArchive(actor="stranger", inbox=g.inbox("mafia", TOWN)), when(3, "12:01"),
+             ErrorCode.ARCHIVE_CLOSED)  # nothing to ask for: it is open
 
 
 def test_a_personal_inbox_opens_only_with_the_resident_s_consent():

@@ -227,7 +227,7 @@ def test_who_may_open_what_after_the_game(api: Api, finished: FinishedGame) -> N
     former = rows(page(api, resident, "/games/done/archive"))
     host = rows(page(api, "tribune1", "/games/done/archive"))
     assert anonymous[notary.id] == former[notary.id] == host[notary.id] == "open"
-    assert anonymous[mafia.id] == host[mafia.id] == "on_request"
+    assert anonymous[mafia.id] == host[mafia.id] == "open"
     assert anonymous[finished.personal] == former[finished.personal] == "awaiting_consent"
     assert anonymous[finished.secret] == "awaiting_consent"
     assert anonymous[city.id] == "on_request"

@@ -41,7 +41,9 @@ def status(state: GameState, inbox_id: str, viewer: str | None) -> ArchiveStatus
     if viewer is not None and viewer in readers(state, inbox_id):
         return ArchiveStatus.MEMBER
     rule = POLICY[Kind(inbox.kind)].after_game
-    if rule in (AfterGame.OPEN, AfterGame.ON_REQUEST):
+    if rule is AfterGame.OPEN:
+        return ArchiveStatus.OPEN  # INBOX-MAFIA-4, INBOX-OFFICE-3, INBOX-BAR-3: to everyone
+    if rule is AfterGame.ON_REQUEST:
         asked = viewer is not None and inbox_id in state.archive.requested.get(viewer, frozenset())
         return ArchiveStatus.OPEN if asked else ArchiveStatus.ON_REQUEST
     if rule in (AfterGame.RESIDENT_CONSENT, AfterGame.ALL_MEMBERS_CONSENT):
