@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..service.accounts import AccountPolicy, AccountService
 from ..service.clock import Clock
 from ..service.queries import GameQueries
+from ..service.redis_bus import RedisBroker
 from ..service.service import GameService
 from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
@@ -48,6 +49,11 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         options: dict[str, Any] = {"sweep_interval": settings.sweep_interval}
         if clock is not None:
             options["clock"] = clock
+        broker: RedisBroker | None = None
+        if settings.redis_url:  # several workers: fan events out through Redis
+            broker = RedisBroker(settings.redis_url)
+            await broker.start()
+            options["broker"] = broker
         service = GameService(EventStore.open(settings.database), **options)
         await service.start()
         store = AccountStore(service.store)
@@ -70,6 +76,8 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
                 with suppress(asyncio.CancelledError, Exception):
                     await task
             await service.close()
+            if broker is not None:
+                await broker.close()
 
     app = FastAPI(title="Lepromafia", version="0.1.0", lifespan=lifespan,
                   description="The Lepromafia game platform: accounts, games, every engine command.")

@@ -31,6 +31,8 @@ class WebSettings(BaseSettings):
     session_ttl_hours: float = 14 * 24
     login_max_failures: int = 5
     login_window_minutes: float = 15
+    redis_url: str | None = None
+    """Set when several workers serve the same games (pub/sub through Redis)."""
     max_body_bytes: int = 64 * 1024
     max_upload_bytes: int = 50 * 1024 * 1024
     """Sound Library media uploads only (the media store checks its own cap too)."""
