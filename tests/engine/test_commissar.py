@@ -2,6 +2,7 @@
 
 from lepromafia.engine import events as ev
 from lepromafia.engine.commands import (
+    AnswerCheck,
     AnswerCommissarOffer,
     CheckResident,
     DeclareKill,
@@ -219,3 +220,37 @@ def test_the_police_station_is_for_commissars_only():
     g.do(PostMessage(actor="carol", inbox=g.inbox("police"), text="Привет, коллеги"), 1, "11:00")
     g.reject(PostMessage(actor="dave", inbox=g.inbox("police"), text="Я тоже комиссар"),
              when(1, "11:01"), ErrorCode.UNKNOWN_INBOX)
+
+
+def consigliere_mode_night():
+    g = Game({TOWN: TEN}, mafia={TOWN: "alice bob"}, settings={"commissar_check_mode": "consigliere"}).start()
+    offer(g, draw=2)
+    g.do(AnswerCommissarOffer(actor="carol", accept=True), 1, "10:10")
+    g.to_night(2, "01:00")
+    return g
+
+
+def test_in_consigliere_mode_the_consigliere_answers_only_and_truly():
+    """COMM-4 (AMB-20): commissar_check_mode = consigliere — a structured answer, the truth."""
+    g = consigliere_mode_night()
+    (asked,) = [e for e in g.at_night(CheckResident(actor="carol", target="alice"), 2, "01:05")
+                if isinstance(e, ev.CheckRequested)]
+    assert asked.audience.users == {"carol", CONSIGLIERE} and asked.target == "alice"
+    g.reject(AnswerCheck(actor=PROCURATOR, city=TOWN, is_mafia=True), night_time(2, "01:10"),
+             ErrorCode.NOT_CONSIGLIERE)
+    g.reject(AnswerCheck(actor=CONSIGLIERE, city=TOWN, is_mafia=False), night_time(2, "01:10"),
+             ErrorCode.CHECK_ANSWER_UNTRUE)
+    (answer,) = g.at_night(AnswerCheck(actor=CONSIGLIERE, city=TOWN, is_mafia=True), 2, "01:11")
+    assert answer.is_mafia and answer.audience.users == {"carol", CONSIGLIERE}
+    g.reject(AnswerCheck(actor=CONSIGLIERE, city=TOWN, is_mafia=True), night_time(2, "01:12"),
+             ErrorCode.NO_PENDING_CHECK)
+
+
+def test_an_unanswered_check_is_answered_by_the_platform_when_checks_close():
+    """COMM-4, COMM-7: the commissar never loses a check he made in time."""
+    g = consigliere_mode_night()
+    g.at_night(CheckResident(actor="carol", target="dave"), 2, "01:05")
+    assert g.events_of(ev.CheckAnswered) == []
+    g.to_night(2, "08:00")
+    (answer,) = g.events_of(ev.CheckAnswered)
+    assert answer.target == "dave" and not answer.is_mafia

@@ -366,6 +366,7 @@ ALLOWED: dict[type[Event], Allowed] = {
     ev.GodfatherVoteCast: lambda s, e: _mafia_side(s, e.city),
     ev.GodfatherReelectionDemanded: lambda s, e: _mafia_side(s, e.city),
     ev.CheckAnswered: lambda s, e: _commissar_of(s, e.city) | _cons(s),
+    ev.CheckRequested: lambda s, e: _commissar_of(s, e.city) | _cons(s),
     ev.HostAppointed: lambda s, e: {s.procurator, e.user} if e.office == "consigliere" else None,
     ev.CommissarOffered: lambda s, e: {s.procurator, e.candidate},
     ev.CommissarOfferAnswered: lambda s, e: _offer_of(s, e.city),

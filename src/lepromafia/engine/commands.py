@@ -310,3 +310,11 @@ class GiveArchiveConsent(Command):
 @dataclass(**_C)
 class RequestArchive(Command):
     inbox: str
+
+
+@dataclass(**_C)
+class AnswerCheck(Command):
+    """The Consigliere's answer to a pending check: "mafia" (True) or "not mafia" (False)."""
+
+    city: str
+    is_mafia: bool

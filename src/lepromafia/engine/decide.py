@@ -66,6 +66,7 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.OfferCommissar: host.offer_commissar,  # commissar.offer + the COMM-APPT-6 notary
     cmd.AnswerCommissarOffer: commissar.answer,
     cmd.CheckResident: commissar.check_resident,
+    cmd.AnswerCheck: commissar.answer_check,
     cmd.VoteGodfather: night.vote_godfather,
     cmd.AppointGodfather: night.appoint_godfather,
     cmd.DemandGodfatherReelection: night.demand_reelection,

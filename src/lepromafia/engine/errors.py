@@ -110,6 +110,8 @@ class ErrorCode(StrEnum):
     NO_GODFATHER_ELECTION = "no_godfather_election"
     GODFATHER_CANDIDATE_INVALID = "godfather_candidate_invalid"
     DECISIONS_CLOSED = "decisions_closed"
+    NO_PENDING_CHECK = "no_pending_check"
+    CHECK_ANSWER_UNTRUE = "check_answer_untrue"
     NOT_A_MEMBER = "not_a_member"
     ARCHIVE_CLOSED = "archive_closed"
     CITY_RESTORING = "city_restoring"
@@ -246,6 +248,8 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.NOT_A_SIGNER: ("Вы не подписываете это восстановление", "You do not sign this restoration"),
     ErrorCode.NOT_A_MEMBER: ("Вы не участник этого инбокса", "You are not a member of this inbox"),
     ErrorCode.ARCHIVE_CLOSED: ("Этот архив не открывается по запросу", "This archive does not open on request"),
+    ErrorCode.NO_PENDING_CHECK: ("Нет проверки, ждущей ответа", "No check awaits an answer"),
+    ErrorCode.CHECK_ANSWER_UNTRUE: ("Ответ на проверку должен быть правдивым", "The answer to a check must be true"),
     ErrorCode.DECISIONS_CLOSED: ("Решения этой ночи уже приняты", "Tonight's decisions are closed"),
     ErrorCode.NO_ARBITER: ("Верховный арбитр не назначен", "No Supreme Arbiter has been appointed"),
     ErrorCode.NO_COMBINATION: ("{user} не совмещает должности ведущих", "{user} holds no combination of host offices"),

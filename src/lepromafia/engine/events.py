@@ -570,6 +570,16 @@ class CheckAnswered(Event):
     is_mafia: bool
 
 
+@dataclass(**_E)
+class CheckRequested(Event):
+    """COMM-4 (AMB-20, commissar_check_mode = consigliere): the question, to be answered by
+    the Consigliere, who sees the city and the target but not the commissar."""
+
+    city: str
+    night: int
+    target: str
+
+
 # --- commissar appointment ----------------------------------------------------------
 
 

@@ -354,6 +354,7 @@ def _night_started(state: GameState, e: ev.NightStarted) -> GameState:
             c,
             night=NightBook(),
             checked_tonight=None,
+            check_pending=False,
             godfather_election_open=c.godfather is None and c.decided is None,
         )
         for name, c in state.cities.items()
@@ -702,7 +703,12 @@ def _decisions_closed(state: GameState, e: ev.DecisionsClosed) -> GameState:
 
 @_on(ev.CheckAnswered)
 def _check_answered(state: GameState, e: ev.CheckAnswered) -> GameState:
-    return _city(state, e.city, checked_tonight=e.target)
+    return _city(state, e.city, checked_tonight=e.target, check_pending=False)
+
+
+@_on(ev.CheckRequested)
+def _check_requested(state: GameState, e: ev.CheckRequested) -> GameState:
+    return _city(state, e.city, checked_tonight=e.target, check_pending=True)
 
 
 # --- commissar appointment ----------------------------------------------------------

@@ -247,6 +247,8 @@ class City:
     # night business
     night: NightBook = field(default_factory=NightBook)
     checked_tonight: str | None = None
+    check_pending: bool = False
+    """Tonight's check awaits the Consigliere's answer (commissar_check_mode = consigliere)."""
     last_mafia_death_at: datetime | None = None
 
 

@@ -154,6 +154,39 @@ def check_resident(p: Progress, c: cmd.CheckResident) -> None:
     check(target is not None and target.alive and target.city == city.name and c.target != c.actor,
           ErrorCode.CHECK_TARGET_INVALID, "COMM-4")
     assert target is not None
-    p.emit(ev.CheckAnswered, only(c.actor, s.consigliere), city=city.name, night=s.day,
-           target=c.target, is_mafia=target.faction is Faction.MAFIA)
+    if s.settings.commissar_check_mode == "consigliere":
+        p.emit(ev.CheckRequested, only(c.actor, s.consigliere), city=city.name, night=s.day,
+               target=c.target)
+    else:
+        p.emit(ev.CheckAnswered, only(c.actor, s.consigliere), city=city.name, night=s.day,
+               target=c.target, is_mafia=target.faction is Faction.MAFIA)
     ambush.expose_on_check(p, city.name, c.actor, c.target)
+
+
+def answer_check(p: Progress, c: cmd.AnswerCheck) -> None:
+    """COMM-4 (AMB-20): the Consigliere answers only "mafia" or "not mafia", and truly."""
+    s = p.state
+    check(c.actor == s.consigliere, ErrorCode.NOT_CONSIGLIERE, "COMM-4")
+    require_running(s)
+    city = require_city(s, c.city)
+    check(city.check_pending and city.checked_tonight is not None, ErrorCode.NO_PENDING_CHECK, "COMM-4")
+    assert city.checked_tonight is not None
+    truth = s.residents[city.checked_tonight].faction is Faction.MAFIA
+    check(c.is_mafia is truth, ErrorCode.CHECK_ANSWER_UNTRUE, "COMM-4")
+    _answer(p, city.name, city.checked_tonight, truth)
+
+
+def _answer(p: Progress, city: str, target: str, is_mafia: bool) -> None:
+    s = p.state
+    commissar = s.cities[city].commissar
+    p.emit(ev.CheckAnswered, only(commissar, s.consigliere), city=city, night=s.day, target=target,
+           is_mafia=is_mafia)
+
+
+def answer_pending_checks(p: Progress) -> None:
+    """COMM-4, COMM-7: a check the Consigliere left unanswered is answered by the platform
+    when checks close, so the commissar never loses a check he made in time."""
+    for name, city in p.state.cities.items():
+        if city.check_pending and city.checked_tonight is not None:
+            target = city.checked_tonight
+            _answer(p, name, target, p.state.residents[target].faction is Faction.MAFIA)

@@ -134,6 +134,7 @@ def _open_checks(p: Progress, rest: str, seed: int) -> None:
 
 
 def _close_checks(p: Progress, rest: str, seed: int) -> None:
+    commissar.answer_pending_checks(p)
     p.emit(ev.ChecksClosed, PUBLIC, night=_day_number(rest))  # COMM-7
 
 
