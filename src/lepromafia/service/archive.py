@@ -27,6 +27,7 @@ from ..engine.inboxes import POLICY, AfterGame, Kind
 from ..engine.state import GameState, Stage
 from ..engine.visibility import visible_to
 from ..store import codec, schema
+from .errors import CodedError
 from .media import library
 from .service import Ack, GameService
 
@@ -55,23 +56,12 @@ STATUS = {ArchiveErrorCode.NOT_FINISHED: 409, ArchiveErrorCode.INBOX_CLOSED: 403
           ArchiveErrorCode.UNKNOWN_INBOX: 404}
 
 
-class ArchiveError(Exception):
+class ArchiveError(CodedError):
+    messages = MESSAGES
+    statuses = STATUS
+
     def __init__(self, code: ArchiveErrorCode, rule: str = "", **fields: Any) -> None:
-        self.code = code
-        self.rule = rule
-        self.fields = fields
-        super().__init__(f"{code}: {self.message('en')}")
-
-    @property
-    def status(self) -> int:
-        return STATUS[self.code]
-
-    def message(self, lang: str = "ru") -> str:
-        ru, en = MESSAGES[self.code]
-        try:
-            return (ru if lang == "ru" else en).format(**self.fields)
-        except (KeyError, IndexError):
-            return ru if lang == "ru" else en
+        super().__init__(code, rule, **fields)
 
 
 @dataclass

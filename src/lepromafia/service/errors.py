@@ -6,8 +6,9 @@ A command is rejected either by the rules (``engine.RuleViolation``) or by the s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 
 class ServiceErrorCode(StrEnum):
@@ -40,16 +41,34 @@ MESSAGES: dict[ServiceErrorCode, tuple[str, str]] = {
 }
 
 
-class ServiceError(Exception):
-    def __init__(self, code: ServiceErrorCode, **fields: Any) -> None:
+class CodedError(Exception):
+    """A rejection with a stable code, the rule it cites, and Russian/English messages taken
+    from the subclass's ``messages`` table; ``statuses`` maps codes to HTTP statuses."""
+
+    messages: ClassVar[Mapping[Any, tuple[str, str]]] = {}
+    statuses: ClassVar[Mapping[Any, int]] = {}
+
+    def __init__(self, code: Any, rule: str = "", **fields: Any) -> None:
         self.code = code
+        self.rule = rule
         self.fields = fields
         super().__init__(f"{code}: {self.message('en')}")
 
+    @property
+    def status(self) -> int:
+        return self.statuses.get(self.code, 400)
+
     def message(self, lang: str = "ru") -> str:
-        ru, en = MESSAGES[self.code]
+        ru, en = self.messages[self.code]
         template = ru if lang == "ru" else en
         try:
             return template.format(**self.fields)
         except (KeyError, IndexError):
             return template
+
+
+class ServiceError(CodedError):
+    messages = MESSAGES
+
+    def __init__(self, code: ServiceErrorCode, **fields: Any) -> None:
+        super().__init__(code, "", **fields)

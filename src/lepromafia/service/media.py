@@ -31,6 +31,7 @@ from ..engine.commands_host import PublishSoundEntry
 from ..engine.records import RequestState, SoundEntry, SoundKind, SoundRequest
 from ..engine.rules.sound import handler_user, library_audience
 from ..engine.state import GameState, Stage
+from .errors import CodedError
 from .webm import NotWebm, measure_webm
 
 CHUNK = 1 << 16
@@ -80,25 +81,14 @@ STATUS: dict[MediaErrorCode, int] = {
 }
 
 
-class MediaError(Exception):
+class MediaError(CodedError):
     """A rejected upload or playback, coded like the engine's RuleViolation; nothing stored."""
 
+    messages = MESSAGES
+    statuses = STATUS
+
     def __init__(self, code: MediaErrorCode, rule: str = "", **fields: Any) -> None:
-        self.code = code
-        self.rule = rule
-        self.fields = fields
-        super().__init__(f"{code}: {self.message('en')}")
-
-    @property
-    def status(self) -> int:
-        return STATUS[self.code]
-
-    def message(self, lang: str = "ru") -> str:
-        ru, en = MESSAGES[self.code]
-        try:
-            return (ru if lang == "ru" else en).format(**self.fields)
-        except (KeyError, IndexError):
-            return ru if lang == "ru" else en
+        super().__init__(code, rule, **fields)
 
 
 # --- measuring ------------------------------------------------------------------------
