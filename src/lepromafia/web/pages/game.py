@@ -307,6 +307,8 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         nominate_choices=choices,
         my_nomination=mine,
         acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id)),
+        case_accused=[u for u in s.residents if u != user.user_id]
+        if me is not None and s.arbiter and s.stage.value == "running" else [],
     )
 
 
