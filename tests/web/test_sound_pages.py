@@ -267,3 +267,53 @@ def test_a_former_resident_asks_for_a_city_inbox(api: Api, finished: FinishedGam
     assert r.status_code == 303 and "Доступ открыт" in flash(api)
     assert rows(page(api, asker, "/games/done/archive"))[city.id] == "open"
     assert rows(page(api, None, "/games/done/archive"))[city.id] == "on_request"
+
+
+def test_the_day_post_links_the_entries_published_that_day(api: Api, tmp_path: Path) -> None:
+    """Issue 6, SOUND-2: tribune1 publishes an interrogation on day 2; the game page's Day 2
+    post lists it (kind, city, participant, duration) with a link to its library anchor,
+    for an anonymous visitor too; the Day 1 post lists nothing."""
+    table, _dead = start(api)
+    citizen = next(u for u in table.game.living(LEPROGRAD))
+    media = upload(api, "tribune1", audio.wav(tmp_path / "i.wav", 42), "interrogation").json()["media"]
+    r = submit(api, "tribune1", f"/games/g/sound?media={media}", "/games/g/sound/publish",
+               {"media": media, "kind": "interrogation", "participant": citizen, "city": LEPROGRAD})
+    assert r.status_code == 303 and "Запись опубликована" in flash(api)
+    html = page(api, None, "/games/g")
+    cards = re.findall(r'<article class="card daypost.*?</article>', html, re.S)
+    day = table.game.day
+    latest = next(c for c in cards if f'id="daypost-{day}"' in c)
+    sound = latest[latest.index('data-testid="daypost-sound"'):]
+    assert f'href="/games/g/sound?city={quote(LEPROGRAD)}#entry-1"' in sound
+    assert "допрос" in sound and LEPROGRAD in sound and citizen in sound and "0:42" in sound
+    assert all('data-testid="daypost-sound"' not in c for c in cards if c is not latest)
+    assert 'data-testid="daypost-sound"' in page(api, None, "/games/g/part/posts")
+
+
+def test_the_archive_timeline_reads_as_sentences(api: Api, finished: FinishedGame) -> None:
+    """§9.4: the public timeline tells the common events in words (here Russian): the days,
+    each public death with its faction and cause, every city's fate and the game's end;
+    their raw type names and field dumps are gone; rarer events keep type and fields."""
+    html = page(api, None, "/games/done/archive")
+    timeline = html[html.index('data-testid="timeline"'):]
+    timeline = timeline[:timeline.index("</table>")]
+    cells = dict(re.findall(r'<td colspan="2" data-type="(\w+)">([^<]*)</td>', timeline))
+    assert cells["DayStarted"].startswith("Начался день")
+    assert cells["GameEnded"].startswith("Игра окончена: ")
+    for kind in ("DayPostPublished", "VotingClosed", "CityDecided"):
+        assert kind in cells, kind
+        assert f"<td>{kind}</td>" not in timeline
+    raw = re.findall(r"<td>([A-Z]\w+)</td><td>([^<]*)</td>", timeline)
+    assert raw and all(kind not in cells for kind, _fields in raw), "rarer events stay raw"
+    s = finished.table.game
+    dead = [(u, r) for u, r in s.residents.items() if not r.alive]
+    assert dead
+    words = {"execution": "казнён", "night_kill": "убит ночью", "suicide": "покончил с собой"}
+    faction = {"mafia": "мафия", "honest": "честный"}
+    for user, r in dead:
+        assert r.cause is not None and r.faction is not None
+        assert f"{user} ({r.city}) {words[r.cause.value]}; {faction[r.faction.value]}." in timeline, user
+    outcome = {"honest": "победа честных", "mafia": "победа мафии", "draw": "ничья"}
+    for name, c in s.cities.items():
+        assert c.decided is not None
+        assert f"Судьба города {name} решена: {outcome[c.decided.value]}." in timeline

@@ -28,6 +28,7 @@ from .common import load_game, redirect
 from .forms import flag, text
 from .sound import KIND_NAMES, _form
 from .strings import RU, translate
+from .timeline import sentence
 
 router = APIRouter()
 
@@ -125,6 +126,8 @@ def _rows(data: dict[str, Any], lang: str) -> dict[str, Any]:
         for row in data[key]:
             row["at_dt"] = moment(row.get("at"))
             row["summary"] = summary(row)
+    for row in data["timeline"]:
+        row["sentence"] = sentence(lang, row)
     for vote in data["votes"]:
         vote["at_dt"] = moment(vote["at"])
     for entry in data["sound_library"]:

@@ -10,7 +10,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...engine import events as ev
+from ...engine import events_host as hev
 from ...engine.inboxes import can_read
+from ...engine.rules.cases import bannable_kinds
 from ...engine.visibility import visible_to
 from ...service.accounts import AccountError
 from ..deps import Lang, RequireUser, WebDep
@@ -19,10 +21,36 @@ from .common import GameCtx, load_game
 from .data import PAGE_EVENTS
 from .game import city_rows, clocks, game_page, inbox_rows, posts_of
 from .labels import inbox_label
-from .strings import translate
+from .strings import RU, translate
 from .views import Seat, execution_tally, seat_of
 
 router = APIRouter()
+
+RU.update({
+    "Restoration: the new deal": "Восстановление: новая раздача",
+    "The platform shuffles the living residents of the restored city and seals the list under a "
+    "commitment (RANDOM-3).":
+        "Платформа перемешивает живых жителей восстанавливаемого города и запечатывает список "
+        "под обязательством (RANDOM-3).",
+    "Private prosecution": "Частное обвинение",
+    "No case.": "Дел нет.",
+    "Case №{n}": "Дело №{n}",
+    "charge:insult": "оскорбление",
+    "charge:slander": "клевета",
+    "charge:moral_abuse": "моральное насилие",
+    "decision:guilty": "виновен",
+    "decision:not_guilty": "невиновен",
+    "Read-only in": "Только чтение в",
+    "Until": "До",
+    "Guilty": "Виновен",
+    "Not guilty": "Невиновен",
+    "Lift the ban": "Снять запрет",
+    "Complain to the Supreme Arbiter": "Жалоба Верховному Арбитру",
+    "Accused": "Обвиняемый",
+    "Charge": "Обвинение",
+    "What happened": "Что произошло",
+    "File the case": "Подать жалобу",
+})
 
 OFFICE_NAMES = {
     "procurator": "Procurator",
@@ -152,6 +180,11 @@ async def _procurator(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
         "numbers_named": sorted(s.deal.numbers),
         "posts": (await posts_of(web, game))[:1],
         "default_start": s.settings.day_start_time,
+        "restorations_to_deal": [
+            {"city": n, "new_name": c.restoration.new_name, "count": c.restoration.mafia_count,
+             "size": len(c.restoration.order)}
+            for n, c in s.cities.items()
+            if c.restoration and c.restoration.order and not c.restoration.dealt],
     }
 
 
@@ -207,6 +240,24 @@ async def _arbiter(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
         "court_inbox": next((i for k, i in s.current.items() if k.startswith("court:")), None),
         "has_court": s.has_court,
         "judges": [(n, c.judge) for n, c in s.cities.items()],
+        **await _cases(web, game, uid),
+    }
+
+
+async def _cases(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
+    """HOST-ARB-3: the private-prosecution cases as the Arbiter received them, the inboxes he
+    may ban from (AMB-34, ``arbiter_ban_scope``) and the cases with a ban still running."""
+    s = game.state
+    texts = {e.case: e.text for _s, e in await _visible(web, game, uid, (hev.PrivateCaseFiled,))}
+    kinds = {k.value for k in bannable_kinds(s)}
+    active = {b.case for b in s.records.bans if not b.lifted and game.now < b.until}
+    return {
+        "cases": [{"case": c, "text": texts.get(c.number, ""), "banned": c.number in active}
+                  for c in s.records.cases if c.number in texts],
+        # A city inbox or a Cemetery is known to exist; any other kind only if he reads it.
+        "bannable": [i for i, box in s.inboxes.items()
+                     if box.kind in kinds and not box.archived
+                     and (box.kind in ("city", "cemetery") or can_read(s, i, uid))],
     }
 
 
@@ -225,6 +276,11 @@ async def _consigliere(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str
         "mafia_of": mafia_of,
         "godfathers": godfathers,
         "can_seal": s.stage.value == "formed",
+        "restorations_to_seal": [
+            (n, c.restoration.new_name) for n, c in s.cities.items()
+            if c.restoration and c.restoration.began_day is not None and not c.restoration.order],
+        "restoration_lists": [(e.city, e.order) for _s, e in
+                              await _visible(web, game, uid, (ev.RestorationListRecorded,))],
     }
 
 

@@ -9,6 +9,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ...engine import commands as cmd
+from ...engine import commands_host as hc
 from ...engine.calendar import MOSCOW
 from ...engine.state import NO_KILL, GameState
 from ..errors import WebError, WebErrorCode
@@ -108,6 +109,24 @@ def drawn_numbers(state: GameState, city: str) -> tuple[int, ...]:
     return tuple(sorted(_rng.sample(range(1, len(c.residents) + 1), c.mafia_count)))
 
 
+def shuffled_living(state: GameState, city: str) -> tuple[tuple[str, ...], str]:
+    """RESTORE-3, RANDOM-3: a restored city's living residents in a fresh random order, and a salt."""
+    if city not in state.cities:
+        raise FormError("city")
+    order = list(state.living(city))
+    _rng.shuffle(order)
+    return tuple(order), secrets.token_hex(16)
+
+
+def drawn_restoration_numbers(state: GameState, city: str) -> tuple[int, ...]:
+    """RESTORE-4: as many distinct numbers as the sealed list's mafia count, drawn for the Procurator."""
+    c = state.cities.get(city)
+    if c is None or c.restoration is None or not c.restoration.order:
+        raise FormError("city")
+    r = c.restoration
+    return tuple(sorted(_rng.sample(range(1, len(r.order) + 1), r.mafia_count)))
+
+
 def city_plans(raw: str) -> tuple[cmd.CityPlan, ...]:
     """'Name; tribune; a, b, c' per line."""
     plans = []
@@ -139,6 +158,32 @@ def _numbers(f: Form, a: str, s: GameState) -> cmd.Command:
         except ValueError as exc:
             raise FormError("numbers") from exc
     return cmd.NameMafiaNumbers(actor=a, city=city, numbers=numbers)
+
+
+def _number_list(f: Form) -> tuple[int, ...]:
+    try:
+        return tuple(int(n) for n in text(f, "numbers").replace(" ", "").split(",") if n)
+    except ValueError as exc:
+        raise FormError("numbers") from exc
+
+
+def _restoration_numbers(f: Form, a: str, s: GameState) -> cmd.Command:
+    city = text(f, "city")
+    numbers = drawn_restoration_numbers(s, city) if flag(f, "draw") else _number_list(f)
+    return cmd.NameRestorationNumbers(actor=a, city=city, numbers=numbers)
+
+
+def _seal_restoration(f: Form, a: str, s: GameState) -> cmd.Command:
+    city = text(f, "city")
+    order, salt = shuffled_living(s, city)
+    return cmd.SealRestorationList(actor=a, city=city, order=order, salt=salt)
+
+
+def _decide_case(f: Form, a: str, s: GameState) -> cmd.Command:
+    return hc.DecidePrivateCase(
+        actor=a, case=integer(f, "case", 1), guilty=choice(f, "guilty", ("yes", "no")) == "yes",
+        reason=text(f, "reason", limit=1000), inboxes=tuple(many(f, "inboxes")),
+        until=moment(f, "until", required=False))
 
 
 def _seal(f: Form, a: str, s: GameState) -> cmd.Command:
@@ -214,5 +259,13 @@ ACTIONS: dict[str, Builder] = {
         actor=a, city=text(f, "city"), new_name=text(f, "new_name", limit=60),
         reason=text(f, "reason", limit=500), expelled=tuple(many(f, "expelled"))),
     "sign_restoration": lambda f, a, s: cmd.SignRestoration(actor=a, city=text(f, "city")),
+    "seal_restoration": _seal_restoration,
+    "restoration_numbers": _restoration_numbers,
+    "file_case": lambda f, a, s: hc.FilePrivateCase(
+        actor=a, accused=text(f, "accused", limit=64),
+        charge=choice(f, "charge", ("insult", "slander", "moral_abuse")), text=text(f, "text", limit=4000)),
+    "decide_case": _decide_case,
+    "lift_ban": lambda f, a, s: hc.LiftInboxBan(actor=a, case=integer(f, "case", 1),
+                                                reason=text(f, "reason", limit=1000)),
     "renew": lambda f, a, s: cmd.RenewInbox(actor=a, inbox=text(f, "inbox")),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -17,6 +18,7 @@ from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
 from ...service.accounts import AccountError
 from ...service.errors import ServiceError
+from ...service.media import library
 from ..api.games import scoped
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
@@ -26,6 +28,7 @@ from .data import PAGE_EVENTS
 from .forms import ACTIONS, Form, FormError, integer, text
 from .labels import deadline_label, inbox_label
 from .render import render
+from .sound import KIND_NAMES
 from .views import day_posts, execution_tally, keywords_only, last_closed_vote, readable_inboxes
 
 router = APIRouter()
@@ -132,6 +135,23 @@ async def posts_of(web: Any, game: GameCtx) -> list[Any]:
     return [e for _s, e in reversed(day_posts(await PAGE_EVENTS.read(web.service, game.id)))]
 
 
+def day_sound(game: GameCtx, uid: str | None, posts: list[Any]) -> dict[int, list[dict[str, Any]]]:
+    """Issue 6, SOUND-2: the Sound Library entries the viewer may hear, under the Day Post of
+    the day they were published in (from that post until the next; earlier ones go under the
+    first post). Keyed by the post's day."""
+    ordered = sorted(posts, key=lambda p: p.at)
+    out: dict[int, list[dict[str, Any]]] = {}
+    if not ordered:
+        return out
+    for entry in reversed(library(game.state, uid)):  # oldest first
+        at = datetime.fromisoformat(entry["at"])
+        post = next((p for p in reversed(ordered) if p.at <= at), ordered[0])
+        out.setdefault(post.day, []).append(
+            entry | {"kind_name": KIND_NAMES.get(entry["kind"], entry["kind"]),
+                     "href": f"/games/{game.id}/sound?city={quote(entry['city'])}#entry-{entry['entry']}"})
+    return out
+
+
 # --- the game page ------------------------------------------------------------------
 
 
@@ -213,7 +233,8 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         info=game_info,
         observe=observe,
         ending=await ending_of(web, game),
-        posts=await posts_of(web, game),
+        posts=(posts := await posts_of(web, game)),
+        day_sound=day_sound(game, uid, posts),
         deadlines=await clocks(web, game, uid, lang),
         cities=city_rows(game),
         requirements=REQUIREMENT_TEXTS,
@@ -231,6 +252,7 @@ async def game_part(
     ctx: dict[str, Any] = {"user": uid}
     if name == "posts":
         ctx["posts"] = await posts_of(web, game)
+        ctx["day_sound"] = day_sound(game, uid, ctx["posts"])
         template = "partials/posts.html"
     elif name == "clocks":
         ctx["deadlines"] = await clocks(web, game, uid, lang)
@@ -285,6 +307,8 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         nominate_choices=choices,
         my_nomination=mine,
         acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id)),
+        case_accused=[u for u in s.residents if u != user.user_id]
+        if me is not None and s.arbiter and s.stage.value == "running" else [],
     )
 
 
