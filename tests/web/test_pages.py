@@ -237,3 +237,29 @@ def test_game_end_reveals_every_role_on_the_game_page(tmp_path: Path) -> None:
         for user in s.residents:
             assert re.search(rf"{user} — (Мафиози|Честный|mafia|honest|[^<]+)", html), user
         assert s.consigliere in html
+
+
+def test_the_consigliere_answers_a_check_from_his_console(tmp_path: Path) -> None:
+    """COMM-4 (AMB-20), commissar_check_mode = consigliere: the question shows the city and the
+    target only; the answer is a two-button form; an untrue answer is refused with its code."""
+    for api in make_api(tmp_path):
+        setup_game_via_api(api, "asked", CAST, settings={"commissar_check_mode": "consigliere"})
+        api.advance_to(at(1, "10:05"))
+        s = api.state("asked")
+        pool = s.living(A)
+        honest = next(u for u in pool if not s.is_mafia(u))
+        api.ok(CAST.procurator, "asked", "OfferCommissar", city=A, draw=pool.index(honest))
+        api.ok(honest, "asked", "AnswerCommissarOffer", accept=True)
+        api.advance_to(at(3, "01:05"))
+        target = next(u for u in api.state("asked").living(A) if u != honest)
+        api.ok(honest, "asked", "CheckResident", target=target)
+        console = "/games/asked/console/consigliere"
+        page = api.get(CAST.consigliere, console).text
+        assert 'data-testid="answer-check"' in page and target in page and honest not in page.split(
+            'data-testid="answer-check"')[1].split("</form>")[0]
+        truth = api.state("asked").residents[target].faction.value  # type: ignore[union-attr]
+        wrong = "honest" if truth == "mafia" else "mafia"
+        landed = submit(api, CAST.consigliere, "answer_check", console, game="asked", city=A, answer=wrong)
+        assert error_code(landed) == "check_answer_untrue"
+        submit(api, CAST.consigliere, "answer_check", console, game="asked", city=A, answer=truth)
+        assert not api.state("asked").cities[A].check_pending

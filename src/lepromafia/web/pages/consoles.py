@@ -272,6 +272,9 @@ async def _consigliere(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str
     return {
         "sealed_lists": sealed[-1][1].lists if sealed else (),
         "checks": [e for _s, e in checks],
+        # COMM-4 (AMB-20): questions awaiting the Consigliere's answer, city and target only.
+        "pending_checks": [(n, c.checked_tonight) for n, c in s.cities.items()
+                           if c.check_pending and c.checked_tonight],
         "ambush_log": [e for _s, e in ambushes],
         "mafia_of": mafia_of,
         "godfathers": godfathers,

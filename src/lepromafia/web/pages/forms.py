@@ -238,6 +238,8 @@ ACTIONS: dict[str, Builder] = {
         actor=a, city=text(f, "city"), opens_at=must(moment(f, "opens_at"), "opens_at"),
         closes_at=must(moment(f, "closes_at"), "closes_at")),
     "propose_judge": lambda f, a, s: cmd.ProposeJudge(actor=a, candidate=text(f, "candidate")),
+    "answer_check": lambda f, a, s: cmd.AnswerCheck(
+        actor=a, city=text(f, "city"), is_mafia=choice(f, "answer", ("mafia", "honest")) == "mafia"),
     "pardon": lambda f, a, s: cmd.VotePardon(actor=a, city=text(f, "city"),
                                              pardon=choice(f, "pardon", ("yes", "no")) == "yes"),
     "preset": lambda f, a, s: cmd.ChoosePardonPreset(actor=a, majority=text(f, "majority")),

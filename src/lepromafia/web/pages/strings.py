@@ -252,6 +252,7 @@ RU: dict[str, str] = {
     "Start the game": "Начать игру",
     "First day": "Первый день",
     "Commissar offers": "Предложения комиссарства",
+    "Commissar of": "Комиссар города",
     "Offer the commissar's badge (draw)": "Предложить значок комиссара (жребий)",
     "Day schedule": "Расписание дней",
     "Set a day's start": "Начало дня",
