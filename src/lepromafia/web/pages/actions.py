@@ -147,3 +147,21 @@ def role_actions(s: GameState, uid: str, events: Sequence[tuple[int, Event]]) ->
     out.recuse = city.judge == uid
     return out
 
+
+
+def citizen_forms(s: GameState, uid: str) -> dict[str, Any]:
+    """IMPEACH-1, NOCONF-1/2, MAFIA-COMM-1..3: the living resident's complaints and, for a
+    mafioso, the relay to another city. Empty when none applies."""
+    me = s.residents.get(uid)
+    if me is None or not me.alive or not _running(s) or s.cities[me.city].decided is not None:
+        return {}
+    city = s.cities[me.city]
+    signers = s.records.signers(city.name)
+    mafia = me.faction is Faction.MAFIA
+    return {
+        "impeachment": {"tribune": city.tribune, "signed": uid in signers, "signatures": len(signers)}
+        if s.records.open_impeachment(city.name) is None else None,
+        "noconf_targets": [t for t, ok in (("arbiter", s.arbiter is not None), ("consigliere", mafia)) if ok],
+        "relay_cities": [n for n, c in s.cities.items() if n != city.name and c.decided is None]
+        if mafia else [],
+    }

@@ -12,7 +12,8 @@ from fastapi.responses import Response
 from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine.inboxes import can_read
-from ...engine.rules.cases import bannable_kinds
+from ...engine.rules.cases import IMPEACH_OUTCOMES, bannable_kinds
+from ...engine.rules.host import SANCTION_RULES, offices_of
 from ...engine.visibility import visible_to
 from ...service.accounts import AccountError
 from ..deps import Lang, RequireUser, WebDep
@@ -50,6 +51,62 @@ RU.update({
     "Charge": "Обвинение",
     "What happened": "Что произошло",
     "File the case": "Подать жалобу",
+    # The remaining [HOST] decisions (HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, PLAYER-7,
+    # MAFIA-COMM, IMPEACH, NOCONF).
+    "Host decisions": "Решения ведущего",
+    "Combination of offices": "Совмещение должностей",
+    "Acknowledge": "Подтвердить",
+    "Charade or contest": "Шарада или конкурс",
+    "Text": "Текст",
+    "Publish in the Day Post": "Опубликовать в посте дня",
+    "Results": "Итоги",
+    "Consequences": "Последствия",
+    "Record the results": "Записать итоги",
+    "Game ban": "Запрет на игру",
+    "until": "до",
+    "for life": "пожизненно",
+    "Rule": "Правило",
+    "For life": "Пожизненно",
+    "Record the ban": "Записать запрет",
+    "Impeachment": "Импичмент",
+    "New Tribune": "Новый Трибун",
+    "Bonus": "Бонус",
+    "Consulted the Consigliere": "Консильери был опрошен",
+    "Decide": "Решить",
+    "outcome:replace": "сменить Трибуна",
+    "outcome:bonus": "бонус инициаторам",
+    "outcome:unfounded": "необоснованно",
+    "outcome:insignificant": "несущественно (причины запечатаны)",
+    "No confidence": "Недоверие",
+    "target:arbiter": "Верховному Арбитру",
+    "target:consigliere": "Консильери",
+    "Justified": "Обоснованно",
+    "Unjustified": "Необоснованно",
+    "Delegate the votes": "Передать голосования",
+    "Stand-in Tribune": "Трибун-заместитель",
+    "From": "С",
+    "Delegate": "Передать",
+    "Delegations": "Передачи полномочий",
+    "Revoke": "Отозвать",
+    "Order of ambushes": "Очерёдность засад",
+    "Mafiosi in order, comma separated": "Мафиози по порядку, через запятую",
+    "Set the order": "Установить очерёдность",
+    "Mafia relay": "Передача между мафиями",
+    "relay:message": "сообщение",
+    "relay:gift": "ценный подарок",
+    "relay:fish": "рыба",
+    "Forward": "Передать",
+    "Reject": "Отклонить",
+    "Impeach the Tribune": "Импичмент Трибуну",
+    "You have signed the demand.": "Вы подписали требование.",
+    "Grievance": "Претензия",
+    "Sign the demand": "Подписать требование",
+    "In whom": "Кому",
+    "Why": "Почему",
+    "Express no confidence": "Выразить недоверие",
+    "Through the Consigliere, to the Godfather of another city.":
+        "Через Консильери — крёстному отцу другого города.",
+    "What": "Что",
 })
 
 OFFICE_NAMES = {
@@ -185,6 +242,26 @@ async def _procurator(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
              "size": len(c.restoration.order)}
             for n, c in s.cities.items()
             if c.restoration and c.restoration.order and not c.restoration.dealt],
+        **await _procurator_decisions(web, game, uid),
+    }
+
+
+async def _procurator_decisions(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
+    """HOST-2, HOST-PROC-5, OMERTA-2, IMPEACH-2, NOCONF-1/2: what awaits the Procurator."""
+    s = game.state
+    hosts = sorted(u for u in s.hosts() if u)
+    complaints = {e.complaint: e for _s, e in await _visible(web, game, uid, (hev.NoConfidenceExpressed,))}
+    return {
+        "combinations": [(u, offices_of(s, u)) for u in hosts
+                         if len(offices_of(s, u)) >= 2 and u not in s.records.acknowledged],
+        "open_contests": [c for c in s.records.contests if not c.results_recorded],
+        "everyone": sorted(s.residents),
+        "sanction_rules": SANCTION_RULES,
+        "sanctions": s.records.sanctions,
+        "impeachments": [i for i in s.records.impeachments if i.outcome is None],
+        "impeach_outcomes": IMPEACH_OUTCOMES,
+        "complaints": [complaints[c.number] for c in s.records.complaints
+                       if not c.decided and c.number in complaints],
     }
 
 
@@ -218,7 +295,10 @@ async def _tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, An
     plan = s.plan()
     observers = [(e.city, e.user) for _s, e in await _visible(web, game, uid, (ev.ObserverJoined,))
                  if e.city in mine]
-    return {"my_cities": cities, "plan": plan, "observers": observers}
+    delegations = [d for d in s.records.delegations
+                   if (d.city in mine or d.delegate == uid) and not d.revoked and game.now < d.until]
+    return {"my_cities": cities, "plan": plan, "observers": observers, "delegations": delegations,
+            "other_tribunes": sorted(t for t in s.tribunes() if t != uid)}
 
 
 async def _arbiter(web: Any, game: GameCtx, uid: str) -> dict[str, Any]:
@@ -284,6 +364,13 @@ async def _consigliere(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str
             if c.restoration and c.restoration.began_day is not None and not c.restoration.order],
         "restoration_lists": [(e.city, e.order) for _s, e in
                               await _visible(web, game, uid, (ev.RestorationListRecorded,))],
+        # AMBUSH-6: the cities holding the right for tonight or a night to come; the order set
+        # before (or the living mafiosi) as the default.
+        "ambush_cities": [(n, ", ".join(dict(s.records.ambush_orders).get(n, s.living_mafia(n))))
+                          for n, c in s.cities.items()
+                          if c.decided is None and any(night >= s.day for night in c.ambush_nights)],
+        # MAFIA-COMM-1..3: relays awaiting review.
+        "pending_relays": [r for r in s.records.relays if r.state == "pending"],
     }
 
 

@@ -18,7 +18,7 @@ TYPES = (
     "CommissarOfferResolved", "CommissarAppointed", "PardonWindowOpened", "JudgeElectionClosed",
     "PetitionFiled", "GodfatherElected", "HostAppointed", "RoleAcknowledged",
     "NightStarted", "GodfatherVoteCast", "PardonVoteCast", "ObserverJoined", "SuicideDeclared",
-    "RestorationListRecorded", "PrivateCaseFiled",
+    "RestorationListRecorded", "PrivateCaseFiled", "ContestPublished", "NoConfidenceExpressed",
 )
 
 

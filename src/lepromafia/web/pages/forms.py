@@ -208,6 +208,63 @@ def _kill(f: Form, a: str, s: GameState) -> cmd.Command:
     return cmd.DeclareKill(actor=a, target=NO_KILL if target == NO_KILL else target, tour=flag(f, "tour"))
 
 
+def _sanction(f: Form, a: str, s: GameState) -> cmd.Command:
+    """OMERTA-2, PLAYER-7: a date, or for life when the 'life' box is ticked."""
+    until = None if flag(f, "life") else day_of(f, "until")
+    return hc.RecordSanction(actor=a, user=text(f, "user", limit=64), rule=text(f, "rule", limit=20),
+                             until=until, reason=text(f, "reason", limit=4000))
+
+
+def _delegate(f: Form, a: str, s: GameState) -> cmd.Command:
+    return hc.DelegateTribune(
+        actor=a, city=text(f, "city"), delegate=text(f, "delegate", limit=64),
+        starts_at=must(moment(f, "starts_at"), "starts_at"), until=must(moment(f, "until"), "until"),
+        reason=text(f, "reason", limit=4000))
+
+
+def _decide_impeachment(f: Form, a: str, s: GameState) -> cmd.Command:
+    return hc.DecideImpeachment(
+        actor=a, impeachment=integer(f, "impeachment", 1), outcome=text(f, "outcome", limit=20),
+        reason=text(f, "reason", limit=4000),
+        new_tribune=text(f, "new_tribune", required=False, limit=64) or None,
+        bonus=text(f, "bonus", required=False, limit=500), consulted_consigliere=flag(f, "consulted"))
+
+
+HOST_DECISIONS: dict[str, Builder] = {
+    "acknowledge_combination": lambda f, a, s: hc.AcknowledgeCombination(
+        actor=a, user=text(f, "user", limit=64), reason=text(f, "reason", limit=4000)),
+    "publish_contest": lambda f, a, s: hc.PublishContest(
+        actor=a, title=text(f, "title", limit=200), text=text(f, "text", limit=20000)),
+    "contest_results": lambda f, a, s: hc.RecordContestResults(
+        actor=a, contest=integer(f, "contest", 1), participants=tuple(many(f, "participants")),
+        results=text(f, "results", limit=20000), consequences=text(f, "consequences", required=False,
+                                                                   limit=4000)),
+    "sanction": _sanction,
+    "delegate": _delegate,
+    "revoke_delegation": lambda f, a, s: hc.RevokeDelegation(
+        actor=a, delegation=integer(f, "delegation", 1), reason=text(f, "reason", limit=4000)),
+    "ambush_order": lambda f, a, s: hc.SetAmbushOrder(
+        actor=a, city=text(f, "city"), order=names(f, "order"), reason=text(f, "reason", limit=4000)),
+    "send_relay": lambda f, a, s: hc.SendMafiaRelay(
+        actor=a, to_city=text(f, "to_city"), kind=choice(f, "kind", ("message", "gift", "fish")),
+        text=text(f, "text", required=False, limit=20000)),
+    "review_relay": lambda f, a, s: hc.ReviewMafiaRelay(
+        actor=a, relay=integer(f, "relay", 1), approve=choice(f, "approve", ("yes", "no")) == "yes",
+        reason=text(f, "reason", required=False, limit=4000)),
+    "sign_impeachment": lambda f, a, s: hc.SignImpeachment(
+        actor=a, grievance=text(f, "grievance", required=False, limit=4000)),
+    "decide_impeachment": _decide_impeachment,
+    "no_confidence": lambda f, a, s: hc.ExpressNoConfidence(
+        actor=a, target=choice(f, "target", ("arbiter", "consigliere")), text=text(f, "text", limit=20000)),
+    "decide_no_confidence": lambda f, a, s: hc.DecideNoConfidence(
+        actor=a, complaint=integer(f, "complaint", 1),
+        justified=choice(f, "justified", ("yes", "no")) == "yes",
+        reason=text(f, "reason", limit=4000), bonus=text(f, "bonus", required=False, limit=500)),
+}
+"""The remaining [HOST] decisions (HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, OMERTA-2,
+MAFIA-COMM-1..3, IMPEACH, NOCONF); the engine judges each."""
+
+
 ACTIONS: dict[str, Builder] = {
     "withdraw": lambda f, a, s: cmd.WithdrawSignUp(actor=a),
     "acknowledge": lambda f, a, s: cmd.AcknowledgeRole(actor=a),
@@ -270,4 +327,5 @@ ACTIONS: dict[str, Builder] = {
     "lift_ban": lambda f, a, s: hc.LiftInboxBan(actor=a, case=integer(f, "case", 1),
                                                 reason=text(f, "reason", limit=1000)),
     "renew": lambda f, a, s: cmd.RenewInbox(actor=a, inbox=text(f, "inbox")),
+    **HOST_DECISIONS,
 }

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from ...engine import events as ev
+from ...engine import events_host as hev
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
 from ...engine.errors import RuleViolation
 from ...engine.inboxes import Access, access, can_read, member_list
@@ -22,7 +23,7 @@ from ...service.media import library
 from ..api.games import scoped
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
-from .actions import role_actions
+from .actions import citizen_forms, role_actions
 from .common import GameCtx, clear_flash, flash_context, game_context, load_game, redirect, safe_next
 from .data import PAGE_EVENTS
 from .forms import ACTIONS, Form, FormError, integer, text
@@ -152,6 +153,18 @@ def day_sound(game: GameCtx, uid: str | None, posts: list[Any]) -> dict[int, lis
     return out
 
 
+async def day_contests(web: Any, game: GameCtx, posts: list[Any]) -> dict[int, list[Any]]:
+    """HOST-PROC-5, POST-2: the Procurator's charades and contests, under their day's post
+    (or the first post after it, for a day without one). Keyed by the post's day."""
+    days = sorted({p.day for p in posts})
+    out: dict[int, list[Any]] = {}
+    for _s, e in await PAGE_EVENTS.read(web.service, game.id):
+        if isinstance(e, hev.ContestPublished) and e.audience.public:
+            day = next((d for d in days if d >= e.day), e.day)
+            out.setdefault(day, []).append(e)
+    return out
+
+
 # --- the game page ------------------------------------------------------------------
 
 
@@ -235,6 +248,7 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         ending=await ending_of(web, game),
         posts=(posts := await posts_of(web, game)),
         day_sound=day_sound(game, uid, posts),
+        day_contests=await day_contests(web, game, posts),
         deadlines=await clocks(web, game, uid, lang),
         cities=city_rows(game),
         requirements=REQUIREMENT_TEXTS,
@@ -253,6 +267,7 @@ async def game_part(
     if name == "posts":
         ctx["posts"] = await posts_of(web, game)
         ctx["day_sound"] = day_sound(game, uid, ctx["posts"])
+        ctx["day_contests"] = await day_contests(web, game, ctx["posts"])
         template = "partials/posts.html"
     elif name == "clocks":
         ctx["deadlines"] = await clocks(web, game, uid, lang)
@@ -309,6 +324,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id)),
         case_accused=[u for u in s.residents if u != user.user_id]
         if me is not None and s.arbiter and s.stage.value == "running" else [],
+        citizen=citizen_forms(s, user.user_id),
     )
 
 
