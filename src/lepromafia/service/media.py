@@ -320,7 +320,15 @@ class MediaLibrary:
 
     @classmethod
     def from_env(cls) -> MediaLibrary:
-        """``LEPROMAFIA_MEDIA_DIR`` (default ``./var/media``)."""
+        """``LEPROMAFIA_MEDIA_S3_BUCKET`` (+ ``_ENDPOINT``) selects an S3-compatible store;
+        otherwise files live under ``LEPROMAFIA_MEDIA_DIR`` (default ``./var/media``)."""
+        bucket = os.environ.get("LEPROMAFIA_MEDIA_S3_BUCKET")
+        if bucket:
+            from .s3_store import S3BlobStore
+
+            store: BlobStore = S3BlobStore(bucket,
+                                           endpoint_url=os.environ.get("LEPROMAFIA_MEDIA_S3_ENDPOINT"))
+            return cls(store, MediaLimits.from_env())
         root = Path(os.environ.get("LEPROMAFIA_MEDIA_DIR", "var/media"))
         return cls(LocalBlobStore(root), MediaLimits.from_env())
 
