@@ -25,7 +25,9 @@ from lepromafia.web.settings import WebSettings
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        # a fake microphone, so MediaRecorder can be tested headless
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PASSWORD = "correct-horse-42"
 

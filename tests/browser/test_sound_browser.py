@@ -89,6 +89,30 @@ def test_upload_playback_and_rejections_in_chromium(live: LiveServer, browser: A
     proc.context.close()
 
 
+def test_a_take_recorded_in_the_browser_is_measured_and_heard(live: LiveServer, browser: Any,
+                                                              sound_game: Any) -> None:
+    """SOUND-3, SOUND-LW-3: MediaRecorder (Chromium's fake microphone) records a take; the
+    server measures the WebM it receives (no duration header) and the draft plays it back."""
+    state, dead = sound_game
+    city = state.residents[dead].city
+    proc = login(browser, live, "procurator")
+    proc.context.grant_permissions(["microphone"], origin=live.url)
+    proc.goto(f"{live.url}/games/{GAME}/sound?city={quote(city)}")
+    proc.select_option("#up-kind", "interrogation")
+    proc.click("[data-testid=record]")
+    proc.wait_for_selector("[data-role=stop]:not([hidden])")
+    proc.wait_for_timeout(2500)
+    proc.click("[data-role=stop]")
+    proc.wait_for_function("() => document.querySelector('[data-role=status]').textContent.includes('KB')")
+    proc.click("[data-testid=upload]")
+    draft = proc.wait_for_selector("[data-testid=draft]")
+    assert "0:02" in draft.inner_text() or "0:03" in draft.inner_text(), draft.inner_text()
+    # A MediaRecorder WebM has no duration header, so the player reports Infinity until played
+    # through; the server's measurement above is the one that counts. It must still load.
+    proc.wait_for_function("() => document.querySelector('[data-testid=draft-player]').readyState >= 1")
+    proc.context.close()
+
+
 def test_a_city_only_seance_is_seen_only_in_its_city(live: LiveServer, browser: Any, shots: Path,
                                                      sound_game: Any) -> None:
     """SOUND-2 (city_only), SOUND-SEANCE-3: the séance published above is in its city's
