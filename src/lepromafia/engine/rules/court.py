@@ -70,8 +70,7 @@ def choose_preset(p: Progress, c: cmd.ChoosePardonPreset) -> None:
     check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
     check(c.majority in ("of_sitting", "of_votes_cast"), ErrorCode.INVALID_SETTINGS, "COURT-5",
           detail="of_sitting / of_votes_cast")
-    first_vote_held = any(c.verdict is not None and c.verdict.votes for c in s.cities.values())
-    check(not first_vote_held and not s.pardon_votes_held, ErrorCode.TOO_LATE, "COURT-5")
+    check(not s.pardon_votes_held, ErrorCode.TOO_LATE, "COURT-5")
     p.emit(ev.PardonPresetChosen, only(court_audience(s), s.arbiter), majority=c.majority)
 
 
