@@ -301,3 +301,14 @@ def test_results_are_public_with_the_full_keyword_log():
     assert closed(g).audience.public
     post = next(e for e in g.events_of(ev.DayPostPublished) if e.day == 3)
     assert [(n.user, n.faction) for n in post.executions] == [("dave", "honest")]
+
+
+def test_only_the_dead_s_faction_is_public():
+    """HOST-PROC-7, SEC-9 (AMB-15): visibility.public_faction gives the dead's faction, no one else's."""
+    from lepromafia.engine.visibility import public_faction
+
+    g = day_two()
+    g.do(Nominate(actor="carol", candidate="alice"), 2, "12:00")
+    g.to(2, "23:30")
+    assert public_faction(g.state, "alice") == "mafia"
+    assert public_faction(g.state, "bob") is None and public_faction(g.state, "carol") is None

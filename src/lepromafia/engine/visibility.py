@@ -32,3 +32,12 @@ def view(event: Event, seq: int, viewer: str | None) -> Event | Marker:
 def inbox_readable(state: GameState, inbox: str, viewer: str | None) -> bool:
     """Inbox history is readable by current and former (banned) members only (INBOX-GEN-1)."""
     return can_read(state, inbox, viewer)
+
+
+def public_faction(state: GameState, user: str) -> str | None:
+    """A resident's faction as everyone may know it during the game: announced at his death
+    (AMB-15, SEC-9); None while he lives (the end of the game reveals all in ``GameEnded``)."""
+    resident = state.residents.get(user)
+    if resident is None or resident.faction is None or resident.alive:
+        return None
+    return resident.faction.value

@@ -17,6 +17,7 @@ from ...engine.errors import RuleViolation
 from ...engine.inboxes import Access, access, can_read, member_list
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
+from ...engine.visibility import public_faction
 from ...service.accounts import AccountError
 from ...service.errors import ServiceError
 from ...service.media import library
@@ -72,12 +73,6 @@ async def clocks(web: Any, game: GameCtx, uid: str | None, lang: str) -> list[tu
     return out
 
 
-def _revealed(resident: Any) -> str | None:
-    """The faction of the dead is public (ROLE-DEAD, the death notice); the living keep it."""
-    faction = resident.faction
-    return faction.value if faction is not None and not resident.alive else None
-
-
 def city_rows(game: GameCtx) -> list[dict[str, Any]]:
     s = game.state
     rows = []
@@ -86,7 +81,7 @@ def city_rows(game: GameCtx) -> list[dict[str, Any]]:
             {
                 "user": u,
                 "alive": s.residents[u].alive,
-                "faction": _revealed(s.residents[u]),
+                "faction": public_faction(s, u),
             }
             for u in c.residents
         ]
