@@ -64,6 +64,11 @@ def _open_offer_of(s: GameState, user: str) -> tuple[City, Offer] | None:
     return None
 
 
+def may_accept(s: GameState, user: str) -> bool:
+    """COMM-APPT-2: an honest candidate may accept; a mafioso must refuse."""
+    return s.residents[user].faction is not Faction.MAFIA
+
+
 def answer(p: Progress, c: cmd.AnswerCommissarOffer) -> None:
     """COMM-APPT-2, SEC-1: a mafioso must refuse; the Procurator sees the answer late."""
     s = p.state
@@ -73,7 +78,7 @@ def answer(p: Progress, c: cmd.AnswerCommissarOffer) -> None:
     city, o = found
     living_resident(s, c.actor)
     if c.accept:
-        check(s.residents[c.actor].faction is not Faction.MAFIA, ErrorCode.MAFIOSO_MUST_REFUSE,
+        check(may_accept(s, c.actor), ErrorCode.MAFIOSO_MUST_REFUSE,
               "COMM-APPT-2")
     p.emit(ev.CommissarOfferAnswered, only(c.actor), city=city.name, attempt=o.attempt,
            accepted=c.accept)

@@ -14,6 +14,7 @@ from typing import Any
 from ...engine import events as ev
 from ...engine.events import Event
 from ...engine.rules import ambush
+from ...engine.rules.commissar import may_accept
 from ...engine.state import City, Faction, GameState, PhaseKind, Stage
 from ...engine.visibility import visible_to
 
@@ -119,7 +120,7 @@ def role_actions(s: GameState, uid: str, events: Sequence[tuple[int, Event]]) ->
     offer = city.offer
     if offer is not None and offer.candidate == uid and offer.accepted is None and not offer.lapsed:
         # SEC-1: a mafioso may only refuse; the page never shows him an "accept".
-        out.offer = {"can_accept": me.faction is not Faction.MAFIA, "inbox": offer.inbox}
+        out.offer = {"can_accept": may_accept(s, uid), "inbox": offer.inbox}
     if not me.alive or city.decided is not None:
         return out
     if me.faction is Faction.MAFIA:
