@@ -52,7 +52,7 @@ test: $(STAMP) $(HTMX) $(CHROMIUM) services
 	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n 2 --dist loadfile
 
 test-browser: $(STAMP) $(HTMX) $(CHROMIUM)
 	$(VENV)/bin/pytest tests/browser
