@@ -14,25 +14,34 @@ from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
 from ...engine.errors import RuleViolation
-from ...engine.inboxes import Access, access, can_read, member_list
+from ...engine.inboxes import Access
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
 from ...engine.visibility import public_faction
 from ...service.accounts import AccountError
 from ...service.errors import ServiceError
 from ...service.media import library
+from ...service.outbound import visible
 from ..api.games import scoped
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
 from .actions import citizen_forms, role_actions
-from .common import GameCtx, clear_flash, flash_context, game_context, load_game, redirect, safe_next
-from .data import PAGE_EVENTS
+from .common import (
+    GameCtx,
+    clear_flash,
+    flash_context,
+    game_context,
+    load_game,
+    page_events,
+    redirect,
+    safe_next,
+)
 from .discussion import discussion_context
 from .forms import ACTIONS, Form, FormError, integer, text
 from .labels import deadline_label, inbox_label
 from .render import render
 from .sound import KIND_NAMES
-from .views import day_posts, execution_tally, keywords_only, last_closed_vote, readable_inboxes
+from .views import day_posts, execution_tally, last_closed_vote, readable_inboxes
 
 router = APIRouter()
 
@@ -68,9 +77,8 @@ async def game_page(
 
 async def clocks(web: Any, game: GameCtx, uid: str | None, lang: str) -> list[tuple[str, datetime, str]]:
     out = []
-    for d in await web.queries.deadlines(game.id, uid):
-        due = datetime.fromisoformat(d["due_at"])
-        out.append((d["key"], due, deadline_label(lang, d["key"])))
+    for d in await web.queries.deadlines(game.id, uid, game=game.current):
+        out.append((d.key, datetime.fromisoformat(d.due_at), deadline_label(lang, d.key)))
     return out
 
 
@@ -105,8 +113,7 @@ def city_rows(game: GameCtx) -> list[dict[str, Any]]:
 
 async def ending_of(web: Any, game: GameCtx) -> dict[str, Any] | None:
     """§9.4: once GameEnded is public, the final result, each city's, and every role."""
-    ended = [e for _s, e in await PAGE_EVENTS.read(web.service, game.id)
-             if isinstance(e, ev.GameEnded) and e.audience.public]
+    ended = [e for _s, e in visible(await page_events(web, game), None, ev.GameEnded)]
     if not ended:
         return None
     e = ended[-1]
@@ -129,7 +136,7 @@ async def ending_of(web: Any, game: GameCtx) -> dict[str, Any] | None:
 
 
 async def posts_of(web: Any, game: GameCtx) -> list[Any]:
-    return [e for _s, e in reversed(day_posts(await PAGE_EVENTS.read(web.service, game.id)))]
+    return [e for _s, e in reversed(day_posts(await page_events(web, game)))]
 
 
 def day_sound(game: GameCtx, uid: str | None, posts: list[Any]) -> dict[int, list[dict[str, Any]]]:
@@ -154,10 +161,9 @@ async def day_contests(web: Any, game: GameCtx, posts: list[Any]) -> dict[int, l
     (or the first post after it, for a day without one). Keyed by the post's day."""
     days = sorted({p.day for p in posts})
     out: dict[int, list[Any]] = {}
-    for _s, e in await PAGE_EVENTS.read(web.service, game.id):
-        if isinstance(e, hev.ContestPublished) and e.audience.public:
-            day = next((d for d in days if d >= e.day), e.day)
-            out.setdefault(day, []).append(e)
+    for _s, e in visible(await page_events(web, game), None, hev.ContestPublished):
+        day = next((d for d in days if d >= e.day), e.day)
+        out.setdefault(day, []).append(e)
     return out
 
 
@@ -279,7 +285,7 @@ async def game_part(
         ctx["ending"] = await ending_of(web, game)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
-        ctx["acts"] = role_actions(game.state, uid, await PAGE_EVENTS.read(web.service, game.id))
+        ctx["acts"] = role_actions(game.state, uid, await page_events(web, game))
         template = "components/role_actions.html"
     elif name == "inbox-list" and uid:
         ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
@@ -319,7 +325,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         acknowledged=resident.get("acknowledged"),
         nominate_choices=choices,
         my_nomination=mine,
-        acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id)),
+        acts=role_actions(s, user.user_id, await page_events(web, game)),
         case_accused=[u for u in s.residents if u != user.user_id]
         if me is not None and s.arbiter and s.stage.value == "running" else [],
         citizen=citizen_forms(s, user.user_id),
@@ -327,12 +333,12 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
 
 
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
-    counts = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}
+    counts = {i.inbox: i for i in await web.queries.inboxes(game.id, uid, game=game.current)}
     rows = readable_inboxes(game.state, uid, include_archived=True)
     for row in rows:
-        found = counts.get(row.id, {})
-        row.unread = int(found.get("unread", 0))
-        row.messages = int(found.get("messages", 0))
+        found = counts.get(row.id)
+        row.unread = found.unread if found else 0
+        row.messages = found.messages if found else 0
         row.label = inbox_label(lang, game.state, row.id, uid)  # type: ignore[attr-defined]
     return rows
 
@@ -356,29 +362,25 @@ async def inbox_context(
     web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str, mark_read: bool = True
 ) -> dict[str, Any]:
     s = game.state
-    before = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}.get(inbox_id, {})
-    found = await web.queries.inbox(game.id, inbox_id, uid, mark_read=mark_read)
-    if found is None or not can_read(s, inbox_id, uid):
+    found = await web.queries.inbox(game.id, inbox_id, uid, mark_read=mark_read, game=game.current)
+    if found is None:
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
     inbox = s.inboxes[inbox_id]
-    level = access(s, inbox_id, uid)
+    level = Access.WRITE if found.access == "write" else Access.READ
     hosts = s.hosts()
-    messages = []
-    for m in found["messages"]:
-        at = m["at"] if isinstance(m["at"], datetime) else datetime.fromisoformat(str(m["at"]))
-        messages.append(
-            {
-                "seq": m["seq"],
-                "author": m["author"],
-                "label": author_label(lang, m["author"]),
-                "text": m["text"],
-                "at": at,
-                "host": m["author"] in hosts,
-                "keyword": keywords_only(inbox.kind),
-            }
-        )
-    unread = int(before.get("unread", 0))
-    read_upto = messages[-unread - 1]["seq"] if 0 < unread < len(messages) else (0 if unread else 10**12)
+    messages = [
+        {
+            "seq": m.seq,
+            "author": m.author,
+            "label": author_label(lang, m.author),
+            "text": m.text,
+            "at": datetime.fromisoformat(m.at),
+            "host": m.author in hosts,
+            "keyword": found.keywords_only,
+        }
+        for m in found.messages
+    ]
+    read_upto = found.read_upto
     buttons: list[tuple[str, str]] = []
     if level is Access.WRITE and inbox.kind == "voting":
         buttons = [(Keyword.EXECUTE.value, ""), (Keyword.WITHDRAW.value, "secondary")]
@@ -388,7 +390,7 @@ async def inbox_context(
     closed = None
     if inbox.kind == "voting" and inbox.city:
         tally = execution_tally(s, inbox.city, uid) or []
-        closed = last_closed_vote(await PAGE_EVENTS.read(web.service, game.id), inbox.city)
+        closed = last_closed_vote(await page_events(web, game), inbox.city)
         if closed and s.cities[inbox.city].voting and not s.cities[inbox.city].voting.closed:  # type: ignore[union-attr]
             closed = None
     pardons = []
@@ -413,9 +415,9 @@ async def inbox_context(
         "messages": messages,
         "read_upto": read_upto,
         "can_post": level is Access.WRITE,
-        "members": member_list(s, inbox_id, uid),
+        "members": found.members,
         "vote_buttons": buttons,
-        "keywords_only": keywords_only(inbox.kind),
+        "keywords_only": found.keywords_only,
         "max_length": s.settings.message_max_length,
         "tally": tally,
         "closed": closed,
