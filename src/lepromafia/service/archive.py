@@ -108,7 +108,7 @@ class Archives:
             status = rules.status(s, inbox_id, viewer)
             raise ArchiveError(ArchiveErrorCode.INBOX_CLOSED, "AMB-33", status=status.value)
         async with self.service.store.reading() as tx:
-            rows = await tx.messages(game_id, inbox_id)
+            rows, _ = await tx.messages(game_id, inbox_id)
         return _header(s, inbox_id, viewer) | {
             "messages": [{"seq": r.seq, "author": r.author, "text": r.text, "at": r.at} for r in rows]}
 

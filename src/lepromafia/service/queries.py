@@ -178,8 +178,8 @@ class GameQueries:
         if not can_read(s, inbox_id, viewer):
             return None
         async with self.service.store.reading() as tx:
-            rows = await tx.messages(game_id, inbox_id, after=after_seq, limit=limit)
-            marker = await tx.read_marker(game_id, inbox_id, viewer) if viewer is not None else 0
+            rows, marker = await tx.messages(game_id, inbox_id, after=after_seq, limit=limit,
+                                             reader=viewer)
         if rows and mark_read and viewer is not None and rows[-1].seq > marker:
             async with self.service.store.transaction() as wtx:
                 await wtx.mark_read(game_id, inbox_id, viewer, rows[-1].seq)

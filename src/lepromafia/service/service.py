@@ -197,6 +197,7 @@ class GameService:
         if command is not None and (not isinstance(command_id, str) or not command_id
                                     or len(command_id) > MAX_COMMAND_ID):
             raise ServiceError(ServiceErrorCode.COMMAND_ID_INVALID)
+        await self.store.release_reads()  # hold no read connection while the lane writes
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._lane(game_id).queue.put_nowait(_Job(game_id, command, command_id, future, time_scale))
         return await future

@@ -152,7 +152,7 @@ class AccountStore:
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
-        async with self.store.engine.connect() as conn:
+        async with self.store.connection() as conn:
             yield conn
 
     # --- users and sessions --------------------------------------------------------

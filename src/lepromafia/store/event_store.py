@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +88,27 @@ class GameWrite:
     snapshot: Row | None = None
 
 
+class _ReadScope:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._opened: Any = None
+        self._conn: AsyncConnection | None = None
+
+    async def connection(self) -> AsyncConnection:
+        if self._conn is None:
+            self._opened = self.store.engine.connect()
+            self._conn = await self._opened.__aenter__()
+        return self._conn
+
+    async def release(self) -> None:
+        opened, self._opened, self._conn = self._opened, None, None
+        if opened is not None:
+            await opened.__aexit__(None, None, None)
+
+
+_SCOPE: ContextVar[_ReadScope | None] = ContextVar("lepromafia_read_scope", default=None)
+
+
 @dataclass
 class EventStore:
     config: DatabaseConfig
@@ -103,14 +125,53 @@ class EventStore:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
-        """A write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite). It first ends this task's
+        shared read (``read_scope``), so the reads after it see what it wrote."""
+        await self.release_reads()
         async with self.writer.begin() as conn:
             yield Transaction(conn, self.config.is_sqlite)
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[Transaction]:
-        async with self.engine.connect() as conn:
+        async with self.connection() as conn:
             yield Transaction(conn, self.config.is_sqlite)
+
+    # --- one read transaction per request ---------------------------------------------
+
+    @asynccontextmanager
+    async def read_scope(self) -> AsyncIterator[None]:
+        """Inside, every read of this task shares one connection and one transaction (one
+        ``BEGIN``, one consistent snapshot), opened at the first read and closed at the end
+        or before a write (``release_reads``). The web wraps each HTTP request in one."""
+        scope = _ReadScope(self)
+        token = _SCOPE.set(scope)
+        try:
+            yield
+        finally:
+            _SCOPE.reset(token)
+            await scope.release()
+
+    async def release_reads(self) -> None:
+        """End this task's shared read, if any (before waiting for a write)."""
+        scope = _SCOPE.get()
+        if scope is not None and scope.store is self:
+            await scope.release()
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection]:
+        """A read connection for the store's modules: the task's shared one inside a
+        ``read_scope``, else a fresh one."""
+        scope = _SCOPE.get()
+        if scope is None or scope.store is not self:
+            async with self.engine.connect() as conn:
+                yield conn
+            return
+        conn = await scope.connection()
+        try:
+            yield conn
+        except BaseException:
+            await scope.release()  # a failed statement may leave the transaction unusable
+            raise
 
     # --- convenience reads ---------------------------------------------------------
 
@@ -224,15 +285,21 @@ class Transaction:
             select(e.c.seq, e.c.payload).where(and_(*where)).order_by(e.c.seq))
         return [(r.seq, codec.decode_event(codec.loads(r.payload))) for r in rows]
 
-    async def messages(self, game_id: str, inbox: str, *, after: int = 0,
-                       limit: int | None = None) -> list[MessageRow]:
-        m = schema.messages
-        query = (select(m.c.seq, m.c.inbox, m.c.author, m.c.text, m.c.at)
+    async def messages(self, game_id: str, inbox: str, *, after: int = 0, limit: int | None = None,
+                       reader: str | None = None) -> tuple[list[MessageRow], int]:
+        """An inbox's messages after ``after``, and ``reader``'s read marker there (0 if he
+        has none, or there is no message), in one statement."""
+        m, r = schema.messages, inbox_reads
+        marker = (select(r.c.last_seq).where(and_(r.c.game_id == game_id, r.c.inbox == inbox,
+                                                  r.c.user_id == reader))
+                  .scalar_subquery())
+        query = (select(m.c.seq, m.c.inbox, m.c.author, m.c.text, m.c.at, marker)
                  .where(and_(m.c.game_id == game_id, m.c.inbox == inbox, m.c.seq > after))
                  .order_by(m.c.seq))
         if limit is not None:
             query = query.limit(limit)
-        return [MessageRow(*r) for r in await self._conn.execute(query)]
+        rows = (await self._conn.execute(query)).all()
+        return [MessageRow(*row[:5]) for row in rows], int(rows[0][5] or 0) if rows else 0
 
     async def inbox_counts(self, game_id: str, inboxes: Collection[str],
                            reader: str) -> dict[str, InboxCount]:
@@ -249,12 +316,6 @@ class Transaction:
             .where(and_(m.c.game_id == game_id, m.c.inbox.in_(sorted(inboxes))))
             .group_by(m.c.inbox))
         return {row[0]: InboxCount(int(row[1]), int(row[2] or 0), int(row[3] or 0)) for row in rows}
-
-    async def read_marker(self, game_id: str, inbox: str, reader: str) -> int:
-        r = inbox_reads
-        found = (await self._conn.execute(select(r.c.last_seq).where(and_(
-            r.c.game_id == game_id, r.c.inbox == inbox, r.c.user_id == reader)))).scalar_one_or_none()
-        return int(found or 0)
 
     async def mark_read(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker forward to ``seq`` (never back), in one statement."""

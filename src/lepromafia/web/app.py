@@ -90,6 +90,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     app.state.startup_hooks = list(startup_hooks or [])
     app.state.render_error = None
     errors.install(app)
+    app.add_middleware(OneReadPerRequest)
     app.add_middleware(Limits, max_body=settings.max_body_bytes, secure=settings.cookie_secure,
                        max_upload=settings.max_upload_bytes)
     if STATIC_DIR.is_dir():
@@ -117,6 +118,23 @@ def _is_upload(path: str) -> bool:
     """A Sound Library media upload: /api/games/<game>/sound/media (SOUND, 3-minute audio)."""
     parts = path.strip("/").split("/")
     return len(parts) == 5 and parts[:2] == ["api", "games"] and parts[3:] == ["sound", "media"]
+
+
+class OneReadPerRequest:
+    """ASGI middleware: each HTTP request reads the store in one transaction (one
+    ``BEGIN``, one snapshot), ended before any write it makes (``EventStore.read_scope``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        web = getattr(scope.get("app"), "state", None)
+        web = getattr(web, "web", None) if web is not None else None
+        if scope["type"] != "http" or web is None:
+            await self.app(scope, receive, send)
+            return
+        async with web.service.store.read_scope():
+            await self.app(scope, receive, send)
 
 
 class Limits:

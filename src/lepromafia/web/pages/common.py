@@ -18,6 +18,7 @@ from ...service.service import Current
 from ...service.views import GameMeta
 from ..deps import Web
 from ..errors import ErrorInfo, WebError, WebErrorCode
+from .regions import LIVE_KINDS
 from .strings import translate
 from .views import Seat, phase_key, seat_of
 
@@ -93,9 +94,17 @@ async def game_context(web: Web, request: Request, game: GameCtx, user: str | No
         "unread_total": total,
         "live_game": game.id,
         "live_seq": game.version,
+        "live_kinds": LIVE_KINDS,
         "game_clock": game.meta.clock,
         "now_game": game.now,
     }
+
+
+def rendered_at(response: Response, game: GameCtx) -> Response:
+    """Mark a live region's response with the version it shows (``X-Live-Seq``): live.js
+    then skips the WebSocket events up to it (the echo of one's own command)."""
+    response.headers["X-Live-Seq"] = str(game.version)
+    return response
 
 
 # --- the flash: one message carried across a redirect ------------------------------

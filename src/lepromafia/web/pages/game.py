@@ -14,7 +14,7 @@ from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
 from ...engine.errors import RuleViolation
-from ...engine.inboxes import Access
+from ...engine.inboxes import Access, can_read
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
 from ...engine.visibility import public_faction
@@ -34,6 +34,7 @@ from .common import (
     load_game,
     page_events,
     redirect,
+    rendered_at,
     safe_next,
 )
 from .discussion import discussion_context
@@ -292,8 +293,8 @@ async def game_part(
         template = "partials/inbox_list.html"
     else:
         raise WebError(WebErrorCode.NOT_FOUND, what=name)
-    ctx.update(await game_context(web, request, game, uid, ""))
-    return render(request, template, ctx, lang=lang)
+    ctx.update(await game_context(web, request, game, uid, "", unread=False))
+    return rendered_at(render(request, template, ctx, lang=lang), game)
 
 
 # --- role card and inboxes ------------------------------------------------------------
@@ -386,13 +387,7 @@ async def inbox_context(
         buttons = [(Keyword.EXECUTE.value, ""), (Keyword.WITHDRAW.value, "secondary")]
     elif level is Access.WRITE and inbox.kind == "polling":
         buttons = [(Keyword.GANDHI.value, "ok"), (Keyword.HITLER.value, "dark")]
-    tally = None
-    closed = None
-    if inbox.kind == "voting" and inbox.city:
-        tally = execution_tally(s, inbox.city, uid) or []
-        closed = last_closed_vote(await page_events(web, game), inbox.city)
-        if closed and s.cities[inbox.city].voting and not s.cities[inbox.city].voting.closed:  # type: ignore[union-attr]
-            closed = None
+    tally, closed = await vote_panel(web, game, inbox_id, uid)
     pardons = []
     if inbox.kind == "court" and any(c.judge == uid for c in s.cities.values()):
         for name, c in s.cities.items():  # COURT-2..4: every judge votes on every verdict
@@ -409,6 +404,7 @@ async def inbox_context(
         "inbox": {
             "id": inbox_id,
             "kind": inbox.kind,
+            "city": inbox.city,
             "archived": inbox.archived,
             "label": inbox_label(lang, s, inbox_id, uid),
         },
@@ -422,6 +418,29 @@ async def inbox_context(
         "tally": tally,
         "closed": closed,
     }
+
+
+async def vote_panel(web: Any, game: GameCtx, inbox_id: str, uid: str) -> tuple[Any, Any]:
+    """A voting inbox's city tally, and the last closed vote's result once it is over."""
+    s = game.state
+    inbox = s.inboxes.get(inbox_id)
+    if inbox is None or inbox.kind != "voting" or not inbox.city:
+        return None, None
+    tally = execution_tally(s, inbox.city, uid) or []
+    book = s.cities[inbox.city].voting
+    if book is not None and not book.closed:
+        return tally, None
+    return tally, last_closed_vote(await page_events(web, game), inbox.city)
+
+
+async def tally_context(web: Any, game: GameCtx, inbox_id: str, uid: str) -> dict[str, Any]:
+    """The tally region alone: no messages, no read marker (it changes nothing)."""
+    found = game.state.inboxes.get(inbox_id)
+    if found is None or not can_read(game.state, inbox_id, uid):
+        raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
+    tally, closed = await vote_panel(web, game, inbox_id, uid)
+    return {"inbox": {"id": inbox_id, "kind": found.kind, "city": found.city}, "tally": tally,
+            "closed": closed}
 
 
 def author_label(lang: str, author: str) -> str:
@@ -439,9 +458,10 @@ async def inbox_part(
 ) -> Response:
     game = await load_game(web, game_id)
     ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
-    ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
+    ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
+               user=user.user_id)
     ctx["draft"] = request.query_params.get("draft", "")
-    return render(request, "partials/inbox_body.html", ctx, lang=lang)
+    return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang), game)
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}/tally", include_in_schema=False)
@@ -449,9 +469,10 @@ async def tally_part(
     request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
 ) -> Response:
     game = await load_game(web, game_id)
-    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang, mark_read=False)
-    ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
-    return render(request, "partials/tally.html", ctx, lang=lang)
+    ctx = await tally_context(web, game, inbox_id, user.user_id)
+    ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
+               user=user.user_id)
+    return rendered_at(render(request, "partials/tally.html", ctx, lang=lang), game)
 
 
 @router.post(
@@ -474,9 +495,10 @@ async def post_message(
     if request.headers.get("hx-request"):
         game = await load_game(web, game_id)
         ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
-        ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
+        ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
+                   user=user.user_id)
         ctx.update(error=error, draft=body if error else "", flash=None)
-        return render(request, "partials/inbox_body.html", ctx, lang=lang, status=200)
+        return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang, status=200), game)
     if error is not None:
         return redirect(back, error=error, draft=body, lang=lang)
     return redirect(back, lang=lang)
