@@ -19,6 +19,7 @@ from ..engine.inboxes import POLICY, Access, Kind, access, can_read, member_list
 from ..engine.state import Faction, GameState, PhaseKind, Resident, Stage
 from ..engine.votes import tallies as count_tallies
 from ..store.accounts import AccountStore
+from .discussion import comments_of
 from .event_index import EventIndex, Indexed
 from .outbound import Payload, payload_for, visible, visible_json
 from .service import Current, GameService
@@ -219,6 +220,12 @@ class GameQueries:
                for key, due in s.deadlines.items() if key in latest]
         out.sort(key=lambda d: d.due_at)
         return out
+
+    async def comments(self, game_id: str, viewer: str | None,
+                       game: Current | None = None) -> dict[str, list[dict[str, Any]]]:
+        """POST-1, POST-2: every post's comments as the viewer may see them."""
+        game = game or await self.current(game_id)
+        return comments_of(await self.events(game), viewer)
 
     async def duties(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
         """What the viewer's offices and role ask of him now."""

@@ -35,7 +35,9 @@ INBOX: tuple[type[Event], ...] = (
 REGIONS: dict[str, tuple[type[Event], ...]] = {
     "phase": PHASE,
     "ending": (ev.GameEnded,),
-    "posts": (ev.DayPostPublished, hev.ContestPublished, hev.SoundEntryPublished),
+    "posts": (ev.DayPostPublished, hev.ContestPublished, hev.SoundEntryPublished, ev.CommentPosted,
+              hev.CommentHidden),
+    "comments": (ev.CommentPosted, hev.CommentHidden),
     "clocks": DEADLINES,
     "cities": CITIES,
     "inbox": INBOX,
