@@ -18,6 +18,7 @@ from fastapi import Depends, Request, Response
 
 from ..engine.state import GameState
 from ..service.accounts import AccountService, Session, SessionExpired, User
+from ..service.archive import Archives
 from ..service.errors import ServiceError, ServiceErrorCode
 from ..service.queries import GameQueries
 from ..service.service import GameService
@@ -44,6 +45,7 @@ class Web:
     service: GameService
     accounts: AccountService
     queries: GameQueries
+    archives: Archives
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def now(self) -> float:
