@@ -22,8 +22,9 @@ from ...service.accounts import AccountError
 from ...service.errors import ServiceError
 from ...service.media import library
 from ...service.outbound import visible
+from ..api.commands import platform_rng
 from ..api.games import scoped
-from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
 from .actions import citizen_forms, role_actions
 from .common import (
@@ -38,7 +39,7 @@ from .common import (
     safe_next,
 )
 from .discussion import discussion_context
-from .forms import ACTIONS, Form, FormError, integer, text
+from .forms import ACTIONS, Form, FormError, draws, integer, text
 from .labels import deadline_label, inbox_label
 from .render import render
 from .sound import KIND_NAMES
@@ -190,7 +191,7 @@ NEW_GAME_FIELDS = {
 }
 
 
-@router.post("/games/new", include_in_schema=False, dependencies=[CsrfChecked])
+@router.post("/games/new", include_in_schema=False, dependencies=[CommandCsrfChecked])
 async def create_game(request: Request, web: WebDep, user: RequireUser, lang: Lang) -> Response:
     form = _form(await request.form())
     try:
@@ -476,7 +477,8 @@ async def tally_part(
 
 
 @router.post(
-    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False, dependencies=[CsrfChecked]
+    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False,
+    dependencies=[CommandCsrfChecked],
 )
 async def post_message(
     request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
@@ -524,7 +526,7 @@ def _form(raw: Any) -> Form:
     return out
 
 
-@router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CsrfChecked])
+@router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CommandCsrfChecked])
 async def do(
     request: Request, game_id: str, action: str, web: WebDep, user: RequireUser, lang: Lang
 ) -> Response:
@@ -534,7 +536,8 @@ async def do(
     back = safe_next(str(form.get("next") or ""), f"/games/{game_id}")
     try:
         game = await load_game(web, game_id)
-        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        raw_id = str(form.get("command_id") or secrets.token_hex(8))
+        command_id = scoped(user.user_id, raw_id)
         if action == "signup":
             await web.accounts.check_not_banned(user.user_id)
             contact = web.accounts.validate_contact(text(form, "contact", required=False))
@@ -547,7 +550,8 @@ async def do(
         builder = ACTIONS.get(action)
         if builder is None:
             raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=action)
-        command = builder(form, user.user_id, game.state)
+        with draws(platform_rng(web, game_id, user.user_id, raw_id, f"page:{action}")):
+            command = builder(form, user.user_id, game.state)
         await web.service.execute(game_id, command, command_id)
     except (RuleViolation, ServiceError, WebError, AccountError) as exc:
         return redirect(back, error=describe(exc, lang), lang=lang)
