@@ -19,8 +19,9 @@ from ...engine.errors import RuleViolation
 from ...engine.inboxes import can_read
 from ...engine.state import GameState, Stage
 from ...service.errors import ServiceError
+from ..api.commands import platform_rng
 from ..api.games import scoped
-from ..deps import CsrfChecked, Lang, RequireUser, WebDep
+from ..deps import CommandCsrfChecked, Lang, RequireUser, WebDep
 from ..errors import WebError, describe
 from .common import redirect
 
@@ -53,15 +54,17 @@ def _form_id(form: Any, user: str) -> str:
     return scoped(user, str(form.get("command_id") or secrets.token_hex(8)))
 
 
-@router.post("/games/{game_id}/notary", include_in_schema=False, dependencies=[CsrfChecked])
+@router.post("/games/{game_id}/notary", include_in_schema=False, dependencies=[CommandCsrfChecked])
 async def create(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
     form = await request.form()
     title, content = str(form.get("title") or ""), str(form.get("content") or "")
     back = f"/games/{game_id}/inboxes"
+    raw_id = str(form.get("command_id") or secrets.token_hex(8))
+    # The salt is drawn keyed by the form's command id: a retried form seals the same way.
+    salt = f"{platform_rng(web, game_id, user.user_id, raw_id, 'notary-salt').getrandbits(128):032x}"
     try:
-        command = CreateNotaryInbox(actor=user.user_id, title=title, content=content,
-                                    salt=secrets.token_hex(16))
-        await web.service.execute(game_id, command, _form_id(form, user.user_id))
+        command = CreateNotaryInbox(actor=user.user_id, title=title, content=content, salt=salt)
+        await web.service.execute(game_id, command, scoped(user.user_id, raw_id))
     except (RuleViolation, ServiceError, WebError) as exc:
         return redirect(back, error=describe(exc, lang), draft=content, lang=lang)
     s = await web.service.state(game_id)
@@ -73,7 +76,7 @@ async def create(request: Request, game_id: str, web: WebDep, user: RequireUser,
 
 
 @router.post("/games/{game_id}/notary/{inbox_id:path}/grant", include_in_schema=False,
-             dependencies=[CsrfChecked])
+             dependencies=[CommandCsrfChecked])
 async def grant(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
                 lang: Lang) -> Response:
     form = await request.form()
@@ -88,7 +91,7 @@ async def grant(request: Request, game_id: str, inbox_id: str, web: WebDep, user
 
 
 @router.post("/games/{game_id}/notary/{inbox_id:path}/publish", include_in_schema=False,
-             dependencies=[CsrfChecked])
+             dependencies=[CommandCsrfChecked])
 async def publish(request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser,
                   lang: Lang) -> Response:
     form = await request.form()
