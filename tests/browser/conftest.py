@@ -93,6 +93,12 @@ class LiveServer:
         web = self.app.state.web
         return int(asyncio.run_coroutine_threadsafe(web.queries.version(game), self._loop()).result(10))
 
+    def position(self, game: str, viewer: str | None) -> int:
+        """The viewer's own stream position (what ``lepromafiaLive.lastSeq()`` reaches)."""
+        web = self.app.state.web
+        return int(asyncio.run_coroutine_threadsafe(web.queries.position(game, viewer),
+                                                    self._loop()).result(10))
+
     def _loop(self) -> asyncio.AbstractEventLoop:
         web = self.app.state.web
         return web.service._lanes[0].task.get_loop()  # the server's loop

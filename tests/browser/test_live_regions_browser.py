@@ -60,7 +60,7 @@ def test_a_vote_refreshes_the_tally_alone_and_chat_refreshes_nothing(live: LiveS
     page.wait_for_selector("#live-status[data-state=open]")
     time.sleep(0.5)
     fetched.clear()
-    seq = live.version(GAME)
+    seq = live.position(GAME, watcher)
     live.command("anna", GAME, "PostMessage", inbox=state.current_inbox("city", CITY), text="Кто за?")
     page.wait_for_function(f"() => window.lepromafiaLive.lastSeq() >= {seq + 1}", timeout=10000)
     time.sleep(0.6)  # past live.js's 150 ms debounce

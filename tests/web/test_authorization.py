@@ -99,7 +99,11 @@ def test_a_command_id_is_idempotent_per_user(day1: Api) -> None:
     other = day1.post(user, f"/api/games/{GAME}/commands/PostMessage", {**body, "text": "другое"})
     assert other.status_code == 409 and other.json()["error"]["code"] == "command_id_reused"
     neighbour = day1.post(CAST.cities[A][1], f"/api/games/{GAME}/commands/PostMessage", body)
-    assert neighbour.status_code == 200 and neighbour.json()["first_seq"] > first["last_seq"]
+    assert neighbour.status_code == 200 and neighbour.json()["event_count"] == 1
+    # positions in each actor's own stream: his message is the last event he has seen
+    assert first["last_seq"] == first["first_seq"]
+    mine = day1.get(user, f"/api/games/{GAME}/events", limit=5000).json()
+    assert mine[first["last_seq"] - 1]["event"]["text"] == "привет"
 
 
 def test_contacts_reach_only_the_procurator_and_the_residents_tribune(day1: Api) -> None:

@@ -132,7 +132,7 @@ def test_the_procurator_hides_a_comment_and_everyone_reads_his_reason(game: Api)
 
 def test_comments_arrive_live_over_the_websocket(game: Api) -> None:
     """POST-2, like inbox messages: an anonymous visitor's socket gets the comment at once."""
-    version = game.client.portal.call(game.web.queries.version, GAME)  # type: ignore[union-attr]
+    version = game.client.portal.call(game.web.queries.position, GAME, None)  # type: ignore[union-attr]
     with game.client.websocket_connect("/ws") as ws:
         ws.send_json({"type": "subscribe", "game": GAME, "since_seq": version})
         assert ws.receive_json()["type"] == "subscribed"

@@ -18,6 +18,7 @@ from lepromafia.bots.setup import Cast
 from lepromafia.engine import commands as cmd
 from lepromafia.engine.state import Stage
 from lepromafia.engine.visibility import visible_to
+from lepromafia.service.outbound import event_json
 from lepromafia.store import codec
 
 from .conftest import Api, at, make_api, setup_game_via_api, small_cast
@@ -48,6 +49,8 @@ class Seat:
         self.ws = self.ws_cm.__enter__()
         self.ws.send_json({"type": "subscribe", "game": GAME, "since_seq": 0})
         self.frames: list[dict[str, Any]] = []
+        self.mine: list[int] = []
+        """The global seqs of the events this seat may see (the operator's truth)."""
 
     def read_all(self) -> None:
         """Every API read this seat may make."""
@@ -72,7 +75,8 @@ class Seat:
             self.received.append(json.dumps(msg, ensure_ascii=False))
             if msg["type"] == "resync":
                 self.ws.send_json({"type": "subscribe", "game": GAME, "since_seq": msg["since_seq"]})
-            elif msg["type"] in ("event", "marker"):
+            else:
+                assert msg["type"] == "event", msg  # no marker: nothing of a hidden event
                 assert msg["seq"] == last + 1
                 last = msg["seq"]
                 self.frames.append(msg)
@@ -131,14 +135,16 @@ def play_and_check(api: Api) -> None:
     assert bots.accepted > 100 and final.day >= 3, (bots.accepted, final.day)
     for seat in seats:
         seat.read_all()
-        seat.drain(version)
-        streamed = seat.get(f"/api/games/{GAME}/events?since=0&limit=5000")
-        for frame in [*seat.frames, *({"seq": p["seq"], "payload": p.get("event")} for p in streamed)]:
-            event = truth[frame["seq"]]
-            shown = frame.get("payload")
-            assert (shown is not None) == visible_to(event, seat.user), (seat.user, frame["seq"], event)
-            if shown is not None:
-                assert "audience" not in shown
+        # §9.1.3: the seat's stream is exactly the events it may see, numbered 1, 2, 3, …
+        seat.mine = [q for q, e in sorted(truth.items()) if visible_to(e, seat.user)]
+        assert len(seat.mine) < version  # every seat has events it may not see
+        seat.drain(len(seat.mine))
+        streamed = seat.get(f"/api/games/{GAME}/events")
+        assert [p["seq"] for p in streamed] == list(range(1, min(1000, len(seat.mine)) + 1))
+        assert [f["seq"] for f in seat.frames] == list(range(1, len(seat.mine) + 1))
+        for frame in [*seat.frames, *({"seq": p["seq"], "payload": p["event"]} for p in streamed)]:
+            assert frame["payload"] == event_json(truth[seat.mine[frame["seq"] - 1]]), (seat.user, frame)
+            assert "audience" not in frame["payload"]
         check_secrets(seat, final, ended, truth)
 
 
@@ -170,8 +176,8 @@ def check_secrets(seat: Seat, final: Any, ended: int, truth: dict[int, Any]) -> 
 def _seq_of(seat: Seat, obj: dict[str, Any]) -> int:
     for frame in seat.frames:
         if frame.get("payload") is obj:
-            return int(frame["seq"])
+            return seat.mine[int(frame["seq"]) - 1]
     for frame in seat.frames:
         if frame.get("payload") == obj:
-            return int(frame["seq"])
+            return seat.mine[int(frame["seq"]) - 1]
     raise AssertionError("an event outside the stream")

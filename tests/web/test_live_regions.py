@@ -88,11 +88,12 @@ def test_a_city_chat_message_refreshes_nothing_on_the_voting_inbox_and_a_vote_on
     live = regions(page)
     assert {r["src"].rsplit("/", 1)[-1] for r in live} == {"part", "tally"}
     assert all(r["kinds"] for r in live), "every region declares what changes it"
-    version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
+    version = api.client.portal.call(api.web.queries.position, "g", watcher)  # type: ignore[union-attr]
     with api.client.websocket_connect(f"/ws?token={api.tokens[watcher]}") as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
         assert ws.receive_json()["type"] == "subscribed"
-        chat = api.ok(nominator, "g", "PostMessage", inbox=s.current_inbox("city", city), text="Кто за?")
+        api.ok(nominator, "g", "PostMessage", inbox=s.current_inbox("city", city), text="Кто за?")
+        before = api.client.portal.call(api.web.queries.position, "g", voter)  # type: ignore[union-attr]
         frame = ws.receive_json()
         assert frame["type"] == "event" and frame["payload"]["type"] == "MessagePosted"
         assert matches([(r, frame["payload"], frame["seq"]) for r in live]) == [False, False]
@@ -101,7 +102,7 @@ def test_a_city_chat_message_refreshes_nothing_on_the_voting_inbox_and_a_vote_on
         assert token is not None
         r = api.client.post(f"/games/g/inboxes/{box}/post", headers={**api.headers(voter), "hx-request": "1"},
                             data={"csrf_token": token.group(1), "text": "казнить"})
-        assert r.status_code == 200 and int(r.headers["x-live-seq"]) > chat["last_seq"]
+        assert r.status_code == 200 and int(r.headers["x-live-seq"]) > before
         vote = ws.receive_json()
         assert vote["payload"]["type"] == "VoteCast"
         refreshed = [r["src"].rsplit("/", 1)[-1] for r, hit in
@@ -110,19 +111,20 @@ def test_a_city_chat_message_refreshes_nothing_on_the_voting_inbox_and_a_vote_on
 
 
 def test_the_htmx_answer_to_one_s_own_message_is_not_fetched_again_on_its_echo(api: Api) -> None:
-    """p01_03 posts in the city inbox with htmx: the answer carries X-Live-Seq, so the
-    WebSocket echo of his message does not re-fetch his thread; p01_04's thread refreshes."""
+    """p01_03 posts in the city inbox with htmx: the answer carries X-Live-Seq (his own
+    stream position), so the WebSocket echo of his message does not re-fetch his thread;
+    a thread drawn before it (p01_04's) refreshes."""
     setup_game_via_api(api, "g", CAST)
     api.advance_to(at(1, "10:05"))
     s = api.state("g")
     city = next(iter(s.cities))
-    poster, reader = s.living(city)[2:4]
+    poster = s.living(city)[2]
     inbox = s.current_inbox("city", city)
     page = api.get(poster, f"/games/g/inboxes/{inbox}").text
     (thread,) = [r for r in regions(page) if r["src"].endswith("/part")]
     assert thread["inbox"] == inbox
-    version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
-    with api.client.websocket_connect(f"/ws?token={api.tokens[reader]}") as ws:
+    version = api.client.portal.call(api.web.queries.position, "g", poster)  # type: ignore[union-attr]
+    with api.client.websocket_connect(f"/ws?token={api.tokens[poster]}") as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
         assert ws.receive_json()["type"] == "subscribed"
         token = re.search(r'name="csrf_token" value="([^"]+)"', page)
@@ -152,7 +154,7 @@ def test_recipe_an_event_shown_on_a_page_the_procurator_s_contest(api: Api) -> N
     setup_game_via_api(api, "g", CAST)
     api.advance_to(at(1, "10:05"))
     (posts,) = [r for r in regions(api.get("p01_04", "/games/g").text) if r["src"].endswith("/posts")]
-    version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
+    version = api.client.portal.call(api.web.queries.position, "g", "p01_04")  # type: ignore[union-attr]
     with api.client.websocket_connect(f"/ws?token={api.tokens['p01_04']}") as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
         assert ws.receive_json()["type"] == "subscribed"

@@ -1,4 +1,5 @@
-"""The live stream: gapless per viewer, resume, resync, a slow client dropped alone."""
+"""The live stream: each viewer's own numbering, gapless, resume, resync, a slow client
+dropped alone; nothing of an event a viewer may not see (§9.1.3, security review F3)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ from .conftest import Api, make_api, setup_game_via_api, small_cast
 CAST = small_cast()
 
 
+def position(api: Api, game: str, viewer: str | None) -> int:
+    return api.client.portal.call(api.web.queries.position, game, viewer)  # type: ignore[union-attr]
+
+
 def read_until(ws: Any, game: str, version: int, since: int = 0) -> list[dict[str, Any]]:
-    """Frames of one game up to ``version``, following ``resync`` as a client would."""
+    """Frames of one game up to the viewer's position ``version``, following ``resync`` as
+    a client would."""
     got: list[dict[str, Any]] = []
     last = since
     while last < version:
@@ -26,31 +32,35 @@ def read_until(ws: Any, game: str, version: int, since: int = 0) -> list[dict[st
             ws.send_json({"type": "subscribe", "game": game, "since_seq": msg["since_seq"]})
             got.append(msg)
             continue
-        if msg["type"] in ("event", "marker"):
+        assert msg["type"] != "marker"
+        if msg["type"] == "event":
             assert msg["seq"] == last + 1, (msg["seq"], last)
             last = msg["seq"]
         got.append(msg)
     return got
 
 
-def test_each_viewer_gets_every_seq_once_and_only_what_he_may_see(api: Api) -> None:
-    """§9, SEC-7: a mafioso sees his city's deal, an honest resident only a marker there."""
+def test_each_viewer_gets_his_own_numbering_and_only_what_he_may_see(api: Api) -> None:
+    """§9, SEC-7, §9.1.3: a mafioso sees his city's deal; an honest resident and an anonymous
+    visitor get nothing of it, not even a marker or a jump in their numbering."""
     setup_game_via_api(api, "g", CAST)
     s = api.state("g")
     mafioso = next(u for u in s.residents if s.is_mafia(u))
     honest = next(u for u in s.residents if not s.is_mafia(u))
-    version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
-    seen = {}
+    global_version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
+    seen, mine = {}, {}
     for user in (mafioso, honest, None):
+        mine[user] = position(api, "g", user)
         token = f"?token={api.tokens[user]}" if user else ""
         with api.client.websocket_connect(f"/ws{token}") as ws:
             ws.send_json({"type": "subscribe", "game": "g", "since_seq": 0})
-            assert ws.receive_json() == {"type": "subscribed", "game": "g", "version": version}
-            frames = read_until(ws, "g", version)
-            seen[user] = frames
-    for frames in seen.values():
-        assert [f["seq"] for f in frames] == list(range(1, version + 1))
-        assert all("audience" not in f.get("payload", {}) for f in frames)
+            assert ws.receive_json() == {"type": "subscribed", "game": "g", "version": mine[user]}
+            seen[user] = read_until(ws, "g", mine[user])
+    for user, frames in seen.items():
+        assert [f["seq"] for f in frames] == list(range(1, mine[user] + 1))
+        assert {f["type"] for f in frames} == {"event"}
+        assert all("audience" not in f["payload"] for f in frames)
+    assert mine[None] <= mine[honest] < mine[mafioso] < global_version
     dealt = [f for f in seen[mafioso] if f.get("payload", {}).get("type") == "MafiaDealt"]
     assert dealt and mafioso in dealt[0]["payload"]["mafiosi"]
     for user in (honest, None):
@@ -61,7 +71,7 @@ def test_a_reconnecting_client_resumes_after_its_last_seq_and_gets_live_events(a
     setup_game_via_api(api, "g", CAST)
     s = api.state("g")
     user = CAST.cities[next(iter(CAST.cities))][0]
-    version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
+    version = position(api, "g", user)
     with api.client.websocket_connect(f"/ws?token={api.tokens[user]}") as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version - 3})
         assert ws.receive_json()["type"] == "subscribed"
@@ -87,17 +97,18 @@ def test_a_client_ahead_of_the_server_or_speaking_nonsense_is_told_so(api: Api) 
 
 
 def test_a_slow_client_is_dropped_with_resync_and_resumes_from_the_store(tmp_path: Path) -> None:
-    for api in make_api(tmp_path, ws_buffer=3):
+    for api in make_api(tmp_path, ws_buffer=2):
         setup_game_via_api(api, "g", CAST, start=False)
-        version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
-        with api.client.websocket_connect("/ws") as ws:
+        boss = CAST.procurator
+        version = position(api, "g", boss)
+        with api.client.websocket_connect(f"/ws?token={api.tokens[boss]}") as ws:
             ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
             assert ws.receive_json()["type"] == "subscribed"
             plans = [{"name": n, "tribune": CAST.tribunes[i], "residents": list(us)}
                      for i, (n, us) in enumerate(CAST.cities.items())]
-            ack = api.ok(CAST.procurator, "g", "FormCities", cities=plans)
-            assert ack["event_count"] > 3  # one batch larger than the client's buffer
-            frames = read_until(ws, "g", ack["last_seq"], version)
+            api.ok(CAST.procurator, "g", "FormCities", cities=plans)
+            assert position(api, "g", boss) - version > 2  # one batch larger than the buffer
+            frames = read_until(ws, "g", position(api, "g", boss), version)
             assert any(f["type"] == "resync" and f["reason"] == "slow_client" for f in frames)
 
 
@@ -114,3 +125,12 @@ def test_the_broker_drops_only_the_subscriber_that_fell_behind() -> None:
 
     slow_dropped, slow_size, fast_dropped, fast_size = asyncio.run(scenario())
     assert slow_dropped and slow_size == 3 and not fast_dropped and fast_size == 10
+    # the bound counts only what the viewer may see: hidden traffic never drops anyone
+    async def hidden() -> bool:
+        broker = Broker()
+        sub = broker.subscribe("g", "u1", maxsize=3)
+        at = datetime.fromisoformat("2026-12-01T10:00:00+03:00")
+        broker.publish("g", [(i, ev.NightStarted(at=at, audience=only("u2"), night=i)) for i in range(1, 50)])
+        return sub.overflowed or not sub.queue.empty()
+
+    assert not asyncio.run(hidden())

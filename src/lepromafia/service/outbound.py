@@ -4,9 +4,10 @@ Pages, the JSON API, the WebSocket, the archive export (and, later, notification
 all pass every event through here; nothing else in ``service`` or ``web`` reads an
 event's audience. A viewer is a user id, or None for an anonymous visitor.
 
-``payload_for`` is the stream form: the event, or only its position (a bare
-``{game, seq}`` marker) so each viewer's stream stays gapless. Issue 16 replaces the
-markers with per-viewer sequences: that is a change to ``payload_for`` alone.
+``stream_item`` is the stream form: an event the viewer may see, numbered by his own
+position (``service.streams``), never by the game's global sequence. An event he may
+not see reaches him in no form at all: no marker, no gap in his numbering, no frame on
+his socket (§9.1.3, security review F3-1…F3-5).
 """
 
 from __future__ import annotations
@@ -53,8 +54,7 @@ def visible_json(events: Iterable[tuple[int, Event]], viewer: str | None,
     return [event_json(e) | {"seq": seq} for seq, e in visible(events, viewer, kinds)]
 
 
-def payload_for(game_id: str, seq: int, event: Event, viewer: str | None) -> Payload:
-    """One stream position for one viewer: ``{game, seq, event}`` or the marker ``{game, seq}``."""
-    if may_see(event, viewer):
-        return {"game": game_id, "seq": seq, "event": event_json(event)}
-    return {"game": game_id, "seq": seq}
+def stream_item(game_id: str, position: int, event: Event) -> Payload:
+    """One event of a viewer's stream: ``{game, seq, event}``, where ``seq`` is the
+    viewer's own position (the caller has checked ``may_see``)."""
+    return {"game": game_id, "seq": position, "event": event_json(event)}

@@ -1,17 +1,38 @@
 """Publish after commit: an in-process broker that filters every event per viewer.
 
-Each subscriber gets what ``service.outbound.payload_for`` lets its viewer receive: the
-event, or only its position, so each stream is gapless. Payloads are plain JSON values,
-ready for a socket.
+Each subscriber gets a ``Delivery`` for each committed event its viewer may see
+(``service.outbound.may_see``), in order, and nothing for the others: its queue, its
+bound and its drop for slowness count only what the viewer may see, so even a resync
+says nothing about hidden traffic. A delivery names its global seq and ``after``, the
+seq after which the broker offered this subscriber every event without a hole; both
+are server-side only. The WebSocket fills a hole (a lost relay) from the store and
+numbers what it sends by the viewer's own stream (``service.streams``).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..engine.events import Event
-from .outbound import Payload, payload_for
+from .outbound import may_see
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    seq: int
+    """The event's global seq: server-side only, never sent to a client."""
+    event: Event | None
+    """The event if the viewer may see it (always, from the broker), else None (a read
+    from the store covers the invisible ones too)."""
+    after: int | None = None
+    """Every event in ``after < seq' < seq`` was offered and is invisible to the viewer;
+    None: unknown (the store must be asked)."""
+
+
+def deliver(seq: int, event: Event, viewer: str | None) -> Delivery:
+    return Delivery(seq, event if may_see(event, viewer) else None, seq - 1)
 
 
 class Subscription:
@@ -19,18 +40,31 @@ class Subscription:
         self.broker = broker
         self.game_id = game_id
         self.viewer = viewer
-        self.queue: asyncio.Queue[Payload] = asyncio.Queue(maxsize)
+        self.queue: asyncio.Queue[Delivery] = asyncio.Queue(maxsize)
         self.overflowed = False
         """A bounded subscriber fell behind: it was dropped and must resync from the store."""
+        self._offered: int | None = None
+        self._clean_since: int | None = None
 
-    def drain(self) -> list[Payload]:
+    def offer(self, seq: int, event: Event) -> Delivery | None:
+        """What this subscriber gets of one published event: a delivery, or None."""
+        if self._offered is None or seq != self._offered + 1:
+            self._clean_since = seq - 1  # a hole (or the start): nothing known before
+        self._offered = seq
+        if not may_see(event, self.viewer):
+            return None
+        item = Delivery(seq, event, self._clean_since)
+        self._clean_since = seq
+        return item
+
+    def drain(self) -> list[Delivery]:
         """Everything received so far."""
         items = []
         while not self.queue.empty():
             items.append(self.queue.get_nowait())
         return items
 
-    async def get(self) -> Payload:
+    async def get(self) -> Delivery:
         return await self.queue.get()
 
     def close(self) -> None:
@@ -56,8 +90,11 @@ class Broker:
     def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
         for sub in list(self._subs.get(game_id, ())):
             for seq, event in events:
+                item = sub.offer(seq, event)
+                if item is None:
+                    continue
                 try:
-                    sub.queue.put_nowait(payload_for(game_id, seq, event, sub.viewer))
+                    sub.queue.put_nowait(item)
                 except asyncio.QueueFull:
                     sub.overflowed = True
                     self.unsubscribe(sub)

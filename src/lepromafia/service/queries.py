@@ -12,6 +12,7 @@ it reflects every commit acknowledged before it, whichever worker made it.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 from ..engine import events as ev
@@ -21,8 +22,10 @@ from ..engine.votes import tallies as count_tallies
 from ..store.accounts import AccountStore
 from .discussion import comments_of
 from .event_index import EventIndex, Indexed
-from .outbound import Payload, payload_for, visible, visible_json
+from .outbound import Payload, may_see, stream_item, visible, visible_json
+from .pubsub import Delivery, deliver
 from .service import Current, GameService
+from .streams import ViewerStreams
 from .views import (
     DeadlineView,
     GameSummary,
@@ -54,6 +57,7 @@ class GameQueries:
         self.service = service
         self.accounts = accounts
         self.index = events or EventIndex(service.store)
+        self.streams = ViewerStreams(service.store, max_games=self.index.max_games)
 
     async def current(self, game_id: str) -> Current:
         return await self.service.current(game_id)
@@ -70,14 +74,34 @@ class GameQueries:
 
     # --- the event stream, filtered ------------------------------------------------
 
-    async def events_since(self, game_id: str, viewer: str | None, since_seq: int,
+    async def position(self, game_id: str, viewer: str | None, version: int | None = None) -> int:
+        """The viewer's own stream position at ``version`` (default: now): how many events
+        he may see. Pages and regions carry it, never the game's version."""
+        if version is None:
+            version = await self.version(game_id)
+        return await self.streams.position(game_id, viewer, version)
+
+    async def events_since(self, game_id: str, viewer: str | None, since: int,
                            limit: int = 5000) -> list[Payload]:
-        """Every event after ``since_seq`` (at most ``limit``), as the viewer may receive it
-        (gapless: a marker for each event he may not see)."""
+        """The viewer's stream after his position ``since`` (at most ``limit`` events): only
+        events he may see, each numbered by his position; nothing about the others."""
+        version = await self.version(game_id)
+        seqs = await self.streams.visible_seqs(game_id, viewer, version)
+        wanted = seqs[max(0, since):max(0, since) + limit]
+        if not wanted:
+            return []
         async with self.service.store.reading() as tx:
-            found = await tx.events_of(game_id, None, after=max(0, since_seq),
-                                       upto=max(0, since_seq) + limit)
-        return [payload_for(game_id, seq, event, viewer) for seq, event in found]
+            found = await tx.events_of(game_id, None, after=wanted[0] - 1, upto=wanted[-1])
+        mine = [(seq, e) for seq, e in found if may_see(e, viewer)]
+        return [stream_item(game_id, max(0, since) + i + 1, e) for i, (_, e) in enumerate(mine)]
+
+    async def deliveries(self, game_id: str, viewer: str | None, after_seq: int,
+                         upto_seq: int) -> list[Delivery]:
+        """Server-side: every event in ``after_seq < seq <= upto_seq`` as the broker would
+        have delivered it to ``viewer`` (the WebSocket's catch-up from the store)."""
+        async with self.service.store.reading() as tx:
+            found = await tx.events_of(game_id, None, after=after_seq, upto=upto_seq)
+        return [deliver(seq, e, viewer) for seq, e in found]
 
     # --- public pages --------------------------------------------------------------
 
@@ -182,24 +206,29 @@ class GameQueries:
                     limit: int = 500, mark_read: bool = True,
                     game: Current | None = None) -> InboxView | None:
         """An inbox's messages (and its live tally) if the viewer may read it; else None.
-        Reading moves the viewer's read marker to the last message he was shown."""
+        Messages are numbered 1, 2, 3, … within the inbox (``MessageView.seq``, ``after_seq``
+        and ``read_upto`` are such numbers): the game's global seq would tell a reader how
+        many hidden events fell between two posts (F3-5, F3-6). Reading moves the viewer's
+        read marker to the last message he was shown."""
         game = game or await self.current(game_id)
         s = game.state
         if not can_read(s, inbox_id, viewer):
             return None
         async with self.service.store.reading() as tx:
-            rows, marker = await tx.messages(game_id, inbox_id, after=after_seq, limit=limit,
-                                             reader=viewer)
-        if rows and mark_read and viewer is not None and rows[-1].seq > marker:
+            every, marker = await tx.messages(game_id, inbox_id, reader=viewer)
+        start = max(0, after_seq)
+        shown = every[start:start + limit]
+        if shown and mark_read and viewer is not None and shown[-1].seq > marker:
             async with self.service.store.transaction() as wtx:
-                await wtx.mark_read(game_id, inbox_id, viewer, rows[-1].seq)
+                await wtx.mark_read(game_id, inbox_id, viewer, shown[-1].seq)
+        read_upto = bisect_right([r.seq for r in every], marker)
+        messages = tuple(MessageView(start + i + 1, r.author, r.text, r.at) for i, r in enumerate(shown))
         inbox = s.inboxes[inbox_id]
         tally = None
         if inbox.kind == Kind.VOTING and inbox.city and inbox.subject:
             tally = _tally(s, inbox.city, inbox.subject)
         return InboxView(**vars(_header(game, inbox_id, viewer)),
-                         messages=tuple(MessageView(r.seq, r.author, r.text, r.at) for r in rows),
-                         tally=tally, read_upto=marker)
+                         messages=messages, tally=tally, read_upto=read_upto)
 
     async def tallies(self, game_id: str, viewer: str | None) -> list[TallyView]:
         """Live tallies of the voting inboxes the viewer may read (INBOX-VOTE-1);

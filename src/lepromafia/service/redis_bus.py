@@ -2,7 +2,7 @@
 
 Each worker publishes committed events to its local subscribers (the in-process ``Broker``)
 and to the game's Redis channel; every other worker relays what it hears to its own local
-subscribers, still filtered per viewer by ``engine.visibility``. Redis carries only
+subscribers, still filtered per viewer (``pubsub.deliver``). Redis carries only
 committed events, so "publish after commit" holds across processes too.
 """
 

@@ -36,6 +36,7 @@ class GameSummary:
 @dataclass(frozen=True)
 class MessageView:
     seq: int
+    """The message's number in its inbox (1, 2, 3, …), never the game's global seq."""
     author: str
     text: str
     at: str
@@ -88,7 +89,8 @@ class InboxView(InboxHeader):
     messages: tuple[MessageView, ...] = ()
     tally: TallyView | None = None
     read_upto: int = 0
-    """The viewer's read marker before this read: the messages after it are new to him."""
+    """The viewer's read marker before this read, as a message number in this inbox: the
+    messages after it are new to him."""
 
 
 @dataclass(frozen=True)

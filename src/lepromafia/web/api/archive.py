@@ -86,17 +86,17 @@ class RequestBody(Body):
 
 
 @router.post("/consent")
-async def consent(game_id: str, body: ConsentBody, user: RequireUser,
+async def consent(game_id: str, body: ConsentBody, user: RequireUser, web: WebDep,
                   found: Archives = ArchivesDep) -> AckOut:
     """INBOX-PERS-3, INBOX-SECRET-3: give or refuse one's consent for an inbox."""
     ack = await found.consent(game_id, user.user_id, body.inbox, body.consent,
                               scoped(user.user_id, body.command_id))
-    return ack_out(ack)
+    return await ack_out(web, user.user_id, ack)
 
 
 @router.post("/request")
-async def ask(game_id: str, body: RequestBody, user: RequireUser,
+async def ask(game_id: str, body: RequestBody, user: RequireUser, web: WebDep,
               found: Archives = ArchivesDep) -> AckOut:
     """AMB-33: open an inbox that opens to anyone who asks."""
     ack = await found.request(game_id, user.user_id, body.inbox, scoped(user.user_id, body.command_id))
-    return ack_out(ack)
+    return await ack_out(web, user.user_id, ack)

@@ -115,7 +115,7 @@ def _register(name: str, cls: type[cmd.Command]) -> None:
                                                 time_scale=web.settings.time_scale)
         else:
             ack = await web.service.execute(game_id, command, command_id)
-        return ack_out(ack)
+        return await ack_out(web, user.user_id, ack)
 
     endpoint.__annotations__["body"] = model  # a real class, not the postponed name
     endpoint.__name__ = f"command_{name}"
@@ -159,7 +159,8 @@ async def seal_shuffled_deal(game_id: str, body: CommandIdBody, user: RequireUse
         rng.shuffle(order)
         lists.append((name, tuple(order)))
     command = cmd.SealDeal(actor=user.user_id, lists=tuple(lists), salt=f"{rng.getrandbits(128):032x}")
-    return ack_out(await web.service.execute(game_id, command, scoped(user.user_id, body.command_id)))
+    ack = await web.service.execute(game_id, command, scoped(user.user_id, body.command_id))
+    return await ack_out(web, user.user_id, ack)
 
 
 @router.post("/games/{game_id}/random/mafia-numbers")
@@ -175,7 +176,8 @@ async def draw_mafia_numbers(game_id: str, body: CityBody, user: RequireUser, we
     rng = platform_rng(web, game_id, user.user_id, body.command_id, "numbers")
     numbers = tuple(rng.sample(range(1, population + 1), min(count, population)))
     command = cmd.NameMafiaNumbers(actor=user.user_id, city=body.city, numbers=numbers)
-    return ack_out(await web.service.execute(game_id, command, scoped(user.user_id, body.command_id)))
+    ack = await web.service.execute(game_id, command, scoped(user.user_id, body.command_id))
+    return await ack_out(web, user.user_id, ack)
 
 
 @router.post("/games/{game_id}/random/commissar-offer")
@@ -183,4 +185,5 @@ async def offer_commissar_drawn(game_id: str, body: CityBody, user: RequireUser,
     """COMM-APPT-1: the offer's candidate drawn by the platform."""
     rng = platform_rng(web, game_id, user.user_id, body.command_id, "offer")
     command = cmd.OfferCommissar(actor=user.user_id, city=body.city, draw=rng.getrandbits(30))
-    return ack_out(await web.service.execute(game_id, command, scoped(user.user_id, body.command_id)))
+    ack = await web.service.execute(game_id, command, scoped(user.user_id, body.command_id))
+    return await ack_out(web, user.user_id, ack)

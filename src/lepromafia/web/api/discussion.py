@@ -39,7 +39,7 @@ async def comment(game_id: str, post: str, body: CommentBody, user: RequireUser,
     await access_game_for_action(web, user, game_id)
     ack = await post_comment(web.service, web.accounts, game_id, user.user_id, post, body.text,
                              scoped(user.user_id, body.command_id))
-    return ack_out(ack)
+    return await ack_out(web, user.user_id, ack)
 
 
 def _json(c: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from bisect import bisect_left
 from typing import Any
 
 from fastapi import APIRouter, Query
@@ -11,16 +12,22 @@ from ...engine.commands import CreateGame, SignUp
 from ...engine.settings import GameSettings
 from ...service.service import Ack
 from ...service.views import DeadlineView, GameSummary, InboxListRow, InboxView, TallyView
-from ..deps import CurrentUser, RequireUser, WebDep, access_game_for_action
+from ..deps import CurrentUser, RequireUser, Web, WebDep, access_game_for_action
 from ..errors import WebError, WebErrorCode
 from .models import ERRORS, AckOut, CreateGameBody, SignUpBody
 
 router = APIRouter(tags=["games"], responses=ERRORS)
 
 
-def ack_out(ack: Ack) -> AckOut:
-    return AckOut(game_id=ack.game_id, command_id=ack.command_id, first_seq=ack.first_seq,
-                  last_seq=ack.last_seq, event_count=ack.event_count)
+async def ack_out(web: Web, actor: str, ack: Ack) -> AckOut:
+    """A command's acknowledgement in the actor's own stream: the positions of its events
+    he may see, and their count. Never the global seqs or the full count: a Tribune's
+    execution that also vacates a secret office must look like any other (F3-1)."""
+    seqs = await web.queries.streams.visible_seqs(ack.game_id, actor, max(ack.last_seq, ack.first_seq - 1))
+    upto = len(seqs)
+    count = upto - bisect_left(seqs, ack.first_seq)
+    return AckOut(game_id=ack.game_id, command_id=ack.command_id, first_seq=upto - count + 1,
+                  last_seq=upto, event_count=count)
 
 
 def scoped(user_id: str, command_id: str) -> str:
@@ -41,7 +48,7 @@ async def create_game(body: CreateGameBody, user: RequireUser, web: WebDep) -> A
     command = CreateGame(actor=user.user_id, title=body.title, settings=body.settings)
     ack = await web.service.create_game(game_id, command, scoped(user.user_id, body.command_id),
                                         time_scale=web.settings.time_scale)
-    return ack_out(ack)
+    return await ack_out(web, user.user_id, ack)
 
 
 @router.get("/games/{game_id}")
@@ -60,7 +67,7 @@ async def sign_up(game_id: str, body: SignUpBody, user: RequireUser, web: WebDep
     command = SignUp(actor=user.user_id, accepted=frozenset(body.accepted), has_contact=bool(contact))
     ack = await web.service.execute(game_id, command, scoped(user.user_id, body.command_id))
     await web.accounts.save_contact(game_id, user.user_id, contact)
-    return ack_out(ack)
+    return await ack_out(web, user.user_id, ack)
 
 
 @router.get("/games/{game_id}/role")
@@ -100,7 +107,8 @@ async def tallies(game_id: str, user: CurrentUser, web: WebDep) -> list[TallyVie
 @router.get("/games/{game_id}/events")
 async def events(game_id: str, user: CurrentUser, web: WebDep, since: int = Query(0, ge=0),
                  limit: int = Query(1000, ge=1, le=5000)) -> list[dict[str, Any]]:
-    """The viewer's gapless stream after ``since``: each event he may see, else ``{seq}``."""
+    """The viewer's own stream after his position ``since``: only the events he may see,
+    each with ``seq``, its position in his stream (1, 2, 3, …); nothing about the others."""
     await web.queries.state(game_id)
     return await web.queries.events_since(game_id, user.user_id if user else None, since, limit)
 

@@ -66,6 +66,9 @@ class SanctionBody(Body):
 
 
 class AckOut(BaseModel):
+    """Positions in the actor's own stream (``GET …/events``, the WebSocket): the events of
+    the command he may see are ``first_seq..last_seq`` (none if ``event_count`` is 0)."""
+
     game_id: str
     command_id: str
     first_seq: int

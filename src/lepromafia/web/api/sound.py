@@ -158,4 +158,4 @@ async def publish(game_id: str, body: PublishBody, request: Request, user: Requi
     except MediaError as exc:
         return coded(exc, lang)
     ack = await web.service.execute(game_id, command, scoped(user.user_id, body.command_id))
-    return ack_out(ack)
+    return await ack_out(web, user.user_id, ack)

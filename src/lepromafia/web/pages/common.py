@@ -93,17 +93,18 @@ async def game_context(web: Web, request: Request, game: GameCtx, user: str | No
         "nav": nav,
         "unread_total": total,
         "live_game": game.id,
-        "live_seq": game.version,
+        "live_seq": await web.queries.position(game.id, user, game.version),
         "live_kinds": LIVE_KINDS,
         "game_clock": game.meta.clock,
         "now_game": game.now,
     }
 
 
-def rendered_at(response: Response, game: GameCtx) -> Response:
-    """Mark a live region's response with the version it shows (``X-Live-Seq``): live.js
-    then skips the WebSocket events up to it (the echo of one's own command)."""
-    response.headers["X-Live-Seq"] = str(game.version)
+def rendered_at(response: Response, ctx: dict[str, Any]) -> Response:
+    """Mark a live region's response with the viewer's stream position it shows
+    (``X-Live-Seq``, from ``game_context``; never the game's version): live.js then skips
+    the WebSocket events up to it (the echo of one's own command)."""
+    response.headers["X-Live-Seq"] = str(ctx["live_seq"])
     return response
 
 

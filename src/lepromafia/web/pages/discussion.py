@@ -58,7 +58,7 @@ async def _section(request: Request, web: Any, game: GameCtx, uid: str | None, l
     ctx = await discussion_context(web, game, uid, lang)
     ctx.update(await game_context(web, request, game, uid, "", unread=False))
     ctx.update(user=uid, post_id=post, comment_error=error, comment_draft=draft)
-    return rendered_at(render(request, "partials/comments.html", ctx, lang=lang), game)
+    return rendered_at(render(request, "partials/comments.html", ctx, lang=lang), ctx)
 
 
 @router.get("/games/{game_id}/posts/{post}/comments", include_in_schema=False)

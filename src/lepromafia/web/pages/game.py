@@ -296,7 +296,7 @@ async def game_part(
     else:
         raise WebError(WebErrorCode.NOT_FOUND, what=name)
     ctx.update(await game_context(web, request, game, uid, "", unread=False))
-    return rendered_at(render(request, template, ctx, lang=lang), game)
+    return rendered_at(render(request, template, ctx, lang=lang), ctx)
 
 
 # --- role card and inboxes ------------------------------------------------------------
@@ -467,7 +467,7 @@ async def inbox_part(
     ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
                user=user.user_id)
     ctx["draft"] = request.query_params.get("draft", "")
-    return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang), game)
+    return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang), ctx)
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}/tally", include_in_schema=False)
@@ -478,7 +478,7 @@ async def tally_part(
     ctx = await tally_context(web, game, inbox_id, user.user_id)
     ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
                user=user.user_id)
-    return rendered_at(render(request, "partials/tally.html", ctx, lang=lang), game)
+    return rendered_at(render(request, "partials/tally.html", ctx, lang=lang), ctx)
 
 
 @router.post(
@@ -505,7 +505,7 @@ async def post_message(
         ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
                    user=user.user_id)
         ctx.update(error=error, draft=body if error else "", flash=None)
-        return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang, status=200), game)
+        return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang, status=200), ctx)
     if error is not None:
         return redirect(back, error=error, draft=body, lang=lang)
     return redirect(back, lang=lang)

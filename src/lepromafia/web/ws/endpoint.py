@@ -1,9 +1,14 @@
-"""``/ws``: per-viewer, gapless, versioned streams of any number of games.
+"""``/ws``: per-viewer, gapless streams of any number of games.
 
-On ``subscribe`` the socket first joins the broker (bounded queue), then replays the
-store after ``since_seq`` (the viewer's filtered view), then forwards live events,
-skipping what the replay already sent. A client that falls ``ws_buffer`` events behind
-is dropped from that game with ``resync`` and resumes from the store.
+Each viewer's stream holds only the events he may see, numbered by his own position
+(``service.streams``); the client's ``since_seq`` is such a position. On ``subscribe``
+the socket first joins the broker (bounded queue), maps the position to the global seq
+of the viewer's last event (server-side only), replays the store after it, then forwards
+live deliveries, skipping what the replay already sent. A delivery says after which seq
+nothing was missed (``Delivery.after``); the feed fills a hole from the store, and sends
+the client only visible events, each numbered one past the previous: nothing of an
+invisible event leaves the server. A client that falls
+``ws_buffer`` events behind is dropped from that game with ``resync`` and resumes.
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ import asyncio
 import contextlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -20,7 +24,8 @@ from pydantic import BaseModel, ValidationError
 
 from ...service.accounts import SessionExpired
 from ...service.errors import ServiceError
-from ...service.pubsub import Subscription
+from ...service.outbound import stream_item
+from ...service.pubsub import Delivery, Subscription
 from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
@@ -47,6 +52,9 @@ class _Feed:
     game: str
     sub: Subscription
     last: int
+    """The global seq of the last event handled (server-side only)."""
+    position: int
+    """The viewer's position: how many events he has been sent."""
     task: asyncio.Task[None] | None = None
 
 
@@ -75,45 +83,43 @@ class Connection:
         await web.queries.state(msg.game)  # ServiceError(unknown_game) if there is none
         sub = web.service.broker.subscribe(msg.game, self.viewer, maxsize=web.settings.ws_buffer)
         version = await web.queries.version(msg.game)
-        if msg.since_seq > version:
+        seqs = await web.queries.streams.visible_seqs(msg.game, self.viewer, version)
+        if msg.since_seq > len(seqs):
             sub.close()
             await self.send(Resync(game=msg.game, since_seq=0, reason="ahead_of_server"))
             return
-        if version - msg.since_seq > MAX_BACKLOG:
+        if len(seqs) - msg.since_seq > MAX_BACKLOG:
             sub.close()
-            await self.send(Resync(game=msg.game, since_seq=version, reason="too_far_behind"))
+            await self.send(Resync(game=msg.game, since_seq=len(seqs), reason="too_far_behind"))
             return
-        feed = _Feed(msg.game, sub, msg.since_seq)
+        last = seqs[msg.since_seq - 1] if msg.since_seq else 0
+        feed = _Feed(msg.game, sub, last, msg.since_seq)
         self.feeds[msg.game] = feed
-        await self.send(Subscribed(game=msg.game, version=version))
-        await self._catch_up(feed)
+        await self.send(Subscribed(game=msg.game, version=len(seqs)))
+        for early in await web.queries.deliveries(msg.game, self.viewer, last, version):
+            await self._forward(feed, early)
         feed.task = asyncio.create_task(self._pump(feed))
 
-    async def _catch_up(self, feed: _Feed) -> None:
-        for payload in await self.web.queries.events_since(feed.game, self.viewer, feed.last, MAX_BACKLOG):
-            await self._forward(feed, payload)
-
-    async def _forward(self, feed: _Feed, payload: dict[str, Any]) -> None:
-        seq = payload["seq"]
-        if seq <= feed.last:
+    async def _forward(self, feed: _Feed, item: Delivery) -> None:
+        if item.seq <= feed.last:
             return
-        if seq > feed.last + 1:  # never expected: fill the gap from the store
-            missing = await self.web.queries.events_since(feed.game, self.viewer, feed.last,
-                                                          seq - feed.last - 1)
-            for early in missing:
-                if early["seq"] < seq:
-                    await self._forward(feed, early)
-        await self.send(from_payload(payload))
-        feed.last = seq
+        if item.after is None or item.after > feed.last:  # a hole (a lost relay): the store
+            for early in await self.web.queries.deliveries(feed.game, self.viewer, feed.last,
+                                                           item.seq - 1):
+                await self._forward(feed, early)
+        if item.event is not None:
+            feed.position += 1
+            await self.send(from_payload(stream_item(feed.game, feed.position, item.event)))
+        feed.last = item.seq
 
     async def _pump(self, feed: _Feed) -> None:
         while True:
-            payload = await feed.sub.get()
+            item = await feed.sub.get()
             if feed.sub.overflowed:
                 self.feeds.pop(feed.game, None)
-                await self.send(Resync(game=feed.game, since_seq=feed.last, reason="slow_client"))
+                await self.send(Resync(game=feed.game, since_seq=feed.position, reason="slow_client"))
                 return
-            await self._forward(feed, payload)
+            await self._forward(feed, item)
 
     def unsubscribe(self, game: str) -> None:
         feed = self.feeds.pop(game, None)

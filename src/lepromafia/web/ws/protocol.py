@@ -2,9 +2,13 @@
 
 Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``.
 Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload},
-``marker`` {game, seq} (an event this viewer may not see: the stream stays gapless),
 ``resync`` {game, since_seq, reason} (resubscribe from ``since_seq``; reload pages if
 ``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}.
+
+Every ``seq``, ``since_seq`` and ``version`` is a position in the viewer's *own* stream
+(``service.streams``): his events are numbered 1, 2, 3, … by what he may see, so a gap in
+his numbering is a gap in what he received, and an event he may not see reaches him in
+no form (no marker, no frame, no jump in the numbers).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ class Subscribe(_Msg):
     type: Literal["subscribe"]
     game: str = Field(min_length=1, max_length=120)
     since_seq: int = Field(default=0, ge=0)
-    """The last seq the client has; 0 for everything."""
+    """The viewer's position: the last ``seq`` he received; 0 for everything."""
 
 
 class Unsubscribe(_Msg):
@@ -52,12 +56,6 @@ class EventMessage(_Msg):
     """The event as ``service.outbound`` lets this viewer receive it."""
 
 
-class MarkerMessage(_Msg):
-    type: Literal["marker"] = "marker"
-    game: str
-    seq: int
-
-
 class Resync(_Msg):
     type: Literal["resync"] = "resync"
     game: str
@@ -77,16 +75,13 @@ class ErrorMessage(_Msg):
 
 
 ServerToClient = Annotated[
-    Subscribed | EventMessage | MarkerMessage | Resync | Pong | ErrorMessage,
+    Subscribed | EventMessage | Resync | Pong | ErrorMessage,
     Field(discriminator="type"),
 ]
 server_message: TypeAdapter[Any] = TypeAdapter(ServerToClient)
 
 
-def from_payload(payload: dict[str, Any]) -> EventMessage | MarkerMessage:
-    """A payload of ``service.outbound.payload_for`` (``{"game", "seq", "event"?}``),
-    already filtered for the viewer, as a message."""
-    event = payload.get("event")
-    if event is None:
-        return MarkerMessage(game=payload["game"], seq=payload["seq"])
-    return EventMessage(game=payload["game"], seq=payload["seq"], payload=event)
+def from_payload(payload: dict[str, Any]) -> EventMessage:
+    """A stream item of ``service.outbound.stream_item`` (``{"game", "seq", "event"}``),
+    already filtered and numbered for the viewer, as a message."""
+    return EventMessage(game=payload["game"], seq=payload["seq"], payload=payload["event"])

@@ -1,14 +1,15 @@
 /* Lepromafia live pages: one WebSocket per browser tab, countdowns, partial refreshes.
  *
- * The server pushes the viewer's gapless stream (/ws: subscribe {game, since_seq}): the
- * events he may see, and bare markers for the rest. A region marked data-live-src
+ * The server pushes the viewer's own stream (/ws: subscribe {game, since_seq}): only the
+ * events he may see, numbered 1, 2, 3, … by his position in it (never the game's global
+ * sequence; nothing at all for the events he may not see). A region marked data-live-src
  * declares what changes it: data-live-kinds (event types), and optionally data-live-inbox
  * and data-live-city (only events about that inbox or city). An arriving event re-fetches
  * (debounced) only the regions it matches, and only if the region was rendered before
- * that seq (data-live-rendered, from the X-Live-Seq header of the response that drew it:
- * the htmx answer to one's own vote is not fetched again on its WebSocket echo). A marker
- * refreshes nothing; a reconnect resumes from the last seq seen; a "resync" refreshes
- * every region. The page stays fully usable without JavaScript. No third-party code
+ * that position (data-live-rendered, from the X-Live-Seq header of the response that drew
+ * it: the htmx answer to one's own vote is not fetched again on its WebSocket echo). A
+ * reconnect resumes from the last position seen; a jump in the numbering (a gap) resumes
+ * from the last one too; a "resync" refreshes every region. The page stays fully usable without JavaScript. No third-party code
  * besides htmx.
  */
 var LepromafiaLive = (function () {
@@ -146,12 +147,16 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
       if (data.type === "subscribed") {
         show("open");
         if (data.version > last) { refresh(); }
-      } else if (data.type === "event" || data.type === "marker") {
+      } else if (data.type === "event") {
         if (data.seq <= last) { return; }
+        if (data.seq > last + 1) {  // a gap in one's own stream: ask again from the last one
+          ws.send(JSON.stringify({ type: "subscribe", game: game, since_seq: last }));
+          return;
+        }
         last = data.seq;
         body.setAttribute("data-live-seq", String(last));
         try { sessionStorage.setItem(key, String(last)); } catch (e) { /* private mode */ }
-        if (data.type === "event") { refresh(data.payload, data.seq); }
+        refresh(data.payload, data.seq);
       } else if (data.type === "resync") {
         last = data.reason === "ahead_of_server" ? 0 : data.since_seq;
         refresh();

@@ -1,0 +1,80 @@
+"""Per-viewer streams: each viewer's events are numbered by what he may see (§9.1.3).
+
+A viewer's stream holds only the events ``service.outbound`` lets him see, numbered
+1, 2, 3, … in the game's order: his *position*. Every channel that names a place in the
+stream (the WebSocket, ``GET …/events``, the page's ``data-live-seq``, a region's
+``X-Live-Seq``, a command's acknowledgement) uses it, never the game's global sequence,
+so the count, order and timing of events he may not see reach him in no form (security
+review F3-1…F3-5). A position he sends back (``since``) is an index into his own stream
+and can only return his own events.
+
+``ViewerStreams`` keeps, per game, the audience of every event (the whole log, messages
+included, read once and then only its tail) and, per viewer, the global seqs he may see,
+so a position maps to a seq and back without SQL. At most ``max_games`` games are kept;
+the least recently read is evicted and rebuilt from the store on demand.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..engine.audience import Audience
+from ..store.event_store import EventStore
+from .outbound import admits
+
+
+@dataclass
+class _Game:
+    checked: int = 0
+    """Every event up to this seq has been read."""
+    seqs: array[int] = field(default_factory=lambda: array("q"))
+    audiences: list[Audience] = field(default_factory=list)
+    viewers: dict[str | None, tuple[int, array[int]]] = field(default_factory=dict)
+    """Per viewer: (events scanned, the seqs he may see)."""
+
+
+class ViewerStreams:
+    def __init__(self, store: EventStore, max_games: int = 128) -> None:
+        self.store = store
+        self.max_games = max_games
+        self._games: OrderedDict[str, _Game] = OrderedDict()
+
+    async def visible_seqs(self, game_id: str, viewer: str | None, version: int) -> Sequence[int]:
+        """The global seqs (up to ``version``) of the events ``viewer`` may see, in order:
+        position ``n`` is ``visible_seqs(…)[n - 1]``. Server-side only, never sent."""
+        game = await self._game(game_id, version)
+        scanned, mine = game.viewers.get(viewer, (0, array("q")))
+        if scanned < len(game.seqs):
+            for i in range(scanned, len(game.seqs)):
+                if admits(game.audiences[i], viewer):
+                    mine.append(game.seqs[i])
+            game.viewers[viewer] = (len(game.seqs), mine)
+        if mine and mine[-1] > version:
+            return mine[:bisect_right(mine, version)]
+        return mine
+
+    async def position(self, game_id: str, viewer: str | None, version: int) -> int:
+        """How many events of the game up to ``version`` the viewer may see."""
+        return len(await self.visible_seqs(game_id, viewer, version))
+
+    async def _game(self, game_id: str, version: int) -> _Game:
+        game = self._games.get(game_id)
+        if game is None:
+            game = self._games[game_id] = _Game()
+        self._games.move_to_end(game_id)
+        while len(self._games) > self.max_games:
+            self._games.popitem(last=False)
+        if game.checked >= version:
+            return game
+        async with self.store.reading() as tx:
+            found = await tx.events_of(game_id, None, after=game.checked, upto=version)
+        for seq, event in found:
+            if not game.seqs or seq > game.seqs[-1]:
+                game.seqs.append(seq)
+                game.audiences.append(event.audience)
+        game.checked = max(game.checked, version)
+        return game
