@@ -183,6 +183,14 @@ def _line_members(state: GameState, inbox: Inbox) -> set[str]:
     return _subject(state, inbox) | _consigliere(state, inbox)
 
 
+def _line_writers(state: GameState, inbox: Inbox) -> set[str]:
+    """COMM-1, COMM-2: the commissar in office and the Consigliere talk through his line."""
+    city = state.cities.get(inbox.city or "")
+    if city is None or city.commissar_line != inbox.id or city.commissar != inbox.subject:
+        return set()
+    return _line_members(state, inbox)
+
+
 def _impeachment_banned(state: GameState, inbox: Inbox) -> set[str]:
     if inbox.city is None:
         return set()
@@ -223,7 +231,7 @@ POLICY: dict[Kind, InboxPolicy] = {
                     "any time", False, AfterGame.ALL_MEMBERS_CONSENT),
         InboxPolicy(Kind.OFFER, ("COMM-APPT-1",), _procurator, _offer_open, _offer_answered,
                     "each offer", False, AfterGame.ON_REQUEST),
-        InboxPolicy(Kind.LINE, ("COMM-2", "COMM-5"), _none, _none, _line_members,
+        InboxPolicy(Kind.LINE, ("COMM-1", "COMM-2", "COMM-5"), _none, _line_writers, _line_members,
                     "commissar takes office", False, AfterGame.ON_REQUEST, pseudonymous=True,
                     member_list_visible=False),
     )
