@@ -58,7 +58,11 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         await service.start()
         store = AccountStore(service.store)
         policy = AccountPolicy(session_ttl_seconds=settings.session_ttl_hours * 3600,
+                               session_idle_seconds=settings.session_idle_hours * 3600,
                                max_failures=settings.login_max_failures,
+                               max_failures_per_account=settings.login_max_failures_per_account,
+                               max_failures_per_ip=settings.login_max_failures_per_ip,
+                               registrations_per_ip=settings.registrations_per_ip_per_hour,
                                failure_window_seconds=settings.login_window_minutes * 60,
                                argon2_time_cost=settings.argon2_time_cost,
                                argon2_memory_kib=settings.argon2_memory_kib)

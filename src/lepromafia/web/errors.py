@@ -108,6 +108,8 @@ ACCOUNT_STATUS: dict[AccountErrorCode, int] = {
     AccountErrorCode.LOGIN_INVALID: 422,
     AccountErrorCode.LOGIN_TAKEN: 409,
     AccountErrorCode.PASSWORD_WEAK: 422,
+    AccountErrorCode.PASSWORD_COMMON: 422,
+    AccountErrorCode.REGISTRATION_LIMITED: 429,
     AccountErrorCode.DISPLAY_NAME_INVALID: 422,
     AccountErrorCode.BAD_CREDENTIALS: 401,
     AccountErrorCode.RATE_LIMITED: 429,

@@ -34,7 +34,7 @@ def client_ip(request: Request) -> str:
 async def register(body: RegisterBody, request: Request, response: Response, web: WebDep) -> SessionOut:
     """Create an account and log in (argon2id; the session is an HttpOnly cookie and,
     for API clients, the returned bearer token)."""
-    await web.accounts.register(body.login, body.password, body.display_name)
+    await web.accounts.register(body.login, body.password, body.display_name, client_ip(request))
     session = await web.accounts.login(body.login, body.password, client_ip(request))
     set_session_cookie(response, session, web.settings)
     return _session_out(session)
