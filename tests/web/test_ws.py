@@ -42,8 +42,7 @@ def test_each_viewer_gets_every_seq_once_and_only_what_he_may_see(api: Api) -> N
     version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
     seen = {}
     for user in (mafioso, honest, None):
-        token = f"?token={api.tokens[user]}" if user else ""
-        with api.client.websocket_connect(f"/ws{token}") as ws:
+        with api.client.websocket_connect("/ws", headers=api.headers(user)) as ws:
             ws.send_json({"type": "subscribe", "game": "g", "since_seq": 0})
             assert ws.receive_json() == {"type": "subscribed", "game": "g", "version": version}
             frames = read_until(ws, "g", version)
