@@ -35,9 +35,9 @@ def test_register_login_me_logout_with_an_httponly_lax_cookie(api: Api) -> None:
 def test_registration_rejects_taken_logins_bad_logins_and_short_passwords(api: Api) -> None:
     api.register("bob")
     c = api.client
-    taken = c.post("/api/auth/register", json={"login": "bob", "password": "whatever-whatever-1"})
+    taken = c.post("/api/auth/register", json={"login": "bob", "password": PASSWORD})
     assert taken.json()["error"]["code"] == "login_taken"
-    assert c.post("/api/auth/register", json={"login": "b b", "password": "whatever-whatever-1"}).status_code == 422
+    assert c.post("/api/auth/register", json={"login": "b b", "password": PASSWORD}).status_code == 422
     r = c.post("/api/auth/register?lang=en", json={"login": "carol", "password": "short"})
     assert r.json()["error"] == {"code": "password_weak",
                                  "message": "The password must be at least 12 characters long"}
