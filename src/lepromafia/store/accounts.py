@@ -153,6 +153,8 @@ class AccountStore:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
+        # end the request's shared read first, so the reads after this write see it
+        await self.store.release_reads()
         async with self.store.writer.begin() as conn:
             yield conn
 
