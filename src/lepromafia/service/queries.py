@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func, select
 
 from ..engine import events as ev
 from ..engine.events import Event
-from ..engine.inboxes import POLICY, Access, Kind, access, can_read, member_list
+from ..engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox, member_list
 from ..engine.state import Faction, GameState, PhaseKind, Stage
 from ..engine.visibility import visible_to
 from ..store import codec, schema
 from ..store.accounts import AccountStore
+from .errors import ServiceError, ServiceErrorCode
 from .pubsub import Payload, payload_for
 from .service import GameService
 
@@ -55,6 +57,14 @@ class GameQueries:
 
     async def state(self, game_id: str) -> GameState:
         return await self.service.state(game_id)
+
+    async def now(self, game_id: str) -> datetime:
+        """The game's time now: what ``engine.inboxes.access`` asks (a ban may expire)."""
+        async with self.service.store.reading() as tx:
+            meta = await tx.meta(game_id)
+        if meta is None:
+            raise ServiceError(ServiceErrorCode.UNKNOWN_GAME, game=game_id)
+        return self.service.game_now(meta.clock)
 
     # --- the event log, filtered ---------------------------------------------------
 
@@ -176,14 +186,15 @@ class GameQueries:
     async def inboxes(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
         """The inboxes the viewer may read, with his access and unread count."""
         s = await self.state(game_id)
+        now = await self.now(game_id)
         readable = [i for i in s.inboxes.values() if can_read(s, i.id, viewer)]
         markers = await self.accounts.read_markers(game_id, viewer)
         counts = await self._message_counts(game_id, [i.id for i in readable], markers)
         out = []
         for inbox in readable:
-            out.append(self._inbox_header(s, inbox.id, viewer) | {
+            out.append(self._inbox_header(s, inbox.id, viewer, now) | {
                 "unread": counts.get(inbox.id, (0, 0))[0], "messages": counts.get(inbox.id, (0, 0))[1]})
-        out.sort(key=lambda i: (i["archived"], _KIND_ORDER.get(i["kind"], 99), i["inbox"]))
+        out.sort(key=lambda i: (i["archived"], POLICY[Kind(i["kind"])].order, i["inbox"]))
         return out
 
     async def _message_counts(self, game_id: str, inbox_ids: list[str],
@@ -200,10 +211,11 @@ class GameQueries:
                 out[r.inbox] = (unread + (r.seq > markers.get(r.inbox, 0)), total + 1)
         return out
 
-    def _inbox_header(self, s: GameState, inbox_id: str, viewer: str | None) -> dict[str, Any]:
+    def _inbox_header(self, s: GameState, inbox_id: str, viewer: str | None,
+                      now: datetime) -> dict[str, Any]:
         inbox = s.inboxes[inbox_id]
         policy = POLICY[Kind(inbox.kind)]
-        level = access(s, inbox_id, viewer)
+        level = access(s, inbox_id, viewer, now=now)
         return {
             "inbox": inbox.id, "kind": inbox.kind, "city": inbox.city, "title": inbox.title,
             "subject": inbox.subject if not policy.pseudonymous else None,
@@ -227,7 +239,7 @@ class GameQueries:
         messages = [{"seq": r.seq, "author": r.author, "text": r.text, "at": r.at} for r in rows]
         if messages and mark_read and viewer is not None:
             await self.accounts.mark_read(game_id, inbox_id, viewer, messages[-1]["seq"])
-        out = self._inbox_header(s, inbox_id, viewer) | {"messages": messages}
+        out = self._inbox_header(s, inbox_id, viewer, await self.now(game_id)) | {"messages": messages}
         inbox = s.inboxes[inbox_id]
         if inbox.kind == Kind.VOTING and inbox.city and inbox.subject:
             out["tally"] = await self._tally(game_id, s, inbox.city, inbox.subject)
@@ -257,7 +269,7 @@ class GameQueries:
             if book is None:
                 continue
             for candidate in book.candidates:
-                box = s.current.get(f"voting:{name}/{candidate}")
+                box = live_inbox(s, Kind.VOTING, name, candidate)
                 if box and can_read(s, box, viewer):
                     tally = await self._tally(game_id, s, name, candidate)
                     if tally:
@@ -288,7 +300,7 @@ class GameQueries:
 
     async def duties(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
         """What the viewer's offices and role ask of him now."""
-        return duties_of(await self.state(game_id), viewer)
+        return duties_of(await self.state(game_id), viewer, await self.now(game_id))
 
     async def unread_total(self, game_id: str, viewer: str) -> int:
         return sum(i["unread"] for i in await self.inboxes(game_id, viewer))
@@ -308,9 +320,6 @@ def without_audience(payload: Payload) -> Payload:
     return {**payload, "event": {k: v for k, v in event.items() if k != "audience"}}
 
 
-_KIND_ORDER = {k.value: i for i, k in enumerate(Kind)}
-
-
 def _json(event: Event) -> dict[str, Any]:
     data = codec.encode_event(event)
     data.pop("audience", None)
@@ -322,7 +331,7 @@ def _death(r: Any) -> dict[str, Any]:
             "label": r.died_in, "faction": r.faction.value if r.faction else None}
 
 
-def duties_of(s: GameState, viewer: str) -> list[dict[str, Any]]:
+def duties_of(s: GameState, viewer: str, now: datetime) -> list[dict[str, Any]]:
     """Pending duties, each ``{"office", "duty", "command", ...}``; only what the
     viewer's own office or role already lets him know."""
     out: list[dict[str, Any]] = []
@@ -385,8 +394,8 @@ def duties_of(s: GameState, viewer: str) -> list[dict[str, Any]]:
             add("mafia", "vote_godfather", "VoteGodfather", city=r.city)
         if city.voting is not None and not city.voting.closed:
             for candidate in city.voting.candidates:
-                box = s.current.get(f"voting:{r.city}/{candidate}")
-                if box and access(s, box, viewer) is Access.WRITE:
+                box = live_inbox(s, Kind.VOTING, r.city, candidate)
+                if box and access(s, box, viewer, now=now) is Access.WRITE:
                     add("resident", "vote", "PostMessage", inbox=box, candidate=candidate)
         if city.verdict is not None and city.judge == viewer:
             add("judge", "vote_pardon", "VotePardon", city=r.city)

@@ -31,9 +31,13 @@ from .forms import ACTIONS, Form, FormError, integer, text
 from .labels import deadline_label, inbox_label
 from .render import render
 from .sound import KIND_NAMES
-from .views import day_posts, execution_tally, keywords_only, last_closed_vote, readable_inboxes
+from .views import day_posts, execution_tally, keywords_of, keywords_only, last_closed_vote, readable_inboxes
 
 router = APIRouter()
+
+KEYWORD_STYLE = {Keyword.EXECUTE: "", Keyword.WITHDRAW: "secondary", Keyword.GANDHI: "ok",
+                 Keyword.HITLER: "dark"}
+"""The look of each keyword's button; which buttons an inbox has is the policy table's."""
 
 REQUIREMENT_TEXTS = (
     ("active", "I will be active: I read the city inbox and vote every day."),
@@ -325,7 +329,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
 
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
     counts = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}
-    rows = readable_inboxes(game.state, uid, include_archived=True)
+    rows = readable_inboxes(game.state, uid, now=game.now, include_archived=True)
     for row in rows:
         found = counts.get(row.id, {})
         row.unread = int(found.get("unread", 0))
@@ -358,7 +362,7 @@ async def inbox_context(
     if found is None or not can_read(s, inbox_id, uid):
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
     inbox = s.inboxes[inbox_id]
-    level = access(s, inbox_id, uid)
+    level = access(s, inbox_id, uid, now=game.now)
     hosts = s.hosts()
     messages = []
     for m in found["messages"]:
@@ -376,11 +380,7 @@ async def inbox_context(
         )
     unread = int(before.get("unread", 0))
     read_upto = messages[-unread - 1]["seq"] if 0 < unread < len(messages) else (0 if unread else 10**12)
-    buttons: list[tuple[str, str]] = []
-    if level is Access.WRITE and inbox.kind == "voting":
-        buttons = [(Keyword.EXECUTE.value, ""), (Keyword.WITHDRAW.value, "secondary")]
-    elif level is Access.WRITE and inbox.kind == "polling":
-        buttons = [(Keyword.GANDHI.value, "ok"), (Keyword.HITLER.value, "dark")]
+    buttons = [(k.value, KEYWORD_STYLE[k]) for k in keywords_of(inbox.kind)] if level is Access.WRITE else []
     tally = None
     closed = None
     if inbox.kind == "voting" and inbox.city:
