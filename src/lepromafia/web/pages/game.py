@@ -280,7 +280,7 @@ async def game_part(
         ctx["ending"] = await ending_of(web, game)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
-        ctx["acts"] = role_actions(game.state, uid, await PAGE_EVENTS.read(web.service, game.id))
+        ctx["acts"] = role_actions(game.state, uid, await PAGE_EVENTS.read(web.service, game.id), game.now)
         template = "components/role_actions.html"
     elif name == "inbox-list" and uid:
         ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
@@ -320,7 +320,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         acknowledged=resident.get("acknowledged"),
         nominate_choices=choices,
         my_nomination=mine,
-        acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id)),
+        acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id), game.now),
         case_accused=[u for u in s.residents if u != user.user_id]
         if me is not None and s.arbiter and s.stage.value == "running" else [],
         citizen=citizen_forms(s, user.user_id),
