@@ -84,12 +84,12 @@ def test_the_membership_read_model_records_a_banned_member_as_read_only() -> Non
     box = g.inbox("city", TOWN)
     g.do(DecidePrivateCase(actor=ARBITER, case=1, guilty=True, inboxes=(box,),
                            until=when(3, "12:00"), reason="a plain insult"), 2, "12:00")
-    projector, state = project_all(g.table.events)
+    projector, _ = project_all(g.table.events)
     assert projector.members[(box, "dave")] == "read"
     assert projector.members[(box, "bob")] == "write"
     assert projector.members == by_access(g.state, g.now)
     g.to(3, "23:59")  # the ban ran out at 12:00; the evening's deadlines change membership
-    projector, state = project_all(g.table.events)
+    projector, _ = project_all(g.table.events)
     renewed = g.inbox("city", TOWN)
     assert projector.members[(renewed, "dave")] == "write"
     assert projector.members == by_access(g.state, g.now)
