@@ -17,6 +17,7 @@ from ...engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox
 from ...engine.keywords import Keyword
 from ...engine.state import GameState, PhaseKind, Stage
 from ...engine.votes import live_tallies
+from ...service.outbound import visible
 
 Seq = int
 
@@ -132,13 +133,6 @@ def readable_inboxes(
     return rows
 
 
-def keywords_only(kind: str) -> bool:
-    try:
-        return POLICY[Kind(kind)].keywords_only
-    except ValueError:
-        return False
-
-
 def keywords_of(kind: str) -> tuple[Keyword, ...]:
     """The vote buttons of an inbox kind: its keywords in the policy table."""
     try:
@@ -187,4 +181,4 @@ def last_closed_vote(events: Sequence[tuple[Seq, Event]], city: str) -> ev.Votin
 
 
 def day_posts(events: Sequence[tuple[Seq, Event]]) -> list[tuple[Seq, ev.DayPostPublished]]:
-    return [(seq, e) for seq, e in events if isinstance(e, ev.DayPostPublished) and e.audience.public]
+    return visible(events, None, ev.DayPostPublished)
