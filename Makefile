@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate clean rules-doc services balance balance-doc lab-sweep bench-lab
+.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -88,6 +88,10 @@ bench-lab: $(STAMP)
 
 simulate: $(STAMP)
 	$(VENV)/bin/lepromafia simulate --games 1000 --cities 5
+
+# Issue 10: the host-command liveness property at full size (minutes, not CI).
+liveness-sweep: $(STAMP)
+	LEPROMAFIA_SWEEP_EXAMPLES=300 $(VENV)/bin/pytest -q tests/sim/test_host_liveness.py
 
 clean:
 	rm -rf $(VENV) var $(VENDOR) test-artifacts .pytest_cache .mypy_cache .ruff_cache

@@ -41,6 +41,7 @@ from .common import (
 from .discussion import discussion_context
 from .forms import ACTIONS, Form, FormError, draws, integer, text
 from .labels import deadline_label, inbox_label
+from .notary import may_certify, notary_view
 from .render import render
 from .sound import KIND_NAMES
 from .views import day_posts, execution_tally, keywords_of, last_closed_vote, readable_inboxes
@@ -361,6 +362,7 @@ async def inboxes(request: Request, game_id: str, web: WebDep, user: RequireUser
         "inboxes",
         "pages/inboxes.html",
         inboxes=await inbox_rows(web, game, user.user_id, lang),
+        certify=may_certify(game.state, user.user_id),  # INBOX-NOTARY-1
     )
 
 
@@ -418,6 +420,7 @@ async def inbox_context(
         "max_length": s.settings.message_max_length,
         "tally": tally,
         "closed": closed,
+        "notary": notary_view(s, inbox_id, uid),  # INBOX-NOTARY-2/3
     }
 
 
@@ -447,6 +450,8 @@ async def tally_context(web: Any, game: GameCtx, inbox_id: str, uid: str) -> dic
 def author_label(lang: str, author: str) -> str:
     if author == "consigliere":
         return {"ru": "Консильери", "en": "Consigliere"}[lang]
+    if author == "notary":  # INBOX-NOTARY-2: sealed content, its organizer unnamed
+        return {"ru": "Нотариально заверено", "en": "Certified"}[lang]
     if author.startswith("commissar:"):
         city = author.partition(":")[2]
         return ("Комиссар " if lang == "ru" else "Commissar of ") + city
