@@ -23,13 +23,13 @@ def test_the_commissar_and_the_consigliere_write_in_the_line_and_nobody_else() -
     assert line is not None
     g.do(PostMessage(actor="carol", inbox=line, text="Комиссар Лепрограда на связи"), 1, "11:00")
     g.do(PostMessage(actor=CONSIGLIERE, inbox=line, text="Принято"), 1, "11:01")
-    assert access(g.state, line, "dave") is Access.NONE
-    assert access(g.state, line, g.state.procurator) is Access.NONE
+    assert access(g.state, line, "dave", now=g.now) is Access.NONE
+    assert access(g.state, line, g.state.procurator, now=g.now) is Access.NONE
     g.to_night(1, "01:00")
     for m in ("alice", "bob"):
         g.at_night(VoteGodfather(actor=m, candidate="alice"), 1, "01:00")
     g.to_night(3, "01:00")
     g.at_night(DeclareKill(actor="alice", target="carol"), 3, "01:00")
     g.to(4, "10:00")
-    assert access(g.state, line, "carol") is Access.READ
-    assert access(g.state, line, CONSIGLIERE) is Access.READ
+    assert access(g.state, line, "carol", now=g.now) is Access.READ
+    assert access(g.state, line, CONSIGLIERE, now=g.now) is Access.READ
