@@ -64,6 +64,15 @@ def render(cities: dict[str, Any], settings: dict[str, Any]) -> str:
         f"| {INSTITUTION_NAMES[name]} | {pct(i['on'])} | {pct(i['off'])} | {100 * i['effect']:+.1f} |"
         for name, i in inst.items())
     biggest = effects[0] if effects else None
+    even_counts = [v for v in by_cities if v["cities"] % 2 == 0]
+    odd_counts = [v for v in by_cities if v["cities"] % 2 == 1]
+    parity = ""
+    if even_counts and odd_counts:
+        even_mean = sum(v["honest_rate"] for v in even_counts) / len(even_counts)
+        odd_mean = sum(v["honest_rate"] for v in odd_counts) / len(odd_counts)
+        parity = (f"Even numbers of cities average {pct(even_mean)} honest wins, odd ones {pct(odd_mean)}: "
+                  f"with `even_split_result` = honest (WIN-4) a tied score goes to the honest side, which "
+                  f"only an even number of cities can produce.")
     roles = base["roles"]
     advice = [
         f"* **Cities.** Among 2–8 cities the game is closest to even with **{even['cities']} cities** "
@@ -104,6 +113,8 @@ games checked in full, the rest step by step). More games: `make balance BALANCE
 |---:|---:|---:|---|---:|
 {rows}
 
+{parity}
+
 ![Honest win rate by number of cities](balance/honest_by_cities.png)
 
 ![How each city ended](balance/city_outcomes_by_cities.png)
@@ -141,11 +152,26 @@ A commissar stays in office {base['commissar_days_mean'] or 0:.1f} days on avera
 
 {chr(10).join(advice)}
 
+{_skew(base)}
+
 These are bot games: the figures say what the rules do when both sides play the same, moderately
 good strategy (skill 2). Real players differ; the lab (`lepromafia lab run --skill honest=…,mafia=…`)
 shows how the answer moves when one side plays better, so a host can see how much of an imbalance
 is the rules and how much is the players.
 """
+
+
+def _skew(base: dict[str, Any]) -> str:
+    rate = base["honest_rate"]
+    if 0.35 <= rate <= 0.65:
+        return "At equal skill the default game is close to even."
+    side = "honest citizens" if rate > 0.5 else "mafia"
+    return (f"At skill 2 against 2 the {side} win {pct(max(rate, 1 - rate))} of default games. Skill "
+            f"levels are ladders within each side, not a calibrated match between sides: part of this "
+            f"lean is the rules (the commissar's checks, the Procurator's confirmation of a revealed "
+            f"commissar, a majority of honest voters) and part is how well each side's bots use them. "
+            f"The levers above move the game toward even; a host who expects a strong mafia and a "
+            f"loose town should read the table with `--skill honest=1,mafia=3` runs beside it.")
 
 
 if __name__ == "__main__":
