@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -79,9 +80,14 @@ def render(cities: dict[str, Any], settings: dict[str, Any]) -> str:
         f"(honest {pct(even['honest_rate'])}, 95% interval {ci(even)}).",
     ]
     if share:
+        points = sorted((int(v["value"]), v["honest_rate"]) for v in settings["variants"]
+                        if v["setting"] == "mafia_share_percent")
+        crossing = next((f" The 50% line is crossed between {a}% ({pct(ra)}) and {b}% ({pct(rb)})."
+                         for (a, ra), (b, rb) in pairwise(points)
+                         if (ra - 0.5) * (rb - 0.5) < 0), "")
         advice.append(f"* **Mafia share.** With 5 cities of 20 the honest win rate is nearest 50% at "
                       f"**{share['closest_to_even']}%** mafia (honest {pct(share['closest_rate'])}); "
-                      f"the default is 20%.")
+                      f"the default is 20%.{crossing}")
     if biggest:
         d, v = biggest
         advice.append(f"* **The strongest lever** measured is `{v['label']}`: {100 * d:+.1f} points of "
@@ -92,7 +98,8 @@ def render(cities: dict[str, Any], settings: dict[str, Any]) -> str:
         overlap = not (hi_on < lo_off or hi_off < lo_on)
         verdict = "no effect distinguishable at this sample size" if overlap else (
             "helps the honest side" if i["effect"] > 0 else "helps the mafia")
-        advice.append(f"* **{INSTITUTION_NAMES[name].capitalize()}**: {100 * i['effect']:+.1f} points "
+        title = INSTITUTION_NAMES[name]
+        advice.append(f"* **{title[0].upper() + title[1:]}**: {100 * i['effect']:+.1f} points "
                       f"when present — {verdict}.")
     return f"""# Balance: is the default game fair?
 
@@ -101,11 +108,12 @@ by hand. Strategy bots at skill {settings['skills']} (`src/lepromafia/bots/strat
 {settings['population']}, the seed's default settings unless a row says otherwise. Every arm plays the
 same seeds, so arms differ only by the setting. Intervals are 95% Wilson score intervals.*
 
-Runs: {cities['games']} games by number of cities ({cities['games_per_variant']} per arm) in
-{cities['seconds']:.0f} s, and {settings['games']} five-city games ({settings['games_per_variant']} per
-arm) in {settings['seconds']:.0f} s, on {settings['where']}. Invariant violations:
-{len(cities['violations']) + len(settings['violations'])} ({cities['full_checks'] + settings['full_checks']}
-games checked in full, the rest step by step). More games: `make balance BALANCE_GAMES=1000`.
+Runs: {_played(cities)} games by number of cities ({cities['games_per_variant']} per arm) in
+{cities['seconds']:.0f} s and {_played(settings)} five-city games ({settings['games_per_variant']} per arm)
+in {settings['seconds']:.0f} s, on {settings['where']} of a shared 2-core machine. Invariant
+violations: {len(cities['violations']) + len(settings['violations'])}
+({cities['full_checks'] + settings['full_checks']} games checked in full, the rest step by step).
+More games: `make balance BALANCE_GAMES=1000`.
 
 ## Honest win rate by number of cities (skill 2 against 2)
 
@@ -159,6 +167,11 @@ good strategy (skill 2). Real players differ; the lab (`lepromafia lab run --ski
 shows how the answer moves when one side plays better, so a host can see how much of an imbalance
 is the rules and how much is the players.
 """
+
+
+def _played(summary: dict[str, Any]) -> int:
+    """Games actually played: an arm identical to the baseline reuses its games."""
+    return int(summary.get("played", summary["games"]))
 
 
 def _skew(base: dict[str, Any]) -> str:
