@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate clean rules-doc services balance balance-doc lab-sweep bench-lab
+.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -63,6 +63,7 @@ rules-doc: $(STAMP)
 bench: $(STAMP) services
 	$(PY) bench/engine_bench.py
 	$(PY) bench/service_bench.py
+	$(PY) bench/read_path_bench.py --baseline 35de1ff
 
 # The balance lab (docs/balance.md): strategy bots at skill 2 against 2 on every core.
 BALANCE_GAMES ?= 100
@@ -88,6 +89,10 @@ bench-lab: $(STAMP)
 
 simulate: $(STAMP)
 	$(VENV)/bin/lepromafia simulate --games 1000 --cities 5
+
+# Issue 10: the host-command liveness property at full size (minutes, not CI).
+liveness-sweep: $(STAMP)
+	LEPROMAFIA_SWEEP_EXAMPLES=300 $(VENV)/bin/pytest -q tests/sim/test_host_liveness.py
 
 clean:
 	rm -rf $(VENV) var $(VENDOR) test-artifacts .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,10 @@
 """The read path of the pages, measured: SQL statements and render time, in one run.
 
-    python bench/read_path_bench.py [--repeat N] [--json FILE]
+    python bench/read_path_bench.py [--repeat N] [--json FILE] [--baseline REV]
+
+``--baseline REV`` measures the same scenario on commit REV too, in the same run (a
+temporary ``git worktree`` of REV imported instead of this tree), and prints both with
+their ratios as the Markdown table of docs/performance.md.
 
 A 100-player game (5 cities x 20, default rules, ``supreme_court_mode=never``) is played
 through the service to Day 10, 20:05: every day each city's residents chat (1,000
@@ -55,6 +59,7 @@ from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
 from lepromafia.web.settings import WebSettings
 
+ROOT = Path(__file__).resolve().parents[1]
 GAME = "bench"
 FIRST_DAY = date(2026, 12, 1)
 DAYS = 10
@@ -156,12 +161,70 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--baseline", default=None, help="a commit to measure in the same run")
     args = parser.parse_args()
+    if args.baseline:
+        compare(args.baseline, args.repeat)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         result = run(Path(tmp), args.repeat)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+def _measure(src: Path, repeat: int) -> dict[str, Any]:
+    """This script in a fresh interpreter importing ``lepromafia`` from ``src``."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}"}
+        subprocess.run([sys.executable, __file__, "--repeat", str(repeat), "--json", str(out)],
+                       env=env, check=True, stdout=subprocess.DEVNULL)
+        result: dict[str, Any] = json.loads(out.read_text())
+        return result
+
+
+def compare(baseline: str, repeat: int) -> None:
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "baseline"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), baseline],
+                       check=True, capture_output=True)
+        try:
+            rows = []
+            for _ in range(2):  # interleaved: baseline, current, baseline, current
+                rows.append(("baseline", _measure(tree / "src", repeat)))
+                rows.append(("current", _measure(ROOT / "src", repeat)))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                           check=False, capture_output=True)
+    base = [r for k, r in rows if k == "baseline"]
+    cur = [r for k, r in rows if k == "current"]
+
+    def best(results: list[dict[str, Any]], page: str) -> float:
+        return min(r["pages"][page]["median_ms"] for r in results)
+
+    lines = [f"Baseline `{baseline}` against this tree, one run, 2 interleaved repetitions each; "
+             f"render times are the better of the two medians of {repeat} warm GETs.", "",
+             "| measure | baseline | now | now / baseline |", "|---|---:|---:|---:|"]
+    for label, key in (("SQL statements per vote POST (htmx)", "vote_post_statements"),
+                       ("SQL statements per watcher refresh (one VoteCast)", "watcher_refresh_statements")):
+        b, c = base[0][key], cur[0][key]
+        lines.append(f"| {label} | {b} | {c} | {c / b:.2f} |")
+    for label, key in (("regions re-fetched per watcher for the vote", "refreshed_for_vote"),
+                       ("regions re-fetched per watcher for a city chat message", "refreshed_for_city_chat")):
+        b, c = base[0]["watcher_regions"][key], cur[0]["watcher_regions"][key]
+        lines.append(f"| {label} | {b} | {c} | {c / b:.2f} |" if b else f"| {label} | {b} | {c} | – |")
+    for page in ("game page", "voting inbox"):
+        b, c = best(base, page), best(cur, page)
+        sb, sc = base[0]["pages"][page]["statements"], cur[0]["pages"][page]["statements"]
+        lines.append(f"| {page}: render ms (statements) | {b} ({sb}) | {c} ({sc}) | {c / b:.2f} |")
+    game = cur[0]["game"]
+    lines += ["", f"Game: {game['players']} players, Day {game['day']}, {game['events']} events."]
+    print("\n".join(lines))
 
 
 def run(tmp: Path, repeat: int) -> dict[str, Any]:

@@ -136,3 +136,33 @@ def test_the_htmx_answer_to_one_s_own_message_is_not_fetched_again_on_its_echo(a
     posters = thread | {"rendered": r.headers["x-live-seq"]}
     assert matches([(posters, echo["payload"], echo["seq"]), (thread, echo["payload"], echo["seq"])]) \
         == [False, True]
+
+
+def test_recipe_an_event_shown_on_a_page_the_procurator_s_contest(api: Api) -> None:
+    """docs/architecture.md, "How to add an event shown on a page", done for
+    ContestPublished (HOST-PROC-5): the event index keeps it without registration, the page
+    helper reads it through the audience filter, the template shows it under its Day Post,
+    and the posts region names it, so it refreshes for it and not for a city chat message."""
+    from lepromafia.engine import events_host as hev
+    from lepromafia.service.event_index import UNINDEXED, EventIndex
+    from lepromafia.store.codec import EVENT_TYPES
+
+    index = EventIndex(api.web.service.store)
+    assert all(index.indexes(cls) == (cls not in UNINDEXED) for cls in EVENT_TYPES.values())
+    setup_game_via_api(api, "g", CAST)
+    api.advance_to(at(1, "10:05"))
+    (posts,) = [r for r in regions(api.get("p01_04", "/games/g").text) if r["src"].endswith("/posts")]
+    version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
+    with api.client.websocket_connect(f"/ws?token={api.tokens['p01_04']}") as ws:
+        ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
+        assert ws.receive_json()["type"] == "subscribed"
+        api.ok(CAST.procurator, "g", "PublishContest", title="Шарада дня", text="Мой первый слог…")
+        contest = ws.receive_json()
+        city = api.state("g").current_inbox("city", next(iter(CAST.cities)))
+        api.ok("p01_01", "g", "PostMessage", inbox=city, text="Сложно!")
+        chat = ws.receive_json()
+    assert contest["payload"]["type"] == hev.ContestPublished.__name__
+    assert matches([(posts, contest["payload"], contest["seq"]), (posts, chat["payload"], chat["seq"])]) \
+        == [True, False]
+    assert "Шарада дня" in api.get("p01_04", posts["src"]).text
+    assert "Шарада дня" in api.get(None, "/games/g").text

@@ -21,7 +21,7 @@ from ...service.accounts import AccountError
 from ...service.discussion import hide_comment, post_comment
 from ...service.errors import ServiceError
 from ..api.games import scoped
-from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import ErrorInfo, WebError, WebErrorCode, describe
 from .common import GameCtx, game_context, load_game, redirect, rendered_at
 from .render import render
@@ -49,7 +49,6 @@ async def discussion_context(web: Any, game: GameCtx, uid: str | None, lang: str
         "comment_refusal": refusal,
         "comment_max": MAX_COMMENT,
         "comment_anchor": anchor,
-        "comment_nonce": secrets.token_hex(8),
         "is_procurator": uid == game.state.procurator,
     }
 
@@ -73,7 +72,7 @@ async def comments_part(request: Request, game_id: str, post: str, web: WebDep, 
 
 
 @router.post("/games/{game_id}/posts/{post}/comments", include_in_schema=False,
-             dependencies=[CsrfChecked])
+             dependencies=[CommandCsrfChecked])
 async def comment(request: Request, game_id: str, post: str, web: WebDep, user: RequireUser,
                   lang: Lang) -> Response:
     """POST-1, POST-2: one comment; an error comes back next to the composer, text kept."""
@@ -96,7 +95,7 @@ async def comment(request: Request, game_id: str, post: str, web: WebDep, user: 
 
 
 @router.post("/games/{game_id}/comments/{number}/hide", include_in_schema=False,
-             dependencies=[CsrfChecked])
+             dependencies=[CommandCsrfChecked])
 async def hide(request: Request, game_id: str, number: int, web: WebDep, user: RequireUser,
                lang: Lang) -> Response:
     """POST-2: the Procurator hides a comment, with a reason everybody reads in its place."""

@@ -22,8 +22,9 @@ from ...service.accounts import AccountError
 from ...service.errors import ServiceError
 from ...service.media import library
 from ...service.outbound import visible
+from ..api.commands import platform_rng
 from ..api.games import scoped
-from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
 from .actions import citizen_forms, role_actions
 from .common import (
@@ -38,13 +39,18 @@ from .common import (
     safe_next,
 )
 from .discussion import discussion_context
-from .forms import ACTIONS, Form, FormError, integer, text
+from .forms import ACTIONS, Form, FormError, draws, integer, text
 from .labels import deadline_label, inbox_label
+from .notary import may_certify, notary_view
 from .render import render
 from .sound import KIND_NAMES
-from .views import day_posts, execution_tally, last_closed_vote, readable_inboxes
+from .views import day_posts, execution_tally, keywords_of, last_closed_vote, readable_inboxes
 
 router = APIRouter()
+
+KEYWORD_STYLE = {Keyword.EXECUTE: "", Keyword.WITHDRAW: "secondary", Keyword.GANDHI: "ok",
+                 Keyword.HITLER: "dark"}
+"""The look of each keyword's button; which buttons an inbox has is the policy table's."""
 
 REQUIREMENT_TEXTS = (
     ("active", "I will be active: I read the city inbox and vote every day."),
@@ -190,7 +196,7 @@ NEW_GAME_FIELDS = {
 }
 
 
-@router.post("/games/new", include_in_schema=False, dependencies=[CsrfChecked])
+@router.post("/games/new", include_in_schema=False, dependencies=[CommandCsrfChecked])
 async def create_game(request: Request, web: WebDep, user: RequireUser, lang: Lang) -> Response:
     form = _form(await request.form())
     try:
@@ -286,7 +292,7 @@ async def game_part(
         ctx["ending"] = await ending_of(web, game)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
-        ctx["acts"] = role_actions(game.state, uid, await page_events(web, game))
+        ctx["acts"] = role_actions(game.state, uid, await page_events(web, game), game.now)
         template = "components/role_actions.html"
     elif name == "inbox-list" and uid:
         ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
@@ -326,7 +332,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         acknowledged=resident.get("acknowledged"),
         nominate_choices=choices,
         my_nomination=mine,
-        acts=role_actions(s, user.user_id, await page_events(web, game)),
+        acts=role_actions(s, user.user_id, await page_events(web, game), game.now),
         case_accused=[u for u in s.residents if u != user.user_id]
         if me is not None and s.arbiter and s.stage.value == "running" else [],
         citizen=citizen_forms(s, user.user_id),
@@ -335,7 +341,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
 
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
     counts = {i.inbox: i for i in await web.queries.inboxes(game.id, uid, game=game.current)}
-    rows = readable_inboxes(game.state, uid, include_archived=True)
+    rows = readable_inboxes(game.state, uid, now=game.now, include_archived=True)
     for row in rows:
         found = counts.get(row.id)
         row.unread = found.unread if found else 0
@@ -356,6 +362,7 @@ async def inboxes(request: Request, game_id: str, web: WebDep, user: RequireUser
         "inboxes",
         "pages/inboxes.html",
         inboxes=await inbox_rows(web, game, user.user_id, lang),
+        certify=may_certify(game.state, user.user_id),  # INBOX-NOTARY-1
     )
 
 
@@ -382,11 +389,7 @@ async def inbox_context(
         for m in found.messages
     ]
     read_upto = found.read_upto
-    buttons: list[tuple[str, str]] = []
-    if level is Access.WRITE and inbox.kind == "voting":
-        buttons = [(Keyword.EXECUTE.value, ""), (Keyword.WITHDRAW.value, "secondary")]
-    elif level is Access.WRITE and inbox.kind == "polling":
-        buttons = [(Keyword.GANDHI.value, "ok"), (Keyword.HITLER.value, "dark")]
+    buttons = [(k.value, KEYWORD_STYLE[k]) for k in keywords_of(inbox.kind)] if level is Access.WRITE else []
     tally, closed = await vote_panel(web, game, inbox_id, uid)
     pardons = []
     if inbox.kind == "court" and any(c.judge == uid for c in s.cities.values()):
@@ -417,6 +420,7 @@ async def inbox_context(
         "max_length": s.settings.message_max_length,
         "tally": tally,
         "closed": closed,
+        "notary": notary_view(s, inbox_id, uid),  # INBOX-NOTARY-2/3
     }
 
 
@@ -446,6 +450,8 @@ async def tally_context(web: Any, game: GameCtx, inbox_id: str, uid: str) -> dic
 def author_label(lang: str, author: str) -> str:
     if author == "consigliere":
         return {"ru": "Консильери", "en": "Consigliere"}[lang]
+    if author == "notary":  # INBOX-NOTARY-2: sealed content, its organizer unnamed
+        return {"ru": "Нотариально заверено", "en": "Certified"}[lang]
     if author.startswith("commissar:"):
         city = author.partition(":")[2]
         return ("Комиссар " if lang == "ru" else "Commissar of ") + city
@@ -476,7 +482,8 @@ async def tally_part(
 
 
 @router.post(
-    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False, dependencies=[CsrfChecked]
+    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False,
+    dependencies=[CommandCsrfChecked],
 )
 async def post_message(
     request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
@@ -524,7 +531,7 @@ def _form(raw: Any) -> Form:
     return out
 
 
-@router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CsrfChecked])
+@router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CommandCsrfChecked])
 async def do(
     request: Request, game_id: str, action: str, web: WebDep, user: RequireUser, lang: Lang
 ) -> Response:
@@ -534,7 +541,8 @@ async def do(
     back = safe_next(str(form.get("next") or ""), f"/games/{game_id}")
     try:
         game = await load_game(web, game_id)
-        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        raw_id = str(form.get("command_id") or secrets.token_hex(8))
+        command_id = scoped(user.user_id, raw_id)
         if action == "signup":
             await web.accounts.check_not_banned(user.user_id)
             contact = web.accounts.validate_contact(text(form, "contact", required=False))
@@ -547,7 +555,8 @@ async def do(
         builder = ACTIONS.get(action)
         if builder is None:
             raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=action)
-        command = builder(form, user.user_id, game.state)
+        with draws(platform_rng(web, game_id, user.user_id, raw_id, f"page:{action}")):
+            command = builder(form, user.user_id, game.state)
         await web.service.execute(game_id, command, command_id)
     except (RuleViolation, ServiceError, WebError, AccountError) as exc:
         return redirect(back, error=describe(exc, lang), lang=lang)
