@@ -43,3 +43,17 @@ def test_every_inbox_kind_has_one_policy_row_with_order_label_and_ballot() -> No
         assert bool(policy.keywords) == (policy.ballot is not None), policy.kind
         assert "{kind}" in policy.label
     assert POLICY[Kind.VOTING].keywords_only and POLICY[Kind.POLLING].keywords_only
+
+
+def test_every_host_duty_has_words_on_its_console_in_both_languages() -> None:
+    """Pages never show a duty's raw kind: each host seat's duty reads as a sentence."""
+    from lepromafia.engine.duties import TABLE, Seat
+    from lepromafia.web.pages.consoles import _duty_text
+
+    consoles = {Seat.PROCURATOR, Seat.CONSIGLIERE, Seat.ARBITER, Seat.TRIBUNE}
+    for row in TABLE:
+        if row.seat in consoles:
+            for lang in ("ru", "en"):
+                text = _duty_text(lang, {"duty": row.kind.value, "city": "Лепроград", "attempt": 1,
+                                         "signups": 3})
+                assert row.kind.value not in text, (lang, row.kind)
