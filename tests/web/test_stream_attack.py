@@ -29,9 +29,8 @@ SECRET_KINDS = {"CommissarVacated", "CommissarAppointed", "CommissarOffered", "G
 def record(api: Api, viewer: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The viewer's whole stream: over HTTP, and over a fresh WebSocket."""
     items = api.get(viewer, f"/api/games/{GAME}/events", since=0, limit=5000).json()
-    token = f"?token={api.tokens[viewer]}" if viewer else ""
     frames = []
-    with api.client.websocket_connect(f"/ws{token}") as ws:
+    with api.client.websocket_connect("/ws", headers=api.headers(viewer)) as ws:
         ws.send_json({"type": "subscribe", "game": GAME, "since_seq": 0})
         hello = ws.receive_json()
         assert hello == {"type": "subscribed", "game": GAME, "version": len(items)}

@@ -51,8 +51,7 @@ def test_each_viewer_gets_his_own_numbering_and_only_what_he_may_see(api: Api) -
     seen, mine = {}, {}
     for user in (mafioso, honest, None):
         mine[user] = position(api, "g", user)
-        token = f"?token={api.tokens[user]}" if user else ""
-        with api.client.websocket_connect(f"/ws{token}") as ws:
+        with api.client.websocket_connect("/ws", headers=api.headers(user)) as ws:
             ws.send_json({"type": "subscribe", "game": "g", "since_seq": 0})
             assert ws.receive_json() == {"type": "subscribed", "game": "g", "version": mine[user]}
             seen[user] = read_until(ws, "g", mine[user])
@@ -72,7 +71,8 @@ def test_a_reconnecting_client_resumes_after_its_last_seq_and_gets_live_events(a
     s = api.state("g")
     user = CAST.cities[next(iter(CAST.cities))][0]
     version = position(api, "g", user)
-    with api.client.websocket_connect(f"/ws?token={api.tokens[user]}") as ws:
+    bearer = {"authorization": f"Bearer {api.tokens[user]}"}
+    with api.client.websocket_connect("/ws", headers=bearer) as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version - 3})
         assert ws.receive_json()["type"] == "subscribed"
         resumed = read_until(ws, "g", version, version - 3)
@@ -101,7 +101,7 @@ def test_a_slow_client_is_dropped_with_resync_and_resumes_from_the_store(tmp_pat
         setup_game_via_api(api, "g", CAST, start=False)
         boss = CAST.procurator
         version = position(api, "g", boss)
-        with api.client.websocket_connect(f"/ws?token={api.tokens[boss]}") as ws:
+        with api.client.websocket_connect("/ws", headers=api.headers(boss)) as ws:
             ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
             assert ws.receive_json()["type"] == "subscribed"
             plans = [{"name": n, "tribune": CAST.tribunes[i], "residents": list(us)}
