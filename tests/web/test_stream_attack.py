@@ -18,6 +18,7 @@ from lepromafia.service.outbound import event_json
 from lepromafia.store import codec
 
 from .conftest import Api, at, make_api, setup_game_via_api, small_cast
+from .test_information_barrier import http_executor
 
 GAME = "attack"
 CAST = small_cast()
@@ -44,10 +45,11 @@ def test_the_stream_of_a_whole_game_names_no_commissar_godfather_or_offer_answer
     find nothing in the anonymous visitor's and an honest resident's streams."""
     for api in make_api(tmp_path):
         setup_game_via_api(api, GAME, CAST)
-        bots = ServiceBots(api.web.service, GAME, random.Random(11), activity=0.8)
+        bots = ServiceBots(api.web.service, GAME, random.Random(11), activity=0.8,
+                           execute=http_executor(api))
         loop = asyncio.new_event_loop()
         api.advance_to(at(1, "10:00"))
-        for _ in range(24 * 4):
+        for _ in range(24 * 3):
             s = api.state(GAME)
             if s.stage is Stage.FINISHED:
                 break
