@@ -11,13 +11,13 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from cryptography.fernet import Fernet, InvalidToken
 
+from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.state import GameState, Stage
 from ..store.accounts import AccountStore, Sanction, UserRow
 from .clock import Clock, SystemClock
@@ -29,65 +29,29 @@ MAX_PASSWORD = 256
 MAX_CONTACT = 200
 
 
-class AccountErrorCode(StrEnum):
-    LOGIN_INVALID = "login_invalid"
-    LOGIN_TAKEN = "login_taken"
-    PASSWORD_WEAK = "password_weak"  # noqa: S105 - an error code
-    DISPLAY_NAME_INVALID = "display_name_invalid"
-    BAD_CREDENTIALS = "bad_credentials"
-    RATE_LIMITED = "rate_limited"
-    BANNED = "banned"
-    CONTACT_INVALID = "contact_invalid"
-    CONTACT_FORBIDDEN = "contact_forbidden"
-    CONTACT_MISSING = "contact_missing"
-    SANCTION_FORBIDDEN = "sanction_forbidden"
-    SANCTION_INVALID = "sanction_invalid"
-    UNKNOWN_USER = "unknown_user"
+class AccountErrorCode(CodeEnum):
+    LOGIN_INVALID = "login_invalid", 422, N_("Login: 3-32 characters, lower-case Latin letters, digits, '_', '.', '-'")  # noqa: E501
+    LOGIN_TAKEN = "login_taken", 409, N_("Login '{login}' is taken")
+    PASSWORD_WEAK = "password_weak", 422, N_("The password must be at least {minimum} characters long")
+    DISPLAY_NAME_INVALID = "display_name_invalid", 422, N_("Display name: 1 to 64 characters")
+    BAD_CREDENTIALS = "bad_credentials", 401, N_("Wrong login or password")
+    RATE_LIMITED = "rate_limited", 429, N_("Too many failed logins; try again in {minutes} min")
+    BANNED = "banned", 403, N_("You are banned from games ({until}): {reason}")
+    CONTACT_INVALID = "contact_invalid", 422, N_("Give a phone number or Skype name (up to {limit} characters)")  # noqa: E501
+    CONTACT_FORBIDDEN = "contact_forbidden", 403, N_("Only the Procurator and the Tribune of the resident's city may see contacts")  # noqa: E501
+    CONTACT_MISSING = "contact_missing", 404, N_("No contact was given")
+    SANCTION_FORBIDDEN = "sanction_forbidden", 403, N_("Sanctions are recorded by the game's Procurator and Supreme Arbiter")  # noqa: E501
+    SANCTION_INVALID = "sanction_invalid", 422, N_("Invalid sanction: {detail}")
+    UNKNOWN_USER = "unknown_user", 404, N_("There is no user '{user}'")
 
 
-MESSAGES: dict[AccountErrorCode, tuple[str, str]] = {
-    AccountErrorCode.LOGIN_INVALID: (
-        "Логин: 3–32 символа, латинские строчные буквы, цифры, «_», «.», «-»",
-        "Login: 3-32 characters, lower-case Latin letters, digits, '_', '.', '-'"),
-    AccountErrorCode.LOGIN_TAKEN: ("Логин «{login}» уже занят", "Login '{login}' is taken"),
-    AccountErrorCode.PASSWORD_WEAK: (
-        f"Пароль должен быть не короче {MIN_PASSWORD} символов",
-        f"The password must be at least {MIN_PASSWORD} characters long"),
-    AccountErrorCode.DISPLAY_NAME_INVALID: (
-        "Имя: от 1 до 64 символов", "Display name: 1 to 64 characters"),
-    AccountErrorCode.BAD_CREDENTIALS: ("Неверный логин или пароль", "Wrong login or password"),
-    AccountErrorCode.RATE_LIMITED: (
-        "Слишком много неудачных попыток входа; попробуйте через {minutes} мин.",
-        "Too many failed logins; try again in {minutes} min"),
-    AccountErrorCode.BANNED: (
-        "Вы отстранены от игр ({until}): {reason}", "You are banned from games ({until}): {reason}"),
-    AccountErrorCode.CONTACT_INVALID: (
-        f"Укажите телефон или Skype (до {MAX_CONTACT} символов)",
-        f"Give a phone number or Skype name (up to {MAX_CONTACT} characters)"),
-    AccountErrorCode.CONTACT_FORBIDDEN: (
-        "Контакты жителя видят только Прокуратор и Трибун его города",
-        "Only the Procurator and the Tribune of the resident's city may see contacts"),
-    AccountErrorCode.CONTACT_MISSING: ("Контакт не указан", "No contact was given"),
-    AccountErrorCode.SANCTION_FORBIDDEN: (
-        "Санкции записывают Прокуратор и Верховный арбитр игры",
-        "Sanctions are recorded by the game's Procurator and Supreme Arbiter"),
-    AccountErrorCode.SANCTION_INVALID: ("Неверная санкция: {detail}", "Invalid sanction: {detail}"),
-    AccountErrorCode.UNKNOWN_USER: ("Нет пользователя «{user}»", "There is no user '{user}'"),
-}
+class AccountError(CodedError):
+    """An account, login, contact or sanction request refused; nothing changed."""
 
+    code: AccountErrorCode
 
-class AccountError(Exception):
     def __init__(self, code: AccountErrorCode, **fields: Any) -> None:
-        self.code = code
-        self.fields = fields
-        super().__init__(f"{code}: {self.message('en')}")
-
-    def message(self, lang: str = "ru") -> str:
-        ru, en = MESSAGES[self.code]
-        try:
-            return (ru if lang == "ru" else en).format(**self.fields)
-        except (KeyError, IndexError):
-            return ru if lang == "ru" else en
+        super().__init__(code, "", **fields)
 
 
 @dataclass(frozen=True)
@@ -137,7 +101,7 @@ class AccountService:
         if not LOGIN_PATTERN.match(login) or login in RESERVED:
             raise AccountError(AccountErrorCode.LOGIN_INVALID)
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-            raise AccountError(AccountErrorCode.PASSWORD_WEAK)
+            raise AccountError(AccountErrorCode.PASSWORD_WEAK, minimum=MIN_PASSWORD)
         name = (display_name or login).strip()
         if not 1 <= len(name) <= 64:
             raise AccountError(AccountErrorCode.DISPLAY_NAME_INVALID)
@@ -226,7 +190,7 @@ class AccountService:
     def validate_contact(contact: str) -> str:
         contact = contact.strip()
         if not 3 <= len(contact) <= MAX_CONTACT:
-            raise AccountError(AccountErrorCode.CONTACT_INVALID)
+            raise AccountError(AccountErrorCode.CONTACT_INVALID, limit=MAX_CONTACT)
         return contact
 
     async def save_contact(self, game_id: str, user_id: str, contact: str) -> None:

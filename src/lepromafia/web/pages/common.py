@@ -15,8 +15,8 @@ from ...engine.state import GameState
 from ...service.errors import ServiceError, ServiceErrorCode
 from ...store.event_store import GameMeta
 from ..deps import Web
-from ..errors import ErrorInfo, WebError, WebErrorCode, describe
-from .strings import translate
+from ..errors import ErrorInfo, WebError, WebErrorCode
+from ..i18n import translate
 from .views import Seat, phase_key, seat_of
 
 FLASH_COOKIE = "lp_flash"
@@ -127,7 +127,3 @@ def safe_next(path: str | None, default: str = "/") -> str:
     if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
         return default
     return path
-
-
-def error_info(exc: BaseException, lang: str) -> ErrorInfo | None:
-    return describe(exc, lang)

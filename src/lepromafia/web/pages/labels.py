@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from ...engine.state import GameState
-from .strings import translate
+from ..i18n import N_, translate
+from .terms import term
 
 
 def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) -> str:
     inbox = state.inboxes[inbox_id]
-    kind = translate(lang, f"kind:{inbox.kind}")
-    ru = lang == "ru"
+    kind = term(lang, "kind", inbox.kind)
     if inbox.kind == "city":
         return f"{kind} · {inbox.city}"
     if inbox.kind == "personal":
         if inbox.subject == viewer:
-            return f"{kind} · {'я и Трибун' if ru else 'me and the Tribune'}"
+            return f"{kind} · " + translate(lang, "me and the Tribune")
         return f"{kind} · {inbox.subject}"
     if inbox.kind in ("voting", "polling"):
         return f"{kind} · {inbox.subject} ({inbox.city})"
@@ -33,28 +33,27 @@ def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) 
     return kind
 
 
-_DEADLINES_RU = {
-    "day_start": "Начало дня {0}", "day_end": "Конец дня", "vote_open": "Голосование открывается · {0}",
-    "vote_close": "Голосование закрывается · {0}", "poll_open": "Участок открывается · {0}",
-    "poll_close": "Участок закрывается · {0}", "pardon_close": "Окно помилования · {0}",
-    "night_decisions": "Решения ночи", "checks_open": "Проверки открываются",
-    "checks_close": "Проверки закрываются", "offer_timeout": "Срок ответа на предложение · {0}",
-    "offer_reveal": "Итог предложения · {0}",
+DEADLINES = {
+    "day_start": N_("Day {0} starts"),
+    "day_end": N_("Day ends"),
+    "vote_open": N_("Voting opens · {0}"),
+    "vote_close": N_("Voting closes · {0}"),
+    "poll_open": N_("Polling opens · {0}"),
+    "poll_close": N_("Polling closes · {0}"),
+    "pardon_close": N_("Pardon window · {0}"),
+    "night_decisions": N_("Night decisions"),
+    "checks_open": N_("Checks open"),
+    "checks_close": N_("Checks close"),
+    "offer_timeout": N_("Offer answer due · {0}"),
+    "offer_reveal": N_("Offer outcome · {0}"),
 }
-_DEADLINES_EN = {
-    "day_start": "Day {0} starts", "day_end": "Day ends", "vote_open": "Voting opens · {0}",
-    "vote_close": "Voting closes · {0}", "poll_open": "Polling opens · {0}",
-    "poll_close": "Polling closes · {0}", "pardon_close": "Pardon window · {0}",
-    "night_decisions": "Night decisions", "checks_open": "Checks open", "checks_close": "Checks close",
-    "offer_timeout": "Offer answer due · {0}", "offer_reveal": "Offer outcome · {0}",
-}
+"""A deadline's label (English msgid, ``{0}`` = the key's first part after the kind)."""
 
 
 def deadline_label(lang: str, key: str) -> str:
     kind, _, rest = key.partition(":")
-    table = _DEADLINES_RU if lang == "ru" else _DEADLINES_EN
-    template = table.get(kind)
+    template = DEADLINES.get(kind)
     if template is None:
         return key
     first = rest.split(":")[0] if rest else ""
-    return template.format(first)
+    return translate(lang, template).format(first)

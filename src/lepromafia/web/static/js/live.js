@@ -10,11 +10,8 @@
   var body = document.body;
   var game = body.getAttribute("data-live-game");
   var status = document.getElementById("live-status");
-  var lang = document.documentElement.lang || "ru";
-  var T = {
-    ru: { open: "Онлайн", closed: "Нет связи — переподключаемся…", connecting: "Подключаемся…" },
-    en: { open: "Live", closed: "Offline — reconnecting…", connecting: "Connecting…" }
-  }[lang === "en" ? "en" : "ru"];
+  // the status texts come from the catalog, rendered into the element by base.html
+  function T(state) { return status ? status.getAttribute("data-t-" + state) || "" : ""; }
 
   // --- countdowns ------------------------------------------------------------------
   function pad(n) { return n < 10 ? "0" + n : "" + n; }
@@ -81,7 +78,7 @@
   function show(state) {
     if (!status) { return; }
     status.setAttribute("data-state", state);
-    status.textContent = T[state];
+    status.textContent = T(state);
   }
 
   function connect() {
