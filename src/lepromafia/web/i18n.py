@@ -128,10 +128,12 @@ def translate(lang: str, msgid: str, **fields: Any) -> str:
     return _format(_lookup(lang, msgid), fields)
 
 
-def ntranslate(lang: str, singular: str, plural: str, n: int, **fields: Any) -> str:
-    """The plural form for ``n`` in ``lang`` (Russian: один / два–четыре / пять), ``{n}`` filled."""
+def ntranslate(lang: str, singular: str, plural: str, n: object, **fields: Any) -> str:
+    """The plural form for ``n`` in ``lang`` (Russian: один / два–четыре / пять), ``{n}`` filled.
+    A count that is not a number ("?" for a hidden one) takes the general plural form."""
     catalog = translations(normalize(lang))
-    text = catalog.ngettext(singular, plural, n)
+    count = n if isinstance(n, int) else int(str(n)) if str(n).isdigit() else 5
+    text = catalog.ngettext(singular, plural, count)
     if _misses is not None and lang != SOURCE_LANG \
             and (singular, 0) not in getattr(catalog, "_catalog", {}):
         _misses.add((lang, singular))

@@ -84,7 +84,7 @@ def render(request: Request, template: str, context: dict[str, Any], *, status: 
     def _(msgid: str, **fields: Any) -> str:
         return translate(lang, msgid, **fields)
 
-    def ngettext(singular: str, plural: str, n: int, **fields: Any) -> str:
+    def ngettext(singular: str, plural: str, n: object, **fields: Any) -> str:
         return ntranslate(lang, singular, plural, n, **fields)
 
     base = {
