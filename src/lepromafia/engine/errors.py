@@ -55,10 +55,14 @@ class CodedError(Exception):
         return self.code.status
 
     def message(self, gettext: Callable[[str], str] | None = None) -> str:
-        """The message: English, or translated by ``gettext`` (a catalog's lookup)."""
+        """The message: English, or translated by ``gettext`` (a catalog's lookup). A string
+        ``detail`` field is an English phrase (marked ``N_``) and is translated the same way."""
         template = gettext(self.code.template) if gettext else self.code.template
+        fields = dict(self.fields)
+        if gettext and isinstance(fields.get("detail"), str):
+            fields["detail"] = gettext(fields["detail"])
         try:
-            return template.format(**self.fields)
+            return template.format(**fields)
         except (KeyError, IndexError, ValueError):
             return template
 

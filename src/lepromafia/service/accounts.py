@@ -99,15 +99,15 @@ class AccountService:
     async def register(self, login: str, password: str, display_name: str | None = None) -> User:
         login = login.strip().lower()
         if not LOGIN_PATTERN.match(login) or login in RESERVED:
-            raise AccountError(AccountErrorCode.LOGIN_INVALID)
+            raise AccountError(AccountErrorCode.LOGIN_INVALID, field="login")
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-            raise AccountError(AccountErrorCode.PASSWORD_WEAK, minimum=MIN_PASSWORD)
+            raise AccountError(AccountErrorCode.PASSWORD_WEAK, minimum=MIN_PASSWORD, field="password")
         name = (display_name or login).strip()
         if not 1 <= len(name) <= 64:
-            raise AccountError(AccountErrorCode.DISPLAY_NAME_INVALID)
+            raise AccountError(AccountErrorCode.DISPLAY_NAME_INVALID, field="display_name")
         row = UserRow(login, name, self._hasher.hash(password), self.clock.now())
         if not await self.store.add_user(row):
-            raise AccountError(AccountErrorCode.LOGIN_TAKEN, login=login)
+            raise AccountError(AccountErrorCode.LOGIN_TAKEN, login=login, field="login")
         return User(login, name)
 
     async def login(self, login: str, password: str, ip: str) -> Session:
@@ -121,7 +121,7 @@ class AccountService:
         ok = row is not None and self._verify(row.password_hash, password)
         await self.store.record_attempt(login, ip, now, ok)
         if row is None or not ok:
-            raise AccountError(AccountErrorCode.BAD_CREDENTIALS)
+            raise AccountError(AccountErrorCode.BAD_CREDENTIALS, field="password")
         token = secrets.token_urlsafe(32)
         expires = now + self.policy.session_ttl_seconds
         await self.store.add_session(token_hash(token), row.user_id, now, expires)
@@ -173,9 +173,10 @@ class AccountService:
         if await self.store.user(user_id) is None:
             raise AccountError(AccountErrorCode.UNKNOWN_USER, user=user_id)
         if not reason.strip() or len(reason) > 2000:
-            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail="reason")
+            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail=N_("give a reason"), field="reason")
         if days is not None and not 1 <= days <= 36500:
-            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail="days")
+            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail=N_("the length is not valid"),
+                               field="days")
         now = self.clock.now()
         ends = None if days is None else now + days * 86400
         return await self.store.add_sanction(user_id, reason.strip(), rule[:32], now, ends, issuer,
@@ -190,7 +191,7 @@ class AccountService:
     def validate_contact(contact: str) -> str:
         contact = contact.strip()
         if not 3 <= len(contact) <= MAX_CONTACT:
-            raise AccountError(AccountErrorCode.CONTACT_INVALID, limit=MAX_CONTACT)
+            raise AccountError(AccountErrorCode.CONTACT_INVALID, limit=MAX_CONTACT, field="contact")
         return contact
 
     async def save_contact(self, game_id: str, user_id: str, contact: str) -> None:

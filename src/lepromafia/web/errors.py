@@ -30,7 +30,7 @@ from .i18n import error_message, normalize
 class WebErrorCode(CodeEnum):
     BAD_REQUEST = "bad_request", 400, N_("The request is malformed: {detail}")
     BAD_JSON = "bad_json", 422, N_("The JSON body is invalid: {detail}")
-    BAD_FORM = "bad_form", 422, N_("The form is filled in wrongly: {detail}")
+    BAD_FORM = "bad_form", 422, N_("Fill in this field correctly")
     TOO_LARGE = "too_large", 413, N_("The request is too large (limit {limit} bytes)")
     UNAUTHENTICATED = "unauthenticated", 401, N_("Please log in")
     SESSION_EXPIRED = "session_expired", 401, N_("Your session has expired; please log in again")
@@ -65,6 +65,8 @@ class ErrorInfo:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.rule:
             error["rule"] = self.rule
+        if self.field:
+            error["field"] = self.field
         return {"error": error}
 
 

@@ -136,7 +136,7 @@ async def _act(request: Request, web: Any, user: Any, lang: str, game_id: str, c
         else:
             await found.consent(game_id, user.user_id, inbox, consent, command_id)
     except CodedError as exc:
-        return redirect(back, error=describe(exc, lang), lang=lang)
+        return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
     return redirect(back, ok=N_("Access granted.") if consent is None else N_("Consent recorded."), lang=lang)
 
 

@@ -464,7 +464,7 @@ async def post_message(
         command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
         await web.service.execute(game_id, command, command_id)
     except CodedError as exc:
-        error = describe(exc, lang)
+        error = describe(exc, lang, field="text")
     if request.headers.get("hx-request"):
         game = await load_game(web, game_id)
         ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
@@ -522,7 +522,7 @@ async def do(
         command = builder(form, user.user_id, game.state)
         await web.service.execute(game_id, command, command_id)
     except CodedError as exc:
-        return redirect(back, error=describe(exc, lang), lang=lang)
+        return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
     return redirect(back, ok=N_("Done."), lang=lang)
 
 

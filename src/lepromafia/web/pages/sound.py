@@ -216,7 +216,7 @@ async def _run(request: Request, web: Any, user: Any, lang: str, game_id: str, o
         command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
         await web.service.execute(game_id, command, command_id)
     except CodedError as exc:
-        return redirect(back, error=describe(exc, lang), lang=lang)
+        return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
     return redirect(back, ok=ok, lang=lang)
 
 
