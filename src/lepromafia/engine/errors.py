@@ -203,6 +203,20 @@ class ErrorCode(CodeEnum):
     BAN_NOT_ALLOWED = "ban_not_allowed", 409, N_("The Arbiter cannot ban here: {detail}")
     RELAY_INVALID = "relay_invalid", 409, N_("Invalid relay: {detail}")
     NO_GODFATHER_TO_RECEIVE = "no_godfather_to_receive", 409, N_("Nobody in '{city}' can receive the relay")
+    # community seed systems: public discussion, notary inboxes (engine/seeds.py)
+    UNKNOWN_POST = "unknown_post", 404, N_("No such post")
+    UNKNOWN_COMMENT = "unknown_comment", 404, N_("No such comment")
+    COMMENT_ALREADY_HIDDEN = "comment_already_hidden", 409, N_("The comment is already hidden")
+    DEAD_CANNOT_COMMENT = "dead_cannot_comment", 403, N_("The dead do not comment on the posts while the game runs")
+    CONSIGLIERE_CANNOT_COMMENT = "consigliere_cannot_comment", 403, N_("The Consigliere does not comment on his game's posts while it runs")
+    SANCTIONED = "sanctioned", 403, N_("You are under a sanction ({sanction}) and cannot comment")
+    NOTARY_SALT_WEAK = "notary_salt_weak", 422, N_("The salt must be at least {min} characters long")
+    NOTARY_LIMIT = "notary_limit", 409, N_("At most {limit} notary inboxes per participant")
+    ALREADY_GRANTED = "already_granted", 409, N_("{user} already has access")
+    NOTARY_NOT_YET_PUBLIC = "notary_not_yet_public", 409, N_("A notary inbox opens to everyone only after the game")
+    # liveness: host commands that would leave a game with nothing to wait for
+    DAY_END_BEFORE_START = "day_end_before_start", 409, N_("Day {day} must end after it starts ({start})")
+    DAY_END_AFTER_MIDNIGHT = "day_end_after_midnight", 409, N_("Day {day} must end by 00:00 Moscow time")
 
 
 class RuleViolation(CodedError):

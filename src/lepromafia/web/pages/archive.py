@@ -32,7 +32,7 @@ from .timeline import sentence
 
 router = APIRouter()
 
-HIDDEN = {"type", "at", "at_dt", "seq", "audience", "summary"}
+HIDDEN = {"type", "at", "at_dt", "seq", "summary"}
 
 
 def summary(row: dict[str, Any], limit: int = 180) -> str:

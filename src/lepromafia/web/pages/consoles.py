@@ -14,13 +14,12 @@ from ...engine import events_host as hev
 from ...engine.inboxes import can_read
 from ...engine.rules.cases import IMPEACH_OUTCOMES, bannable_kinds
 from ...engine.rules.host import SANCTION_RULES, offices_of
-from ...engine.visibility import visible_to
 from ...service.accounts import AccountError
+from ...service.outbound import visible
 from ..deps import Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode
 from ..i18n import N_, translate
-from .common import GameCtx, load_game
-from .data import PAGE_EVENTS
+from .common import GameCtx, load_game, page_events
 from .game import city_rows, clocks, game_page, inbox_rows, posts_of
 from .labels import inbox_label
 from .views import Seat, execution_tally, seat_of
@@ -40,11 +39,7 @@ def _allowed(seat: Seat, office: str) -> bool:
 
 
 async def _visible(web: Any, game: GameCtx, uid: str, kinds: tuple[type, ...]) -> list[tuple[int, Any]]:
-    return [
-        (s, e)
-        for s, e in await PAGE_EVENTS.read(web.service, game.id)
-        if isinstance(e, kinds) and visible_to(e, uid)
-    ]
+    return list(visible(await page_events(web, game), uid, kinds))
 
 
 DUTY_TEXTS = {

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from ...engine.calendar import MOSCOW
-from ...store.projection import GameClock
+from ...service.views import GameClock
 from ..deps import csrf_token
 from ..i18n import LANGUAGES, N_, language_name, ntranslate, translate
 from .terms import term
@@ -20,7 +20,7 @@ from .terms import term
 WEB_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES = WEB_DIR / "templates"
 STATIC = WEB_DIR / "static"
-ASSET_VERSION = "6"
+ASSET_VERSION = "7"
 
 OFFICE_TITLES = {
     "procurator": N_("Procurator's console"),

@@ -18,6 +18,7 @@ TERMS: dict[str, dict[str, str]] = {
         "polling": N_("Polling station"), "removal": N_("Judge removal"),
         "impeachment": N_("Impeachment"), "notary": N_("Notary"), "secret": N_("Secret inbox"),
         "offer": N_("Commissar offer"), "line": N_("Commissar line"),
+        "certificate": N_("Notary inbox"),
     },
     "result": {
         "honest": N_("the honest win"), "mafia": N_("the mafia wins"), "draw": N_("a draw"),
