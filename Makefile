@@ -90,6 +90,7 @@ rules-doc: $(STAMP)
 bench: $(STAMP) services
 	$(PY) bench/engine_bench.py
 	$(PY) bench/service_bench.py
+	$(PY) bench/read_path_bench.py --baseline 35de1ff
 
 # The balance lab (docs/balance.md): strategy bots at skill 2 against 2 on every core.
 BALANCE_GAMES ?= 100

@@ -54,6 +54,9 @@ DUTY_TEXTS = {
     "schedule_vote": N_("Schedule the vote · {city}"),
     "verdict_pending": N_("A pardon window is open · {city}"),
     "schedule_judge_election": N_("Schedule a judge election · {city}"),
+    "choose_pardon_preset": N_("Choose the Court's majority rule"),
+    "answer_check": N_("Answer a check · {city}"),
+    "sign_restoration": N_("Sign the restoration · {city}"),
 }
 """A host duty's sentence (English msgid) by its kind."""
 
