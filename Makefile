@@ -45,6 +45,7 @@ i18n: $(STAMP)
 		--project=Lepromafia -o $(POT) src
 	$(VENV)/bin/pybabel -q update -i $(POT) -d $(LOCALES) -D messages --no-fuzzy-matching \
 		--ignore-obsolete --no-wrap
+	sed -i '/^"POT-Creation-Date: /d' $(CATALOGS)  # no churn: the date changes at every run
 	$(MAKE) -s $(COMPILED)
 
 # A new language: make i18n-new LOCALE=de, then translate its messages.po (nothing else to edit).
