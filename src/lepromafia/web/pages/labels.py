@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+from ...engine.deadlines import DEADLINE_KINDS
 from ...engine.inboxes import POLICY, Kind
 from ...engine.state import GameState
-from ..i18n import N_, translate
+from ..i18n import translate
 from .terms import term
 
 
@@ -30,27 +31,10 @@ def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) 
     return policy.label.format(**fields)
 
 
-DEADLINES = {
-    "day_start": N_("Day {0} starts"),
-    "day_end": N_("Day ends"),
-    "vote_open": N_("Voting opens · {0}"),
-    "vote_close": N_("Voting closes · {0}"),
-    "poll_open": N_("Polling opens · {0}"),
-    "poll_close": N_("Polling closes · {0}"),
-    "pardon_close": N_("Pardon window · {0}"),
-    "night_decisions": N_("Night decisions"),
-    "checks_open": N_("Checks open"),
-    "checks_close": N_("Checks close"),
-    "offer_timeout": N_("Offer answer due · {0}"),
-    "offer_reveal": N_("Offer outcome · {0}"),
-}
-"""A deadline's label (English msgid, ``{0}`` = the key's first part after the kind)."""
-
-
 def deadline_label(lang: str, key: str) -> str:
-    kind, _, rest = key.partition(":")
-    template = DEADLINES.get(kind)
-    if template is None:
+    """The deadline's name from its kind's label in the engine's table (an English msgid)."""
+    kind = DEADLINE_KINDS.get(key.partition(":")[0])
+    if kind is None:
         return key
-    first = rest.split(":")[0] if rest else ""
-    return translate(lang, template).format(first)
+    rest = key.partition(":")[2]
+    return translate(lang, kind.label).format(rest.split(":")[0] if rest else "")
