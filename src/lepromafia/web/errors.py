@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the code table reads best one code per line
 
 """The one place where failures become HTTP responses.
 
@@ -39,6 +40,8 @@ class WebErrorCode(CodeEnum):
     UNKNOWN_COMMAND = "unknown_command", 404, N_("There is no command '{command}'")
     CSRF_INVALID = "csrf_invalid", 403, N_("The form has expired or was already sent; reload the page")
     METHOD_NOT_ALLOWED = "method_not_allowed", 405, N_("This method is not allowed here")
+    TEXT_INVALID = "text_invalid", 422, N_("The text holds a character that cannot be stored (a NUL byte or broken Unicode)")
+    STORAGE_FULL = "storage_full", 503, N_("The server has no room to store this right now; nothing was saved. Try again in a minute")
     INTERNAL = "internal", 500, N_("Internal error")
 
 
