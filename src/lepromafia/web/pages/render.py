@@ -20,7 +20,7 @@ from .terms import term
 WEB_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES = WEB_DIR / "templates"
 STATIC = WEB_DIR / "static"
-ASSET_VERSION = "7"
+ASSET_VERSION = "8"
 
 OFFICE_TITLES = {
     "procurator": N_("Procurator's console"),

@@ -77,8 +77,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var input = name ? (form || document).querySelector('[name="' + name + '"]:not([type=hidden])') : null;
     form = form || (input && input.form);
     if (!form) { return; }
-    var kept = document.getElementById("kept-form");
-    if (kept) { refill(form, JSON.parse(kept.textContent || "{}")); }
+    var kept = box.getAttribute("data-kept");
+    if (kept) { refill(form, JSON.parse(kept)); }
     var note = document.createElement("p");
     note.className = "field-error";
     note.id = "field-error";
