@@ -27,10 +27,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..engine.commands import Command, CreateGame, FireDeadline, GiveArchiveConsent, RequestArchive
-from ..engine.decide import decide
+from ..engine.decide import decide_and_evolve
 from ..engine.errors import RuleViolation
 from ..engine.events import Event
-from ..engine.evolve import evolve
 from ..engine.progress import Context
 from ..engine.state import GameState, Stage
 from ..engine.table import next_deadline
@@ -466,11 +465,9 @@ class _Lane:
     def _apply(self, draft: _Draft, command: Command, command_id: str, mark: str,
                now: datetime, changes: Changes) -> Ack:
         before = draft.state
-        events = decide(before, command, Context(now))  # may raise RuleViolation
+        # Deciding folds each event as it is made: evolve once per event (issue 9).
+        events, state = decide_and_evolve(before, command, Context(now))  # may raise RuleViolation
         first = draft.version + 1
-        state = before
-        for event in events:
-            state = evolve(state, event)
         assert state is not None
         numbered = tuple(zip(range(first, first + len(events)), events, strict=True))
         game_id = draft.meta.game_id

@@ -9,7 +9,7 @@ from .. import events as ev
 from ..audience import PUBLIC, only
 from ..calendar import DayPlan, at_local
 from ..errors import ErrorCode, check
-from ..inboxes import Kind, readers
+from ..inboxes import POLICY, Kind, live_inbox, readers
 from ..keywords import Keyword
 from ..progress import Progress
 from ..state import City, DeathCause, GameState, Stage
@@ -101,9 +101,10 @@ def nominate(p: Progress, c: cmd.Nominate) -> None:
     check(eligible(s, city, c.candidate), ErrorCode.CANDIDATE_NOT_ELIGIBLE, "EXEC-3")
     check(s.settings.allow_self_nomination or c.candidate != c.actor,
           ErrorCode.SELF_NOMINATION_FORBIDDEN, "EXEC-3")
-    # INBOX-PERS-2: declared to the Tribune in the personal inbox; nominators stay private.
-    p.emit(ev.NominationMade, only(c.actor, city.tribune), city=city.name, nominator=c.actor,
-           candidate=c.candidate)
+    # INBOX-PERS-2: declared to the Tribune in the personal inbox; nominators stay private
+    # unless the game publishes them (EXEC-3, publish_nominators).
+    audience = PUBLIC if s.settings.publish_nominators else only(c.actor, city.tribune)
+    p.emit(ev.NominationMade, audience, city=city.name, nominator=c.actor, candidate=c.candidate)
 
 
 def request_proxy(p: Progress, c: cmd.RequestProxyVote) -> None:
@@ -153,7 +154,7 @@ def open_voting(p: Progress, rest: str, seed: int) -> None:
 
 
 def voting_inbox(s: GameState, city: str, candidate: str) -> str | None:
-    return s.current.get(f"voting:{city}/{candidate}")
+    return live_inbox(s, Kind.VOTING, city, candidate)
 
 
 def _cast(p: Progress, city: str, candidate: str, voter: str, keyword: Keyword,
@@ -173,8 +174,9 @@ def cast_vote(p: Progress, inbox_id: str, voter: str, keyword: Keyword) -> None:
     check(book is not None and not book.closed and not inbox.archived, ErrorCode.VOTING_CLOSED,
           "INBOX-VOTE-3")
     assert book is not None
-    check(keyword in (Keyword.EXECUTE, Keyword.WITHDRAW), ErrorCode.NOT_A_KEYWORD, "EXEC-13",
-          keywords="казнить / не казнить")
+    allowed = POLICY[Kind.VOTING].keywords
+    check(keyword in allowed, ErrorCode.NOT_A_KEYWORD, "EXEC-13", keywords=" / ".join(allowed))
+    check(voter in s.residents, ErrorCode.INBOX_READ_ONLY, "INBOX-VOTE-1")
     active = voter in book.active[inbox.subject]
     if keyword is Keyword.EXECUTE:
         check(not active, ErrorCode.VOTE_ALREADY_ACTIVE, "EXEC-8")
