@@ -182,8 +182,7 @@ class AccountService:
         if row.expires_real <= self.clock.now():
             await self.store.drop_session(token_hash(token))
             raise SessionExpired
-        user = await self.store.user(row.user_id)
-        return User(user.user_id, user.display_name) if user else None
+        return User(row.user_id, row.display_name) if row.display_name is not None else None
 
     async def user(self, user_id: str) -> User | None:
         row = await self.store.user(user_id)

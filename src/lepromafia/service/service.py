@@ -105,6 +105,8 @@ class _Job:
     command_id: str
     future: asyncio.Future[Any]
     time_scale: float = 1.0
+    committed: int | None = None
+    """The game's version after the batch that wrote this job's game, if one did."""
 
 
 @dataclass
@@ -198,8 +200,12 @@ class GameService:
             raise ServiceError(ServiceErrorCode.COMMAND_ID_INVALID)
         await self.store.release_reads()  # hold no read connection while the lane writes
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._lane(game_id).queue.put_nowait(_Job(game_id, command, command_id, future, time_scale))
-        return await future
+        job = _Job(game_id, command, command_id, future, time_scale)
+        self._lane(game_id).queue.put_nowait(job)
+        result = await future
+        if job.committed is not None:
+            self.store.note_commit(game_id, job.committed)
+        return result
 
     def _lane(self, game_id: str) -> _Lane:
         return self._lanes[zlib.crc32(game_id.encode()) % len(self._lanes)]
@@ -241,6 +247,11 @@ class GameService:
         cache); a copy that is behind catches up by applying only the missing events.
         So a page served by any worker reflects every commit acknowledged before it.
         """
+        handle = self._lane(game_id).handles.get(game_id)
+        committed = self.store.committed_in_scope(game_id)
+        if handle is not None and committed is not None and handle.meta.version >= committed:
+            # this request's own write found no later commit: its handle is the latest
+            return Current(handle.meta, handle.state, handle.meta.clock.to_game(self.clock.now()))
         async with self.store.reading() as tx:
             meta = await tx.meta(game_id)
             if meta is None:
@@ -352,6 +363,9 @@ class _Lane:
                                                    draft.snapshot_seq)
                     if draft.published:
                         self.service.broker.publish(game_id, draft.published)
+                    for job in jobs:
+                        if job.game_id == game_id:
+                            job.committed = draft.version
             self._resolve(jobs, results)
             return
 

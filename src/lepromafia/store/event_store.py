@@ -93,6 +93,8 @@ class _ReadScope:
         self.store = store
         self._opened: Any = None
         self._conn: AsyncConnection | None = None
+        self.committed: dict[str, int] = {}
+        """game -> the version this task's own write committed (see ``note_commit``)."""
 
     async def connection(self) -> AsyncConnection:
         if self._conn is None:
@@ -150,6 +152,18 @@ class EventStore:
         finally:
             _SCOPE.reset(token)
             await scope.release()
+
+    def note_commit(self, game_id: str, version: int) -> None:
+        """This task's write left ``game_id`` at ``version``: every commit acknowledged
+        before the task's request began is at most that version."""
+        scope = _SCOPE.get()
+        if scope is not None and scope.store is self:
+            scope.committed[game_id] = max(version, scope.committed.get(game_id, 0))
+
+    def committed_in_scope(self, game_id: str) -> int | None:
+        """The version this request's own write committed for ``game_id``, if any."""
+        scope = _SCOPE.get()
+        return scope.committed.get(game_id) if scope is not None and scope.store is self else None
 
     async def release_reads(self) -> None:
         """End this task's shared read, if any (before waiting for a write)."""
