@@ -200,7 +200,7 @@ class AccountStore:
                         users.c.display_name)
                  .select_from(sessions.outerjoin(users, users.c.user_id == sessions.c.user_id))
                  .where(sessions.c.token_hash == token_hash))
-        async with self._read() as conn:
+        async with self.store.single_read() as conn:
             r = (await conn.execute(query)).first()
         return SessionRow(r.user_id, r.expires_real, r.created_real, r.display_name) if r else None
 

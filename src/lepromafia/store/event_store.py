@@ -172,6 +172,14 @@ class EventStore:
             await scope.release()
 
     @asynccontextmanager
+    async def single_read(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for exactly one read statement, outside the request's shared read
+        and without a ``BEGIN`` on SQLite: for the lookup every request makes first (its
+        session), which needs no snapshot shared with anything else."""
+        async with self.engine.connect() as conn:
+            yield await conn.execution_options(single_statement=True)
+
+    @asynccontextmanager
     async def connection(self) -> AsyncIterator[AsyncConnection]:
         """A read connection for the store's modules: the task's shared one inside a
         ``read_scope``, else a fresh one."""
