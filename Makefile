@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate clean rules-doc services
+.PHONY: install run demo test test-browser lint typecheck bench simulate clean rules-doc services verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -36,7 +36,7 @@ demo: $(STAMP)
 	$(VENV)/bin/lepromafia demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
+	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
@@ -49,7 +49,7 @@ services:
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
 test: $(STAMP) $(HTMX) $(CHROMIUM) services
-	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
+	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 --dist loadfile
@@ -63,6 +63,10 @@ rules-doc: $(STAMP)
 bench: $(STAMP) services
 	$(PY) bench/engine_bench.py
 	$(PY) bench/service_bench.py
+
+# Issue 14's tamper sweep on whole 5-city games (CI runs it on one-city games).
+verify-sweep: $(STAMP)
+	LEPROMAFIA_VERIFY_SWEEP=100,5,20 $(VENV)/bin/pytest -q -s tests/verify/test_tamper.py
 
 simulate: $(STAMP)
 	$(VENV)/bin/lepromafia simulate --games 1000 --cities 5
