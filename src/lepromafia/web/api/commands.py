@@ -36,7 +36,8 @@ router = APIRouter(tags=["commands"], responses=ERRORS)
 
 SYSTEM_ONLY = frozenset({"FireDeadline"})
 # Published only through /sound/entries, which measures the real duration of the file.
-NOT_GENERATED = SYSTEM_ONLY | {"PublishSoundEntry"}
+# PostComment has its own endpoint (api/discussion.py): the registry ban comes first (PLAYER-7).
+NOT_GENERATED = SYSTEM_ONLY | {"PublishSoundEntry", "PostComment"}
 """Issued by the service's scheduler alone."""
 
 
