@@ -625,7 +625,13 @@ def _check_entropy(events: list[tuple[int, dict[str, Any]]], opened: dict[str, A
             party, value = e["party"], e["value"]
             if phase != "reveal" or party in values:
                 raise Failure("entropy_wrong", detail=f"a reveal out of turn by {party}")
-            if party == "system":
+            if party == "system" and kind == "DealEntropyReplaced":
+                every = sorted({**digests, "system": server or ""}.items())
+                if value != sha256_hex(",".join(f"{p}={d}" for p, d in every)):
+                    raise Failure("entropy_wrong",
+                                  detail="the server's replacement is not the commitments' hash")
+                replaced += 1
+            elif party == "system":
                 if sha256_hex(value) != server:
                     raise Failure("entropy_wrong", detail="the server's value does not match its digest")
             elif kind == "DealEntropyRevealed" and sha256_hex(value) != digests.get(party):

@@ -121,3 +121,47 @@ def test_a_log_rewritten_after_a_day_post_is_caught_against_the_head_a_player_ke
     assert not caught.verified
     assert caught.failures[0].code == "rewritten"
     assert f"the head you kept, {kept['size']}" in caught.text()
+
+
+def test_the_server_commits_and_reveals_as_the_commitments_close(backend: DatabaseConfig) -> None:
+    """The commit-reveal deal through the service: whatever digest the Procurator's command
+    carries, the service commits to a fresh value of its own and reveals it in the same
+    transaction, before any other party can reveal (docs/verification.md)."""
+    import random
+
+    from lepromafia.bots.service_bots import Ids, setup_service_game
+    from lepromafia.engine import commands as cmd
+    from lepromafia.engine.deal import value_digest
+    from lepromafia.engine.state import Stage
+
+    cast = small_cast()
+    ids = Ids("deal-")
+    values = {cast.procurator: "p" * 20, cast.consigliere: "c" * 20}
+
+    async def go() -> list[dict[str, Any]]:
+        async with GameService.running(backend, clock=manual_clock(), log_key=KEY) as svc:
+            await setup_service_game(svc, "game-1", cast, random.Random(3), None,
+                                     {"deal_method": "commit_reveal"}, start=False, ids=ids)
+            for user, value in values.items():
+                await svc.execute("game-1", cmd.CommitDealEntropy(actor=user, digest=value_digest(value)), ids())
+            plans = tuple(cmd.CityPlan(name=name, tribune=cast.tribunes[i], residents=users)
+                          for i, (name, users) in enumerate(cast.cities.items()))
+            await svc.execute("game-1", cmd.FormCities(actor=cast.procurator, cities=plans), ids())
+            lists = tuple((name, tuple(users)) for name, users in cast.cities.items())
+            await svc.execute("game-1", cmd.SealDeal(actor=cast.consigliere, lists=lists, salt="s" * 32), ids())
+            await svc.execute("game-1", cmd.OpenDealReveals(actor=cast.procurator, server_digest="0" * 64), ids())
+            for user, value in values.items():
+                await svc.execute("game-1", cmd.RevealDealEntropy(actor=user, value=value), ids())
+            assert (await svc.state("game-1")).stage is Stage.DEALT
+        events, _leaves, _heads = await _log(backend)
+        return [json.loads(r["payload"]) | {"command_id": r["command_id"]} for r in events]
+
+    events = run(go())
+    opened = next(e for e in events if e["type"] == "DealRevealsOpened")
+    server = next(e for e in events if e["type"] == "DealEntropyRevealed" and e["party"] == "system")
+    assert opened["server_digest"] != "0" * 64
+    assert opened["server_digest"] == value_digest(server["value"])
+    reveals = [e["party"] for e in events if e["type"] == "DealEntropyRevealed"]
+    assert reveals == ["system", "office:procurator", "office:consigliere"], "the server reveals first"
+    assert server["command_id"] == opened["command_id"] + ":server"
+    assert sum(1 for e in events if e["type"] == "MafiaDealt") == 2

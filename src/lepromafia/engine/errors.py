@@ -52,6 +52,16 @@ class ErrorCode(StrEnum):
     NUMBERS_ALREADY_NAMED = "numbers_already_named"
     NUMBERS_INVALID = "numbers_invalid"
     DEAL_INCOMPLETE = "deal_incomplete"
+    DEAL_BY_DRAW = "deal_by_draw"
+    DEAL_BY_HAND = "deal_by_hand"
+    ENTROPY_CLOSED = "entropy_commitments_closed"
+    ENTROPY_ALREADY_COMMITTED = "entropy_already_committed"
+    ENTROPY_DIGEST_INVALID = "entropy_digest_invalid"
+    ENTROPY_NOT_A_PARTY = "entropy_not_a_party"
+    ENTROPY_PARTIES_MISSING = "entropy_parties_missing"
+    ENTROPY_REVEALS_NOT_OPEN = "entropy_reveals_not_open"
+    ENTROPY_ALREADY_REVEALED = "entropy_already_revealed"
+    ENTROPY_MISMATCH = "entropy_mismatch"
     ALREADY_ACKNOWLEDGED = "already_acknowledged"
     # calendar
     WRONG_PHASE = "wrong_phase"
@@ -198,6 +208,25 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.DEAL_LIST_INVALID: ("Список города «{city}» неверен", "The list of '{city}' is invalid"),
     ErrorCode.NUMBERS_ALREADY_NAMED: ("Числа для «{city}» уже названы", "Numbers for '{city}' were already named"),
     ErrorCode.NUMBERS_INVALID: ("Нужно {count} разных чисел от 1 до {population}", "Name {count} distinct numbers from 1 to {population}"),
+    ErrorCode.DEAL_BY_DRAW: ("В этой игре позиции мафии определяет жребий, числа не называют",
+                             "In this game the mafia positions are drawn; no numbers are named"),
+    ErrorCode.DEAL_BY_HAND: ("В этой игре числа называет Прокурор, жребия нет",
+                             "In this game the Procurator names the numbers; there is no draw"),
+    ErrorCode.ENTROPY_CLOSED: ("Приём обязательств для жребия закрыт",
+                               "Commitments to the draw are closed"),
+    ErrorCode.ENTROPY_ALREADY_COMMITTED: ("Вы уже внесли обязательство для жребия",
+                                          "You have already committed to the draw"),
+    ErrorCode.ENTROPY_DIGEST_INVALID: ("Обязательство — это SHA-256: 64 шестнадцатеричные цифры",
+                                       "A commitment is a SHA-256: 64 hexadecimal digits"),
+    ErrorCode.ENTROPY_NOT_A_PARTY: ("Вы не вносили обязательства для жребия",
+                                    "You did not commit to the draw"),
+    ErrorCode.ENTROPY_PARTIES_MISSING: ("Сначала обязательства должны внести Прокурор и Консильери",
+                                        "The Procurator and the Consigliere must commit first"),
+    ErrorCode.ENTROPY_REVEALS_NOT_OPEN: ("Раскрывать значения пока нельзя: не все обязательства внесены",
+                                         "Values cannot be revealed yet: the commitments are still open"),
+    ErrorCode.ENTROPY_ALREADY_REVEALED: ("Ваше значение уже раскрыто", "Your value is already revealed"),
+    ErrorCode.ENTROPY_MISMATCH: ("Это значение не совпадает с вашим обязательством",
+                                 "This value does not match your commitment"),
     ErrorCode.DEAL_INCOMPLETE: ("Распределение ролей не завершено", "The deal is not complete"),
     ErrorCode.ALREADY_ACKNOWLEDGED: ("Вы уже подтвердили роль", "You have already acknowledged your role"),
     ErrorCode.WRONG_PHASE: ("Сейчас это невозможно", "Not possible in this phase"),

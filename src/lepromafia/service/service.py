@@ -25,7 +25,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..engine.commands import Command, CreateGame, FireDeadline, GiveArchiveConsent, RequestArchive
+from ..engine.commands import (
+    Command,
+    CreateGame,
+    FireDeadline,
+    GiveArchiveConsent,
+    OpenDealReveals,
+    RequestArchive,
+    RevealDealEntropy,
+)
+from ..engine.deal import value_digest
 from ..engine.decide import decide
 from ..engine.errors import RuleViolation
 from ..engine.events import Event
@@ -391,8 +400,23 @@ class _Lane:
             self._fire_overdue(draft, now, changes)
             if draft.state.stage is Stage.FINISHED and not isinstance(command, AFTER_GAME):
                 raise ServiceError(ServiceErrorCode.GAME_FINISHED, game=job.game_id)
-        ack = self._apply(draft, command, job.command_id, mark, now, changes)
+        if isinstance(command, OpenDealReveals):
+            ack = self._open_deal_reveals(draft, command, job.command_id, mark, now, changes)
+        else:
+            ack = self._apply(draft, command, job.command_id, mark, now, changes)
         draft.pending[job.command_id] = (mark, ack)
+        return ack
+
+    def _open_deal_reveals(self, draft: _Draft, command: OpenDealReveals, command_id: str,
+                           mark: str, now: datetime, changes: Changes) -> Ack:
+        """The commit-reveal deal (docs/verification.md): the server commits to a fresh value
+        as the commitments close and reveals it at once, in the same transaction, before
+        any other party can reveal; whatever digest the client sent is replaced."""
+        value = secrets.token_hex(32)
+        opened = replace(command, server_digest=value_digest(value))
+        ack = self._apply(draft, opened, command_id, mark, now, changes)
+        reveal = RevealDealEntropy(actor=SYSTEM, value=value)
+        self._apply(draft, reveal, f"{command_id}:server", fingerprint(reveal), now, changes)
         return ack
 
     def _fire_overdue(self, draft: _Draft, now: datetime, changes: Changes) -> int:
