@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ..store import merkle, schema
-from ..store.event_store import Transaction
+from ..store.event_store import EventStore, Transaction
 from ..store.projection import Row
 
 EVENT_DOMAIN = b"lepromafia/event/v1\x00"
@@ -163,3 +163,24 @@ async def load_log(tx: Transaction, game_id: str, version: int) -> GameLog:
         await tx.insert_rows(schema.event_leaves,
                              [log.append(r["seq"], r["payload"]) for r in rows if r["seq"] <= version])
     return log
+
+
+PUBLISHED_FIELDS = ("size", "root", "signed_at", "reason", "key_id", "signature")
+
+
+async def published_heads(store: EventStore, game_id: str) -> list[dict[str, object]]:
+    """Every signed head of the game, as the pages and the API publish them (a player may
+    keep one and check the final export against it: ``verify.py --known-head``)."""
+    async with store.reading() as tx:
+        rows = await tx.head_rows(game_id)
+    return [{k: row[k] for k in PUBLISHED_FIELDS} for row in rows]
+
+
+def day_post_heads(heads: list[dict[str, object]]) -> dict[int, dict[str, object]]:
+    """The head signed with each Day Post, by day."""
+    out = {}
+    for head in heads:
+        reason = str(head["reason"])
+        if reason.startswith("day_post:"):
+            out[int(reason.split(":", 1)[1])] = head
+    return out

@@ -62,7 +62,9 @@ def revealed(state: GameState, event: Event) -> bool:
 
 async def export_game(store: EventStore, game_id: str, key: LogKey,
                       now: datetime | None = None) -> dict[str, Any]:
-    """The export document; signs (and records) a head over the whole log if none covers it."""
+    """The export document. A finished game's export covers the whole log, signing (and
+    recording) a head over it if none does; a running game's stops at its last published
+    head (a Day Post's), so reading it signs nothing."""
     async with store.transaction() as tx:
         meta = await tx.meta(game_id)
         if meta is None:
@@ -75,12 +77,16 @@ async def export_game(store: EventStore, game_id: str, key: LogKey,
         if foreign:
             raise ExportError(f"game {game_id}: its heads were signed by key {sorted(foreign)[0]}, "
                               f"not by this server's key {key.key_id} (LEPROMAFIA_LOG_KEY_FILE)")
-        head = log.sign(key, now or datetime.now(UTC), "export")
-        if head is not None:
-            await tx.insert_rows(schema.log_heads, [head])
+        if meta.stage == Stage.FINISHED.value:
+            head = log.sign(key, now or datetime.now(UTC), "export")
+            if head is not None:
+                await tx.insert_rows(schema.log_heads, [head])
         leaves = await tx.leaf_rows(game_id)
         heads = await tx.head_rows(game_id)
-    return build(game_id, rows, leaves, heads, key)
+    if not heads:
+        raise ExportError(f"game {game_id} has no signed head yet (the first comes with Day 1's post)")
+    size = heads[-1]["size"]
+    return build(game_id, rows[:size], leaves[:size], heads, key)
 
 
 def build(game_id: str, rows: list[Row], leaves: list[Row], heads: list[Row],

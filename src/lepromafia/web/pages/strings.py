@@ -432,3 +432,8 @@ EN_KINDS = {
     "kind:notary": "Notary", "kind:secret": "Secret inbox", "kind:offer": "Commissar offer",
     "kind:line": "Commissar line",
 }
+
+
+from .strings_log import RU_LOG  # noqa: E402 - issue 14, kept apart to keep merges small
+
+RU.update(RU_LOG)
