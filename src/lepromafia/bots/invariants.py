@@ -429,6 +429,8 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.RestorationListSealed, ev.RestorationCompleted, ev.CityDecided, ev.GameResultFixed,
     ev.GameEnded,
     ev.CommentPosted, hev.CommentHidden, ev.NotarySealed, ev.NotaryPublished,  # POST-1/2, AMB-39
+    # the commit-reveal deal (issue 14): commitments and values are public, the hosts by office
+    ev.DealEntropyCommitted, ev.DealRevealsOpened, ev.DealEntropyRevealed, ev.DealEntropyReplaced,
 })
 """Event kinds §9.2 makes public (resident lists, judges, results, the calendar...): nothing
 to restrict. Every event kind is in exactly one of ALLOWED, OPEN_EVENTS and ROUTED_EVENTS,
