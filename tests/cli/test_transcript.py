@@ -32,7 +32,7 @@ FACTION = re.compile(r"\bмафия\b|честный житель", re.IGNORECAS
 
 @cache
 def log(seed: int) -> tuple[ev.Event, ...]:
-    return tuple(play(seed).table.events)
+    return tuple(play(seed, hosts=0.0).table.events)  # the demo plays the residents only
 
 
 def text(sections: list[Section]) -> str:

@@ -9,7 +9,7 @@ from lepromafia.service.pubsub import Broker
 from lepromafia.service.redis_bus import RedisBroker
 from lepromafia.web.app import create_app
 
-from .conftest import settings_for
+from .conftest import at, make_api, settings_for, setup_game_via_api, small_cast
 
 
 def test_the_app_uses_redis_when_told_and_the_in_process_broker_otherwise(tmp_path: Path) -> None:
@@ -18,3 +18,31 @@ def test_the_app_uses_redis_when_told_and_the_in_process_broker_otherwise(tmp_pa
     with TestClient(create_app(settings_for(tmp_path / "one"))) as client:
         broker = client.app.state.web.service.broker  # type: ignore[attr-defined]
         assert type(broker) is Broker
+
+
+def test_a_vote_taken_by_worker_b_shows_on_worker_a_s_page_and_api(tmp_path: Path) -> None:
+    """EXEC-5, INBOX-VOTE-1, two workers on one database: Лепроград's Day 2 vote on the first
+    candidate. Worker A has rendered the voting inbox (0 votes); the voter's «казнить» is
+    taken by worker B; A's tally API, tally region and inbox page show it on the next read."""
+    for api in make_api(tmp_path):
+        setup_game_via_api(api, "two", small_cast())
+        api.advance_to(at(2, "10:05"))
+        s = api.state("two")
+        city = next(iter(s.cities))
+        candidate, nominator, voter = s.living(city)[:3]
+        api.ok(nominator, "two", "Nominate", candidate=candidate)
+        api.advance_to(at(2, "20:05"))
+        box = api.state("two").current[f"voting:{city}/{candidate}"]
+        page = f"/games/two/inboxes/{box}"
+        assert api.get(voter, page).status_code == 200
+        assert [t["votes"] for t in api.get(voter, "/api/games/two/tallies").json()] == [0]
+        worker_b = create_app(settings_for(tmp_path), clock=api.clock)
+        with TestClient(worker_b) as b:
+            r = b.post("/api/games/two/commands/PostMessage", headers=api.headers(voter),
+                       json={"command_id": "vote-1", "inbox": box, "text": "казнить"})
+            assert r.status_code == 200, r.text
+        tallies = api.get(voter, "/api/games/two/tallies").json()
+        assert [(t["votes"], t["voters"]) for t in tallies] == [(1, [voter])]
+        region = api.get(voter, f"{page}/tally").text
+        assert voter in region
+        assert 'data-testid="vote-button"' in api.get(voter, page).text

@@ -138,8 +138,10 @@ def check_events(events: Iterable[Event], final: GameState | None = None) -> lis
         if state is not None:
             if n > 1 and event.at != events[n - 2].at:
                 # Every event of one command shares its moment: between moments the state
-                # is at rest, and the Court inbox must match the bench (INBOX-COURT-4).
+                # is at rest, and the Court inbox must match the bench (INBOX-COURT-4),
+                # and the game must have something to wait for (liveness).
                 problems.extend(f"before {where}: {p}" for p in court_problems(state))
+                problems.extend(f"before {where}: {p}" for p in liveness_problems(state))
             if not ended:
                 problems.extend(f"{where}: {p}" for p in visibility_problems(state, event))
             problems.extend(f"{where}: {p}" for p in event_problems(state, event, executions))
@@ -158,9 +160,28 @@ def check_events(events: Iterable[Event], final: GameState | None = None) -> lis
     # serves both the per-event checks and the replay-equality invariant.
     if state is not None:
         problems.extend(f"at the end: {p}" for p in court_problems(state))
+        problems.extend(f"at the end: {p}" for p in liveness_problems(state))
     if final is not None and state != final:
         problems.append("replay(events) differs from the state reached step by step")
     return problems
+
+
+# --- liveness: no game can get stuck (issue 10, review D7) ------------------------------
+
+
+def host_duty_with_deadline(s: GameState) -> bool:
+    """An open host duty that carries its own deadline. Every such duty today is backed by
+    an engine deadline (offers, checks, pardon windows), so this is False until the
+    read side's ``engine.duties`` lands; then it becomes ``any(d.due_at for d in duties(...))``."""
+    return False
+
+
+def liveness_problems(s: GameState) -> list[str]:
+    """A running game at rest always waits for something: a pending deadline, or a host
+    duty with a deadline. Otherwise no timer and no obligation moves it on: it is stuck."""
+    if s.stage is not Stage.RUNNING or s.deadlines or host_duty_with_deadline(s):
+        return []
+    return [f"stuck: {s.phase.value} {s.day} with no pending deadline and no host duty due"]
 
 
 def population_problems(before: GameState, after: GameState,
@@ -298,6 +319,11 @@ def _petitioners(s: GameState, city: str) -> set[str]:
     return (set(petition.confirmations) if petition else set()) | _arb(s)
 
 
+def _office(s: GameState) -> set[str]:
+    """INBOX-OFFICE-1: the Tribunes, the Procurator and the Arbiter."""
+    return s.tribunes() | {s.procurator} | _arb(s)
+
+
 def _restoration_signers(s: GameState, city: str) -> set[str]:
     """RESTORE-T2: the Procurator, the Consigliere and the city's Tribune."""
     return {s.procurator, s.cities[city].tribune} | _cons(s)
@@ -412,6 +438,11 @@ ALLOWED: dict[type[Event], Allowed] = {
     hev.MafiaRelaySubmitted: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayReviewed: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayDelivered: lambda s, e: _mafia_side(s, e.to_city),
+    # --- host decisions the simulator's hosts play (bots/hosts.py: HostDecisions) ---
+    hev.TribuneDelegated: lambda s, e: _office(s),  # HOST-TRIB-2: the Office
+    hev.DelegationRevoked: lambda s, e: _office(s),
+    hev.AmbushOrderSet: lambda s, e: _mafia_side(s, e.city),  # AMBUSH-6
+    hev.SanctionRecorded: lambda s, e: {s.procurator, e.user},  # OMERTA-2: omertà names a mafioso
     # --- seed systems: notary inboxes for anyone (INBOX-NOTARY-1..3) ---
     ev.NotaryContentRecorded: lambda s, e: set(s.inboxes[e.inbox].members),
     ev.NotaryAccessGranted: lambda s, e: set(s.inboxes[e.inbox].members) | {e.user},
@@ -429,6 +460,7 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.RestorationListSealed, ev.RestorationCompleted, ev.CityDecided, ev.GameResultFixed,
     ev.GameEnded,
     ev.CommentPosted, hev.CommentHidden, ev.NotarySealed, ev.NotaryPublished,  # POST-1/2, AMB-39
+    hev.ContestPublished, hev.ContestResultsRecorded,  # HOST-PROC-5, POST-2: in the Day Post
     # the commit-reveal deal (issue 14): commitments and values are public, the hosts by office
     ev.DealEntropyCommitted, ev.DealRevealsOpened, ev.DealEntropyRevealed, ev.DealEntropyReplaced,
 })
@@ -440,9 +472,8 @@ AFTER_GAME_EVENTS: frozenset[type[Event]] = frozenset({ev.ArchiveConsentGiven, e
 """§9.4 archives: they follow GameEnded, where the visibility check stops."""
 
 HOST_EVENTS_UNCHECKED: frozenset[type[Event]] = frozenset({
-    hev.HostDecision, hev.CombinationAcknowledged, hev.ContestPublished,
-    hev.ContestResultsRecorded, hev.TribuneDelegated, hev.DelegationRevoked, hev.RecordSealed,
-    hev.RecordOpened, hev.AmbushOrderSet, hev.SanctionRecorded, hev.SoundRequested,
+    hev.HostDecision, hev.CombinationAcknowledged, hev.RecordSealed,
+    hev.RecordOpened, hev.SoundRequested,
     hev.SoundRequestForwarded, hev.SoundRequestAnswered, hev.SoundEntryPublished,
     hev.ImpeachmentSigned, hev.ImpeachmentDemanded, hev.EvidenceLinked, hev.ImpeachmentDecided,
     hev.TribuneReplaced, hev.NoConfidenceExpressed, hev.NoConfidenceReceipt,

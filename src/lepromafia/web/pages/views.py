@@ -7,15 +7,14 @@ come only from events ``visible_to`` the viewer (RULES.md §9). Templates get pl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from ...engine import events as ev
 from ...engine.events import Event
-from ...engine.inboxes import POLICY, Access, Kind, access, member_list
-from ...engine.state import Faction, GameState, PhaseKind, Stage
-from ...engine.visibility import visible_to
+from ...engine.inboxes import Access, access
+from ...engine.state import GameState, PhaseKind, Stage
+from ...service.outbound import visible
 
 Seq = int
 
@@ -143,43 +142,6 @@ def readable_inboxes(
     return rows
 
 
-@dataclass(frozen=True)
-class Message:
-    seq: Seq
-    at: datetime
-    author: str
-    text: str
-
-
-def messages_in(events: Sequence[tuple[Seq, Event]], inbox: str, viewer: str | None) -> list[Message]:
-    return [
-        Message(seq, e.at, e.author, e.text)
-        for seq, e in events
-        if isinstance(e, ev.MessagePosted) and e.inbox == inbox and visible_to(e, viewer)
-    ]
-
-
-def count_messages(events: Iterable[tuple[Seq, Event]], viewer: str | None) -> dict[str, list[Seq]]:
-    """Inbox -> seqs of the messages the viewer may read there."""
-    found: dict[str, list[Seq]] = {}
-    for seq, e in events:
-        if isinstance(e, ev.MessagePosted) and visible_to(e, viewer):
-            found.setdefault(e.inbox, []).append(seq)
-    return found
-
-
-def members_of(state: GameState, inbox: str, viewer: str | None) -> list[str] | None:
-    """INBOX-GEN-5: the member list where the viewer may see it (None: hidden)."""
-    return member_list(state, inbox, viewer)
-
-
-def keywords_only(kind: str) -> bool:
-    try:
-        return POLICY[Kind(kind)].keywords_only
-    except ValueError:
-        return False
-
-
 # --- votes --------------------------------------------------------------------------
 
 
@@ -220,55 +182,4 @@ def last_closed_vote(events: Sequence[tuple[Seq, Event]], city: str) -> ev.Votin
 
 
 def day_posts(events: Sequence[tuple[Seq, Event]]) -> list[tuple[Seq, ev.DayPostPublished]]:
-    return [(seq, e) for seq, e in events if isinstance(e, ev.DayPostPublished) and e.audience.public]
-
-
-def public_deaths(events: Sequence[tuple[Seq, Event]]) -> dict[str, ev.ResidentDied]:
-    return {e.user: e for _s, e in events if isinstance(e, ev.ResidentDied) and e.audience.public}
-
-
-def visible_events(
-    events: Sequence[tuple[Seq, Event]], viewer: str | None, kinds: tuple[type[Event], ...]
-) -> list[tuple[Seq, Event]]:
-    return [(s, e) for s, e in events if isinstance(e, kinds) and visible_to(e, viewer)]
-
-
-def fellow_mafiosi(events: Sequence[tuple[Seq, Event]], viewer: str | None, city: str) -> list[str]:
-    """The mafiosi of the viewer's city as his MafiaDealt notice told him (DIST-5)."""
-    for _s, e in events:
-        if isinstance(e, ev.MafiaDealt) and e.city == city and visible_to(e, viewer):
-            return list(e.mafiosi)
-    return []
-
-
-def consigliere_known(state: GameState, viewer: str | None) -> str | None:
-    """HOST-CONS-5: the Consigliere's identity for the Procurator and himself only."""
-    if viewer is not None and viewer in (state.procurator, state.consigliere):
-        return state.consigliere
-    if state.stage is Stage.FINISHED:
-        return state.consigliere
-    return None
-
-
-def my_faction(state: GameState, viewer: str | None) -> Faction | None:
-    r = state.residents.get(viewer or "")
-    return r.faction if r else None
-
-
-def deadlines_for(state: GameState, seat: Seat) -> list[tuple[str, datetime]]:
-    """Deadlines a seat may see on its clocks: the public calendar for everyone; the rest
-    of the keys only for hosts (they name no secret beyond the phase they belong to)."""
-    public_prefixes = (
-        "day_start",
-        "day_end",
-        "vote_open",
-        "vote_close",
-        "poll_open",
-        "poll_close",
-        "pardon_close",
-    )
-    shown = []
-    for key, due in sorted(state.deadlines.items(), key=lambda kv: kv[1]):
-        if seat.procurator or key.startswith(public_prefixes):
-            shown.append((key, due))
-    return shown
+    return visible(events, None, ev.DayPostPublished)

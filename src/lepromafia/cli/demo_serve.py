@@ -21,7 +21,7 @@ from ..bots.strategy.service import StrategyServiceBots
 from ..engine.calendar import MOSCOW
 from ..service.accounts import AccountError
 from ..service.errors import ServiceError
-from .deps import Web
+from ..web.deps import Web
 
 LIVE = "demo-live"
 RECRUITING = "demo-recruiting"
