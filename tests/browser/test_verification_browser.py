@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from lepromafia import verifier
@@ -75,7 +76,7 @@ def test_the_game_page_shows_the_drawn_deal_and_the_signed_heads(live: LiveServe
             if lang == "en" and size == "desktop":
                 with page.expect_download() as download:
                     section.get_by_text("Download the verifiable export").click()
-                raw = open(download.value.path(), "rb").read()
+                raw = Path(download.value.path()).read_bytes()
                 report = verifier.verify(raw, "en")
                 assert report.verified, report.text()
                 assert "still running" in report.text()

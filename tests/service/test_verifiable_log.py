@@ -17,7 +17,7 @@ from lepromafia.service.transparency import LogKey, commitment, head_message
 from lepromafia.service.transparency_export import dumps, export_game
 from lepromafia.store import merkle, schema
 from lepromafia.store.database import DatabaseConfig
-from lepromafia.store.event_store import EventStore
+from lepromafia.store.event_store import EventStore, Transaction
 
 from .helpers import at, manual_clock, run, setup_game, small_cast
 
@@ -90,17 +90,18 @@ def test_a_log_rewritten_after_a_day_post_is_caught_against_the_head_a_player_ke
 
     async def rewrite() -> None:
         store = EventStore.open(backend)
-        async with store.transaction() as tx:
+        async with store.writer.begin() as conn:
+            tx = Transaction(conn, store.config.is_sqlite)
             rows = await tx.event_rows("game-1")
             target = next(r for r in rows if r["type"] == "PlayerSignedUp")
             payload = json.loads(target["payload"])
             payload["user"] = "intruder"
             text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
             e, t = schema.events, schema.event_leaves
-            await tx.conn.execute(update(e).where(e.c.game_id == "game-1", e.c.seq == target["seq"])
+            await conn.execute(update(e).where(e.c.game_id == "game-1", e.c.seq == target["seq"])
                                   .values(payload=text))
             salt = bytes(16)
-            await tx.conn.execute(update(t).where(t.c.game_id == "game-1", t.c.seq == target["seq"])
+            await conn.execute(update(t).where(t.c.game_id == "game-1", t.c.seq == target["seq"])
                                   .values(salt=salt.hex(),
                                           leaf=commitment("game-1", target["seq"], salt, text).hex()))
             leaves = [bytes.fromhex(r["leaf"]) for r in await tx.leaf_rows("game-1")]
@@ -110,7 +111,7 @@ def test_a_log_rewritten_after_a_day_post_is_caught_against_the_head_a_player_ke
                 signed = KEY.sign_head("game-1", head["size"], root,
                                        datetime.fromisoformat(head["signed_at"]),
                                        head["reason"])
-                await tx.conn.execute(update(h).where(h.c.game_id == "game-1", h.c.size == head["size"])
+                await conn.execute(update(h).where(h.c.game_id == "game-1", h.c.size == head["size"])
                                       .values(root=signed["root"], signature=signed["signature"]))
         await store.close()
 

@@ -266,13 +266,13 @@ class Transaction:
 
     async def leaf_rows(self, game_id: str) -> list[Row]:
         t = schema.event_leaves
-        rows = await self.conn.execute(
+        rows = await self._conn.execute(
             select(t.c.seq, t.c.salt, t.c.leaf).where(t.c.game_id == game_id).order_by(t.c.seq))
         return [dict(r._mapping) for r in rows]
 
     async def head_rows(self, game_id: str) -> list[Row]:
         t = schema.log_heads
-        rows = await self.conn.execute(select(t).where(t.c.game_id == game_id).order_by(t.c.size))
+        rows = await self._conn.execute(select(t).where(t.c.game_id == game_id).order_by(t.c.size))
         return [dict(r._mapping) for r in rows]
 
     async def insert_rows(self, table: Any, rows: list[Row]) -> None:

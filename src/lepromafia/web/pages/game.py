@@ -22,8 +22,8 @@ from ...service.accounts import AccountError
 from ...service.errors import ServiceError
 from ...service.media import library
 from ...service.outbound import visible
-from ..api.commands import platform_rng
 from ...service.transparency import day_post_heads, published_heads
+from ..api.commands import platform_rng
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
