@@ -58,6 +58,20 @@ def test_the_export_verifies_and_opens_only_public_events_while_the_game_runs(ga
         e.get("user") for e in revealed if e["type"] == "HostAppointed"}
 
 
+def test_a_consistency_proof_between_two_published_heads_verifies(game: Api) -> None:
+    """RFC 9162: anyone who kept the Day 1 head can check the Day 2 head extends it."""
+    first, second = game.get(None, f"/api/games/{GAME}/log").json()["heads"]
+    r = game.get(None, f"/api/games/{GAME}/log/consistency", first=first["size"], second=second["size"])
+    assert r.status_code == 200
+    proof = [bytes.fromhex(h) for h in r.json()["proof"]]
+    assert verifier.verify_consistency(first["size"], second["size"], bytes.fromhex(first["root"]),
+                                       bytes.fromhex(second["root"]), proof)
+    assert not verifier.verify_consistency(first["size"], second["size"], bytes.fromhex(second["root"]),
+                                           bytes.fromhex(second["root"]), proof)
+    bad = game.get(None, f"/api/games/{GAME}/log/consistency", first=1, second=second["size"])
+    assert bad.status_code == 404, "only published heads"
+
+
 def test_an_unknown_game_has_no_log(game: Api) -> None:
     assert game.get(None, "/api/games/nope/log").status_code == 404
     assert game.get(None, "/api/games/nope/log/export").status_code == 404

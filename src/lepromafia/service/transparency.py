@@ -184,3 +184,14 @@ def day_post_heads(heads: list[dict[str, object]]) -> dict[int, dict[str, object
         if reason.startswith("day_post:"):
             out[int(reason.split(":", 1)[1])] = head
     return out
+
+
+async def consistency(store: EventStore, game_id: str, first: int, second: int) -> list[str] | None:
+    """RFC 9162 consistency proof between two of the game's published heads (hex), or None
+    if either size is not a published head."""
+    async with store.reading() as tx:
+        sizes = {row["size"] for row in await tx.head_rows(game_id)}
+        if first not in sizes or second not in sizes or first > second:
+            return None
+        leaves = [bytes.fromhex(row["leaf"]) for row in await tx.leaf_rows(game_id)][:second]
+    return [h.hex() for h in merkle.consistency_proof(leaves, first)]

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from ...service.transparency import published_heads
+from ...service.transparency import consistency, published_heads
 from ...service.transparency_export import ExportError, dumps, export_game
 from ..deps import WebDep
 from ..errors import WebError, WebErrorCode
@@ -36,6 +36,17 @@ async def log_heads(game_id: str, web: WebDep) -> dict[str, Any]:
     await web.service.state(game_id)  # an unknown game is a 404 through the error mapper
     return {"game_id": game_id, "key": web.service.log_key.published() if web.service.log_key else None,
             "heads": await published_heads(web.service.store, game_id)}
+
+
+@router.get("/api/games/{game_id}/log/consistency")
+async def log_consistency(game_id: str, first: int, second: int, web: WebDep) -> dict[str, Any]:
+    """RFC 9162: the proof that the head of size ``second`` extends the head of size ``first``
+    (both published heads of the game)."""
+    await web.service.state(game_id)
+    proof = await consistency(web.service.store, game_id, first, second)
+    if proof is None:
+        raise WebError(WebErrorCode.NOT_FOUND)
+    return {"game_id": game_id, "first": first, "second": second, "proof": proof}
 
 
 @router.get("/api/games/{game_id}/log/export")
