@@ -63,6 +63,7 @@ rules-doc: $(STAMP)
 bench: $(STAMP) services
 	$(PY) bench/engine_bench.py
 	$(PY) bench/service_bench.py
+	$(PY) bench/read_path_bench.py --baseline 35de1ff
 	$(PY) bench/verify_bench.py
 
 # Issue 14's tamper sweep on whole 5-city games (CI runs it on one-city games).

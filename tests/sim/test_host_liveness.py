@@ -42,3 +42,30 @@ def test_the_hosts_calendar_moves_are_played_and_some_are_refused():
         assert report.violations == []
     assert kinds["DayShortened"] and kinds["LongDayDeclared"] and kinds["SanctionRecorded"]
     assert kinds["TribuneDelegated"] and kinds["CommentPosted"] and kinds["NotarySealed"]
+
+
+def test_the_host_event_kinds_are_played_and_each_has_a_visibility_rule():
+    """Review issue 10: the host event kinds the visibility checks skipped are now played by
+    the host bots (bots/hosts.py) and classified (ALLOWED or OPEN_EVENTS), so §9.2 is checked
+    on each of them in every simulated game."""
+    from collections import Counter
+
+    from lepromafia.bots.invariants import ALLOWED, HOST_EVENTS_UNCHECKED, OPEN_EVENTS
+    from lepromafia.engine import events_host as hev
+
+    played = (
+        hev.ContestPublished, hev.ContestResultsRecorded, hev.TribuneDelegated, hev.DelegationRevoked,
+        hev.RecordSealed, hev.RecordOpened, hev.AmbushOrderSet, hev.SanctionRecorded,
+        hev.ImpeachmentSigned, hev.ImpeachmentDemanded, hev.ImpeachmentDecided, hev.TribuneReplaced,
+        hev.NoConfidenceExpressed, hev.NoConfidenceReceipt, hev.NoConfidenceAnswered,
+        hev.NoConfidenceDecided, hev.PrivateCaseFiled, hev.PrivateCaseDecided, hev.InboxBanImposed,
+        hev.InboxBanLifted,
+    )
+    kinds: Counter[str] = Counter()
+    for seed in range(4):
+        report = play(seed, 5, 12, hosts=1.0)
+        assert report.violations == [], report.violations[:3]
+        kinds.update(type(e).__name__ for e in report.table.events)
+    for kind in played:
+        assert kinds[kind.__name__], kind.__name__
+        assert kind not in HOST_EVENTS_UNCHECKED and (kind in ALLOWED or kind in OPEN_EVENTS)

@@ -8,6 +8,7 @@ from datetime import datetime
 from ..engine import commands as cmd
 from ..engine import commands_host as hc
 from ..engine import events as ev
+from ..engine import events_host as hev
 from ..engine.rules.host import SANCTION_RULES
 from ..engine.table import Table
 from .base import HOUR, MINUTE, BotBase
@@ -162,3 +163,76 @@ class HostDecisions(BotBase):
         if sealed:
             self.try_do(table, cmd.GrantNotaryAccess(actor=organizer, inbox=sealed[0].inbox,
                                                      user=self.rng.choice(sorted(s.residents))), now)
+
+
+class CaseMoves(HostDecisions):
+    """Impeachment (IMPEACH-1..6), no-confidence (NOCONF-1, NOCONF-2) and private
+    prosecution with inbox bans (HOST-ARB-3), played by residents and decided by the hosts."""
+
+    def host_day(self, table: Table, day: int, now: datetime) -> None:
+        super().host_day(table, day, now)
+        for i, move in enumerate((self.impeachment, self.no_confidence, self.private_case)):
+            if self.hosts and self.chance(self.hosts / 2):
+                move(table, day, now + (20 + 5 * i) * MINUTE)
+
+    def impeachment(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        open_cities = [n for n, c in s.cities.items() if c.decided is None and s.living(n)]
+        if not open_cities:
+            return
+        city = self.rng.choice(sorted(open_cities))
+        signers = s.living(city)
+        self.rng.shuffle(signers)
+        for i, user in enumerate(signers):
+            events = self.try_do(table, hc.SignImpeachment(actor=user, grievance="грубит"), now + i * MINUTE)
+            demanded = [e for e in events if isinstance(e, hev.ImpeachmentDemanded)]
+            if demanded:
+                number = demanded[0].impeachment
+                outcome = self.rng.choice(("unfounded", "insignificant", "replace"))
+                new = f"tribune-{city}-{number}" if outcome == "replace" else None
+                self.try_do(table, hc.DecideImpeachment(actor=s.procurator, impeachment=number,
+                                                        outcome=outcome, reason="рассмотрено",
+                                                        new_tribune=new),
+                            now + (len(signers) + 5) * MINUTE)
+                return
+
+    def no_confidence(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        living = [u for u, r in s.residents.items() if r.alive]
+        if not living:
+            return
+        mafiosi = [u for u in living if s.is_mafia(u)]
+        if mafiosi and self.chance(0.5):
+            actor, target = self.rng.choice(sorted(mafiosi)), "consigliere"
+        else:
+            actor, target = self.rng.choice(sorted(living)), "arbiter"
+        events = self.try_do(table, hc.ExpressNoConfidence(actor=actor, target=target, text="недоволен"), now)
+        if events:
+            number = len(table.game.records.complaints)
+            self.try_do(table, hc.DecideNoConfidence(actor=s.procurator, complaint=number,
+                                                     justified=self.chance(0.5), reason="разобрано"),
+                        now + HOUR)
+
+    def private_case(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        living = sorted(u for u, r in s.residents.items() if r.alive)
+        if len(living) < 2 or not s.arbiter:
+            return
+        complainant, accused = self.rng.sample(living, 2)
+        events = self.try_do(table, hc.FilePrivateCase(actor=complainant, accused=accused,
+                                                       charge=self.rng.choice(("insult", "slander")),
+                                                       text="оскорбил"), now)
+        if not events:
+            return
+        number = len(table.game.records.cases)
+        guilty = self.chance(0.6)
+        city = s.residents[accused].city
+        box = table.game.current_inbox("city", city)
+        inboxes = (box,) if guilty and box else ()
+        done = self.try_do(table, hc.DecidePrivateCase(actor=s.arbiter, case=number, guilty=guilty,
+                                                       reason="решено", inboxes=inboxes,
+                                                       until=now + 6 * HOUR if inboxes else None),
+                           now + HOUR)
+        if done and inboxes and self.chance(0.5):
+            self.try_do(table, hc.LiftInboxBan(actor=s.arbiter, case=number, reason="помилован"),
+                        now + 2 * HOUR)

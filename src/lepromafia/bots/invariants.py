@@ -319,6 +319,26 @@ def _petitioners(s: GameState, city: str) -> set[str]:
     return (set(petition.confirmations) if petition else set()) | _arb(s)
 
 
+def _impeachment_side(s: GameState, city: str) -> set[str]:
+    """IMPEACH-4: the impeachment inbox (initiators write, the city is banned), its
+    Tribune and the Procurator."""
+    return set(s.cities[city].residents) | {s.cities[city].tribune, s.procurator}
+
+
+def _impeachment_city(s: GameState, number: int) -> str:
+    return next(i.city for i in s.records.impeachments if i.number == number)
+
+
+def _complaint(s: GameState, number: int) -> Any:
+    return next(c for c in s.records.complaints if c.number == number)
+
+
+def _case_side(s: GameState, number: int) -> set[str]:
+    """HOST-ARB-3: the Arbiter, both parties, and the organizers of the banned inboxes."""
+    case = next(c for c in s.records.cases if c.number == number)
+    return _arb(s) | {case.complainant, case.accused, s.procurator} | s.tribunes()
+
+
 def _office(s: GameState) -> set[str]:
     """INBOX-OFFICE-1: the Tribunes, the Procurator and the Arbiter."""
     return s.tribunes() | {s.procurator} | _arb(s)
@@ -443,6 +463,20 @@ ALLOWED: dict[type[Event], Allowed] = {
     hev.DelegationRevoked: lambda s, e: _office(s),
     hev.AmbushOrderSet: lambda s, e: _mafia_side(s, e.city),  # AMBUSH-6
     hev.SanctionRecorded: lambda s, e: {s.procurator, e.user},  # OMERTA-2: omertà names a mafioso
+    hev.RecordSealed: lambda s, e: {s.procurator} | _cons(s),  # COMM-APPT-6, IMPEACH-3: sealed
+    # --- cases (bots/hosts.py: CaseMoves): IMPEACH-1..6, NOCONF-1/2, HOST-ARB-3 ---
+    hev.ImpeachmentSigned: lambda s, e: {s.procurator, e.user} | set(s.records.signers(e.city)),
+    hev.ImpeachmentDemanded: lambda s, e: _impeachment_side(s, e.city),
+    hev.ImpeachmentDecided: lambda s, e: _impeachment_side(s, _impeachment_city(s, e.impeachment)),
+    hev.NoConfidenceExpressed: lambda s, e: {s.procurator} | ({e.complainant} if e.complainant else set()),
+    hev.NoConfidenceReceipt: lambda s, e: set(s.mafiosi(_complaint(s, e.complaint).city)),
+    hev.NoConfidenceDecided: lambda s, e: {s.procurator} | (
+        {c} if (c := _complaint(s, e.complaint).complainant) else set()),
+    hev.NoConfidenceAnswered: lambda s, e: _mafia_side(s, _complaint(s, e.complaint).city),
+    hev.PrivateCaseFiled: lambda s, e: _arb(s) | {e.complainant, e.accused},
+    hev.PrivateCaseDecided: lambda s, e: _case_side(s, e.case),
+    hev.InboxBanImposed: lambda s, e: _case_side(s, e.case),
+    hev.InboxBanLifted: lambda s, e: _case_side(s, e.case),
     # --- seed systems: notary inboxes for anyone (INBOX-NOTARY-1..3) ---
     ev.NotaryContentRecorded: lambda s, e: set(s.inboxes[e.inbox].members),
     ev.NotaryAccessGranted: lambda s, e: set(s.inboxes[e.inbox].members) | {e.user},
@@ -461,6 +495,7 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.GameEnded,
     ev.CommentPosted, hev.CommentHidden, ev.NotarySealed, ev.NotaryPublished,  # POST-1/2, AMB-39
     hev.ContestPublished, hev.ContestResultsRecorded,  # HOST-PROC-5, POST-2: in the Day Post
+    hev.RecordOpened, hev.TribuneReplaced,  # §9.4 / AMB-39; IMPEACH-6: public
     # the commit-reveal deal (issue 14): commitments and values are public, the hosts by office
     ev.DealEntropyCommitted, ev.DealRevealsOpened, ev.DealEntropyRevealed, ev.DealEntropyReplaced,
 })
@@ -472,13 +507,9 @@ AFTER_GAME_EVENTS: frozenset[type[Event]] = frozenset({ev.ArchiveConsentGiven, e
 """§9.4 archives: they follow GameEnded, where the visibility check stops."""
 
 HOST_EVENTS_UNCHECKED: frozenset[type[Event]] = frozenset({
-    hev.HostDecision, hev.CombinationAcknowledged, hev.RecordSealed,
-    hev.RecordOpened, hev.SoundRequested,
+    hev.HostDecision, hev.CombinationAcknowledged, hev.SoundRequested,
     hev.SoundRequestForwarded, hev.SoundRequestAnswered, hev.SoundEntryPublished,
-    hev.ImpeachmentSigned, hev.ImpeachmentDemanded, hev.EvidenceLinked, hev.ImpeachmentDecided,
-    hev.TribuneReplaced, hev.NoConfidenceExpressed, hev.NoConfidenceReceipt,
-    hev.NoConfidenceAnswered, hev.NoConfidenceDecided, hev.PrivateCaseFiled,
-    hev.PrivateCaseDecided, hev.InboxBanImposed, hev.InboxBanLifted,
+    hev.EvidenceLinked,
 })
 """Host-side records (branch hostrules) not yet given allow-list entries: listed so that any
 *new* kind still fails the classification test. To do: an entry each (docs/decisions.md)."""

@@ -17,7 +17,7 @@ from ..engine import events as ev
 from ..engine.state import Outcome, Stage
 from ..engine.table import Table, next_deadline
 from .agents import RandomBots
-from .hosts import HostDecisions
+from .hosts import CaseMoves
 from .invariants import check_game
 from .setup import default_cast, setup_game
 
@@ -54,7 +54,7 @@ def play(seed: int, cities: int = 5, population: int = 20,
     table = setup_game(rng, default_cast(cities, population), settings)
     bots = RandomBots(rng, mischief=mischief)
     # The hosts draw from their own stream, so the players' moves do not shift with them.
-    host_bots = HostDecisions(random.Random(f"hosts:{seed}"), checker=bots.checker)
+    host_bots = CaseMoves(random.Random(f"hosts:{seed}"), checker=bots.checker)
     host_bots.hosts = hosts
     for _ in range(MAX_DEADLINES):
         nxt = next_deadline(table.game)

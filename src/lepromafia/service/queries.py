@@ -23,7 +23,15 @@ from .discussion import comments_of
 from .event_index import EventIndex, Indexed
 from .outbound import Payload, payload_for, visible, visible_json
 from .service import Current, GameService
-from .views import DeadlineView, GameSummary, InboxListRow, InboxView, MessageView, TallyView
+from .views import (
+    DeadlineView,
+    GameSummary,
+    InboxHeader,
+    InboxListRow,
+    InboxView,
+    MessageView,
+    TallyView,
+)
 
 HONEST_NOTICE = "honest_notice"
 """DIST-5 / SEC-7: the identical notice every honest resident gets."""
@@ -161,8 +169,9 @@ class GameQueries:
         out = []
         for inbox_id in readable:
             count = counts.get(inbox_id)
-            out.append(_row(game, inbox_id, viewer, unread=count.unread if count else 0,
-                            messages=count.total if count else 0))
+            out.append(InboxListRow(**vars(_header(game, inbox_id, viewer)),
+                                    unread=count.unread if count else 0,
+                                    messages=count.total if count else 0))
         out.sort(key=lambda i: (i.archived, _KIND_ORDER.get(i.kind, 99), i.inbox))
         return out
 
@@ -188,8 +197,7 @@ class GameQueries:
         tally = None
         if inbox.kind == Kind.VOTING and inbox.city and inbox.subject:
             tally = _tally(s, inbox.city, inbox.subject)
-        row = _row(game, inbox_id, viewer)
-        return InboxView(**{k: v for k, v in vars(row).items() if k not in ("unread", "messages")},
+        return InboxView(**vars(_header(game, inbox_id, viewer)),
                          messages=tuple(MessageView(r.seq, r.author, r.text, r.at) for r in rows),
                          tally=tally, read_upto=marker)
 
@@ -235,19 +243,18 @@ class GameQueries:
 _KIND_ORDER = {k.value: i for i, k in enumerate(Kind)}
 
 
-def _row(game: Current, inbox_id: str, viewer: str | None, unread: int = 0,
-         messages: int = 0) -> InboxListRow:
+def _header(game: Current, inbox_id: str, viewer: str | None) -> InboxHeader:
     s = game.state
     inbox = s.inboxes[inbox_id]
     policy = POLICY[Kind(inbox.kind)]
     level = access(s, inbox_id, viewer, now=game.now)
     members = member_list(s, inbox_id, viewer)
-    return InboxListRow(
+    return InboxHeader(
         inbox=inbox.id, kind=inbox.kind, city=inbox.city, title=inbox.title,
         subject=inbox.subject if not policy.pseudonymous else None, archived=inbox.archived,
         access=level.name.lower(), read_only=level is Access.READ,
         keywords_only=policy.keywords_only,
-        members=tuple(members) if members is not None else None, unread=unread, messages=messages)
+        members=tuple(members) if members is not None else None)
 
 
 def _tally(s: GameState, city: str, candidate: str) -> TallyView | None:

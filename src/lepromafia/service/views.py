@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from ..store.event_store import GameMeta
 from ..store.projection import GameClock
 
-__all__ = ["DeadlineView", "GameClock", "GameMeta", "GameSummary", "InboxListRow", "InboxView",
-           "MessageView", "TallyView"]
+__all__ = ["DeadlineView", "GameClock", "GameMeta", "GameSummary", "InboxHeader", "InboxListRow",
+           "InboxView", "MessageView", "TallyView"]
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,9 @@ class TallyView:
 
 
 @dataclass(frozen=True)
-class InboxListRow:
-    """One inbox in the viewer's list: his access, and his unread count."""
+class InboxHeader:
+    """An inbox as one viewer may know it: his access, and the member list where he may
+    see it (INBOX-GEN-5: None where it is hidden)."""
 
     inbox: str
     kind: str
@@ -70,27 +71,22 @@ class InboxListRow:
     read_only: bool
     keywords_only: bool
     members: tuple[str, ...] | None
-    """INBOX-GEN-5: None where the viewer may not see the member list."""
+
+
+@dataclass(frozen=True)
+class InboxListRow(InboxHeader):
+    """One inbox in the viewer's list, with his unread count."""
+
     unread: int = 0
     messages: int = 0
 
 
 @dataclass(frozen=True)
-class InboxView:
+class InboxView(InboxHeader):
     """An inbox the viewer may read: its messages and, for a voting inbox, its tally."""
 
-    inbox: str
-    kind: str
-    city: str | None
-    title: str
-    subject: str | None
-    archived: bool
-    access: str
-    read_only: bool
-    keywords_only: bool
-    members: tuple[str, ...] | None
-    messages: tuple[MessageView, ...]
-    tally: TallyView | None
+    messages: tuple[MessageView, ...] = ()
+    tally: TallyView | None = None
     read_upto: int = 0
     """The viewer's read marker before this read: the messages after it are new to him."""
 

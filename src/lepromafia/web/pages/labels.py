@@ -20,7 +20,7 @@ def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) 
         return f"{kind} · {inbox.subject} ({inbox.city})"
     if inbox.kind in ("mafia", "cemetery") and inbox.city:
         return f"{kind} · {inbox.city}"
-    if inbox.kind == "secret":
+    if inbox.kind in ("secret", "certificate"):  # INBOX-SECRET-1, INBOX-NOTARY-1: its title
         return f"{kind} · {inbox.title or inbox_id}"
     if inbox.kind == "line":
         return f"{kind} · {inbox.city}"
