@@ -20,6 +20,7 @@ from typing import Any
 from ..engine import commands as cmd
 from ..engine.commands import REQUIREMENTS
 from ..engine.errors import RuleViolation
+from ..engine.inboxes import Kind, live_inbox
 from ..engine.state import NO_KILL, Faction, GameState, PhaseKind, Stage
 from ..service.errors import ServiceError
 from ..service.service import GameService
@@ -207,7 +208,7 @@ class ServiceBots:
                 book = city.voting
                 if book is not None and not book.closed and self.chance() and self.once("vote", d, user):
                     candidate = self.ballot(s, user, list(book.candidates))
-                    box = s.current.get(f"voting:{name}/{candidate}")
+                    box = live_inbox(s, Kind.VOTING, name, candidate)
                     if box:
                         await self.do(cmd.PostMessage(actor=user, inbox=box, text="казнить"))
             election = city.election
@@ -218,7 +219,7 @@ class ServiceBots:
                     if election.opened and self.chance() and self.plays(user) \
                             and self.once("poll", name, election.number, user) and election.candidates:
                         candidate = self.rng.choice(election.candidates)
-                        box = s.current.get(f"polling:{name}/{candidate}")
+                        box = live_inbox(s, Kind.POLLING, name, candidate)
                         if box:
                             await self.do(cmd.PostMessage(actor=user, inbox=box, text="Он — Ганди!"))
         for name, city in s.cities.items():

@@ -1,7 +1,7 @@
 """The typed read side for pages and the API. Every read is checked through the engine.
 
 Inbox content and membership: ``engine.inboxes.can_read``/``access``/``member_list``.
-Tallies: ``engine.votes.tallies`` on the live vote book (immunity included). Events, Day
+Tallies: ``engine.votes.live_tallies`` (immunity included). Duties: ``engine.duties``. Events, Day
 Posts and deadlines: the per-process ``EventIndex``, filtered for the viewer by
 ``service.outbound``. A viewer is a user id, or None for an anonymous visitor. Hosts get
 no god view: the Procurator reads what the policy table lets him read.
@@ -12,12 +12,14 @@ it reflects every commit acknowledged before it, whichever worker made it.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from ..engine import events as ev
-from ..engine.inboxes import POLICY, Access, Kind, access, can_read, member_list
-from ..engine.state import Faction, GameState, PhaseKind, Resident, Stage
-from ..engine.votes import tallies as count_tallies
+from ..engine.duties import Duty, Seat, duties
+from ..engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox, member_list
+from ..engine.state import Faction, GameState, Resident, Stage
+from ..engine.votes import live_tallies
 from ..store.accounts import AccountStore
 from .discussion import comments_of
 from .event_index import EventIndex, Indexed
@@ -172,7 +174,7 @@ class GameQueries:
             out.append(InboxListRow(**vars(_header(game, inbox_id, viewer)),
                                     unread=count.unread if count else 0,
                                     messages=count.total if count else 0))
-        out.sort(key=lambda i: (i.archived, _KIND_ORDER.get(i.kind, 99), i.inbox))
+        out.sort(key=lambda i: (i.archived, POLICY[Kind(i.kind)].order, i.inbox))
         return out
 
     async def unread_total(self, game_id: str, viewer: str, game: Current | None = None) -> int:
@@ -236,11 +238,9 @@ class GameQueries:
         return comments_of(await self.events(game), viewer)
 
     async def duties(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
-        """What the viewer's offices and role ask of him now."""
-        return duties_of(await self.state(game_id), viewer)
-
-
-_KIND_ORDER = {k.value: i for i, k in enumerate(Kind)}
+        """What the viewer's offices and role ask of him now: ``engine.duties``, as JSON."""
+        game = await self.current(game_id)
+        return [duty_json(d) for d in duties(game.state, viewer, game.now)]
 
 
 def _header(game: Current, inbox_id: str, viewer: str | None) -> InboxHeader:
@@ -262,8 +262,8 @@ def _tally(s: GameState, city: str, candidate: str) -> TallyView | None:
     book = c.voting if c else None
     if c is None or book is None or candidate not in book.candidates:
         return None
-    counted = next(t for t in count_tallies(book, c.immune) if t.candidate == candidate)
-    return TallyView(city=city, candidate=candidate, inbox=s.current.get(f"voting:{city}/{candidate}"),
+    counted = next(t for t in live_tallies(s, city) if t.candidate == candidate)
+    return TallyView(city=city, candidate=candidate, inbox=live_inbox(s, Kind.VOTING, city, candidate),
                      day=book.day, votes=counted.votes, voters=counted.voters, closed=book.closed)
 
 
@@ -272,77 +272,23 @@ def _death(r: Resident) -> dict[str, Any]:
             "label": r.died_in, "faction": r.faction.value if r.faction else None}
 
 
-def duties_of(s: GameState, viewer: str) -> list[dict[str, Any]]:
-    """Pending duties, each ``{"office", "duty", "command", ...}``; only what the
-    viewer's own office or role already lets him know."""
-    out: list[dict[str, Any]] = []
+_CONSOLES = {Seat.PROCURATOR: "procurator", Seat.CONSIGLIERE: "consigliere", Seat.ARBITER: "arbiter",
+             Seat.TRIBUNE: "tribune"}
 
-    def add(office: str, duty: str, command: str, **fields: Any) -> None:
-        out.append({"office": office, "duty": duty, "command": command, **fields})
 
-    night = s.phase is PhaseKind.NIGHT
-    day = s.phase is PhaseKind.DAY
-    if viewer == s.procurator:
-        if s.stage is Stage.RECRUITING:
-            if s.consigliere is None:
-                add("procurator", "appoint_consigliere", "AppointHost", target_office="consigliere")
-            if s.arbiter is None and s.has_court:
-                add("procurator", "appoint_arbiter", "AppointHost", target_office="arbiter")
-            add("procurator", "form_cities", "FormCities", signups=len(s.signups))
-        if s.stage is Stage.SEALED:
-            for name in s.cities:
-                if name not in s.deal.numbers:
-                    add("procurator", "name_numbers", "NameMafiaNumbers", city=name,
-                        count=s.cities[name].mafia_count, population=len(s.cities[name].residents))
-        if s.stage is Stage.DEALT:
-            add("procurator", "start_game", "StartGame")
-        for name, c in s.cities.items():
-            if c.appointment_open and c.offer is None and c.commissar is None and c.decided is None:
-                add("procurator", "offer_commissar", "OfferCommissar", city=name,
-                    attempt=len(c.offers_made) + 1)
-    if viewer == s.consigliere:
-        if s.stage is Stage.FORMED:
-            add("consigliere", "seal_deal", "SealDeal")
-        for name, c in s.cities.items():
-            if c.godfather_election_open and night and s.living_mafia(name):
-                add("consigliere", "appoint_godfather", "AppointGodfather", city=name)
-    for name, c in s.cities.items():
-        if c.tribune != viewer or c.decided is not None:
-            continue
-        if day and c.voting is None and s.stage is Stage.RUNNING:
-            add("tribune", "schedule_vote", "ScheduleExecutionVote", city=name)
-    if viewer == s.arbiter:
-        for name, c in s.cities.items():
-            if c.verdict is not None:
-                add("arbiter", "verdict_pending", "VotePardon", city=name)
-            if c.judge is None and c.election is None and c.decided is None and s.has_court \
-                    and s.stage is Stage.RUNNING:
-                add("arbiter", "schedule_judge_election", "ScheduleJudgeElection", city=name)
-    r = s.residents.get(viewer)
-    if r is not None and r.alive and s.cities[r.city].decided is None:
-        city = s.cities[r.city]
-        if r.faction is Faction.MAFIA and viewer not in s.deal.acknowledged:
-            add("resident", "acknowledge_role", "AcknowledgeRole")
-        offer = city.offer
-        if offer and offer.candidate == viewer and offer.accepted is None and not offer.lapsed:
-            add("resident", "answer_offer", "AnswerCommissarOffer", inbox=offer.inbox)
-        if city.commissar == viewer and s.checks_open and city.checked_tonight is None:
-            add("commissar", "check", "CheckResident", city=r.city)
-        deciding = city.godfather == viewer or city.godfather is None
-        if r.faction is Faction.MAFIA and night and not s.decisions_closed and s.day >= 2 and deciding:
-            add("mafia", "declare_kill", "DeclareKill", city=r.city)
-        if city.godfather_election_open and r.faction is Faction.MAFIA and night:
-            add("mafia", "vote_godfather", "VoteGodfather", city=r.city)
-        if city.voting is not None and not city.voting.closed:
-            for candidate in city.voting.candidates:
-                box = s.current.get(f"voting:{r.city}/{candidate}")
-                if box and access(s, box, viewer) is Access.WRITE:
-                    add("resident", "vote", "PostMessage", inbox=box, candidate=candidate)
-        if city.verdict is not None and city.judge == viewer:
-            add("judge", "vote_pardon", "VotePardon", city=r.city)
-    for name, c in s.cities.items():
-        if c.judge == viewer and c.verdict is None:
-            for other, oc in s.cities.items():
-                if oc.verdict is not None and other != name and viewer not in oc.verdict.votes:
-                    add("judge", "vote_pardon", "VotePardon", city=other)
-    return out
+def duty_json(d: Duty) -> dict[str, Any]:
+    """One duty for a client: its stable kind (a page translates it), its seat, whether
+    it is required, its deadline, the command it takes with the prefilled arguments, and
+    the choices. The prefilled arguments are also spread at the top level for templates."""
+    args = {k: _plain(v) for k, v in d.args}
+    return args | {
+        "kind": d.kind.value, "duty": d.kind.value, "seat": d.seat.value,
+        "office": _CONSOLES.get(d.seat, "resident"), "rule": d.rule, "required": d.required,
+        "deadline": d.deadline.isoformat() if d.deadline else None,
+        "command": d.command.__name__, "args": args, "choice": d.choice,
+        "choices": [_plain(c) for c in d.choices],
+    }
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value

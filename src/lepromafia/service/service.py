@@ -36,10 +36,9 @@ from ..engine.commands import (
     RevealDealEntropy,
 )
 from ..engine.deal import value_digest
-from ..engine.decide import decide
+from ..engine.decide import decide_and_evolve
 from ..engine.errors import RuleViolation
 from ..engine.events import Event
-from ..engine.evolve import evolve
 from ..engine.progress import Context
 from ..engine.state import GameState, Stage
 from ..engine.table import next_deadline
@@ -501,11 +500,9 @@ class _Lane:
     def _apply(self, draft: _Draft, command: Command, command_id: str, mark: str,
                now: datetime, changes: Changes) -> Ack:
         before = draft.state
-        events = decide(before, command, Context(now))  # may raise RuleViolation
+        # Deciding folds each event as it is made: evolve once per event (issue 9).
+        events, state = decide_and_evolve(before, command, Context(now))  # may raise RuleViolation
         first = draft.version + 1
-        state = before
-        for event in events:
-            state = evolve(state, event)
         assert state is not None
         numbered = tuple(zip(range(first, first + len(events)), events, strict=True))
         game_id = draft.meta.game_id

@@ -135,8 +135,10 @@ def _duty_text(lang: str, duty: dict[str, Any]) -> str:
         "seal_deal": "Запечатать раздачу",
         "appoint_godfather": "Назначить крёстного отца · {city}",
         "schedule_vote": "Назначить голосование · {city}",
-        "verdict_pending": "Идёт окно помилования · {city}",
         "schedule_judge_election": "Назначить выборы судьи · {city}",
+        "choose_pardon_preset": "Выбрать правило большинства Суда",
+        "answer_check": "Ответить на проверку · {city}",
+        "sign_restoration": "Подписать восстановление · {city}",
     }
     en = {
         "appoint_consigliere": "Appoint the Consigliere",
@@ -148,8 +150,10 @@ def _duty_text(lang: str, duty: dict[str, Any]) -> str:
         "seal_deal": "Seal the deal",
         "appoint_godfather": "Appoint a Godfather · {city}",
         "schedule_vote": "Schedule the vote · {city}",
-        "verdict_pending": "A pardon window is open · {city}",
         "schedule_judge_election": "Schedule a judge election · {city}",
+        "choose_pardon_preset": "Choose the Court's majority rule",
+        "answer_check": "Answer a check · {city}",
+        "sign_restoration": "Sign the restoration · {city}",
     }
     table = ru if lang == "ru" else en
     template = str(table.get(duty["duty"], duty["duty"]))

@@ -45,9 +45,13 @@ from .labels import deadline_label, inbox_label
 from .notary import may_certify, notary_view
 from .render import render
 from .sound import KIND_NAMES
-from .views import day_posts, execution_tally, last_closed_vote, readable_inboxes
+from .views import day_posts, execution_tally, keywords_of, last_closed_vote, readable_inboxes
 
 router = APIRouter()
+
+KEYWORD_STYLE = {Keyword.EXECUTE: "", Keyword.WITHDRAW: "secondary", Keyword.GANDHI: "ok",
+                 Keyword.HITLER: "dark"}
+"""The look of each keyword's button; which buttons an inbox has is the policy table's."""
 
 REQUIREMENT_TEXTS = (
     ("active", "I will be active: I read the city inbox and vote every day."),
@@ -291,7 +295,7 @@ async def game_part(
         ctx["ending"] = await ending_of(web, game)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
-        ctx["acts"] = role_actions(game.state, uid, await page_events(web, game))
+        ctx["acts"] = role_actions(game.state, uid, await page_events(web, game), game.now)
         template = "components/role_actions.html"
     elif name == "inbox-list" and uid:
         ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
@@ -331,7 +335,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         acknowledged=resident.get("acknowledged"),
         nominate_choices=choices,
         my_nomination=mine,
-        acts=role_actions(s, user.user_id, await page_events(web, game)),
+        acts=role_actions(s, user.user_id, await page_events(web, game), game.now),
         case_accused=[u for u in s.residents if u != user.user_id]
         if me is not None and s.arbiter and s.stage.value == "running" else [],
         citizen=citizen_forms(s, user.user_id),
@@ -340,7 +344,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
 
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
     counts = {i.inbox: i for i in await web.queries.inboxes(game.id, uid, game=game.current)}
-    rows = readable_inboxes(game.state, uid, include_archived=True)
+    rows = readable_inboxes(game.state, uid, now=game.now, include_archived=True)
     for row in rows:
         found = counts.get(row.id)
         row.unread = found.unread if found else 0
@@ -388,11 +392,7 @@ async def inbox_context(
         for m in found.messages
     ]
     read_upto = found.read_upto
-    buttons: list[tuple[str, str]] = []
-    if level is Access.WRITE and inbox.kind == "voting":
-        buttons = [(Keyword.EXECUTE.value, ""), (Keyword.WITHDRAW.value, "secondary")]
-    elif level is Access.WRITE and inbox.kind == "polling":
-        buttons = [(Keyword.GANDHI.value, "ok"), (Keyword.HITLER.value, "dark")]
+    buttons = [(k.value, KEYWORD_STYLE[k]) for k in keywords_of(inbox.kind)] if level is Access.WRITE else []
     tally, closed = await vote_panel(web, game, inbox_id, uid)
     pardons = []
     if inbox.kind == "court" and any(c.judge == uid for c in s.cities.values()):

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from ...engine import events as ev
 from ...engine.events import Event
-from ...engine.inboxes import Access, access
+from ...engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox
+from ...engine.keywords import Keyword
 from ...engine.state import GameState, PhaseKind, Stage
+from ...engine.votes import live_tallies
 from ...service.outbound import visible
 
 Seq = int
@@ -98,33 +101,21 @@ class InboxRow:
 
 
 def inbox_kind_order(kind: str) -> int:
-    order = [
-        "voting",
-        "polling",
-        "city",
-        "personal",
-        "mafia",
-        "court",
-        "offer",
-        "line",
-        "police",
-        "office",
-        "bar",
-        "removal",
-        "impeachment",
-        "secret",
-        "cemetery",
-        "notary",
-    ]
-    return order.index(kind) if kind in order else len(order)
+    """The policy table's order of kinds in a viewer's inbox list."""
+    try:
+        return POLICY[Kind(kind)].order
+    except ValueError:
+        return len(POLICY)
 
 
 def readable_inboxes(
-    state: GameState, viewer: str | None, *, include_archived: bool = False
+    state: GameState, viewer: str | None, *, now: datetime, include_archived: bool = False
 ) -> list[InboxRow]:
+    """The inboxes the viewer may read, with what he may do there at ``now`` (a ban may
+    have expired, HOST-ARB-3)."""
     rows = []
     for inbox in state.inboxes.values():
-        level = access(state, inbox.id, viewer)
+        level = access(state, inbox.id, viewer, now=now)
         if level is Access.NONE or (inbox.archived and not include_archived):
             continue
         rows.append(
@@ -142,6 +133,14 @@ def readable_inboxes(
     return rows
 
 
+def keywords_of(kind: str) -> tuple[Keyword, ...]:
+    """The vote buttons of an inbox kind: its keywords in the policy table."""
+    try:
+        return POLICY[Kind(kind)].keywords
+    except ValueError:
+        return ()
+
+
 # --- votes --------------------------------------------------------------------------
 
 
@@ -155,18 +154,18 @@ class TallyRow:
 
 
 def execution_tally(state: GameState, city: str, viewer: str | None) -> list[TallyRow] | None:
-    """The live tally of a city's open execution vote, candidate by candidate, where the
-    viewer may read the candidate's voting inbox (INBOX-VOTE-1); None if no vote is open."""
+    """The engine's live tally of a city's open execution vote (``votes.live_tallies``:
+    an immune candidate counts 0, MAFIA-DISCLOSE-4), shown where the viewer may read the
+    candidate's voting inbox (INBOX-VOTE-1); None if no vote is open."""
     c = state.cities.get(city)
     if c is None or c.voting is None:
         return None
     rows = []
-    for candidate in c.voting.candidates:
-        inbox = state.current.get(f"voting:{city}/{candidate}")
-        readable = inbox is not None and access(state, inbox, viewer) is not Access.NONE
-        active = c.voting.active.get(candidate, {})
-        voters = sorted(active, key=lambda u: active[u]) if readable else []
-        rows.append(TallyRow(candidate, inbox, len(active) if readable else 0, voters, readable))
+    for t in live_tallies(state, city):
+        inbox = live_inbox(state, Kind.VOTING, city, t.candidate)
+        readable = inbox is not None and can_read(state, inbox, viewer)
+        rows.append(TallyRow(t.candidate, inbox, t.votes if readable else 0,
+                             list(t.voters) if readable else [], readable))
     rows.sort(key=lambda r: (-r.votes, r.candidate))
     return rows
 
