@@ -422,7 +422,8 @@ ALLOWED: dict[type[Event], Allowed] = {
     ev.CommissarAppointmentFailed: lambda s, e: {s.procurator} | _cons(s),
     ev.CommissarAppointed: lambda s, e: {s.procurator, e.commissar},
     ev.KillReported: lambda s, e: {s.procurator} | _cons(s),
-    ev.NominationMade: lambda s, e: {e.nominator, s.cities[e.city].tribune},
+    ev.NominationMade: lambda s, e: None if s.settings.publish_nominators  # EXEC-3
+    else {e.nominator, s.cities[e.city].tribune},
     ev.ProxyRequested: lambda s, e: {e.voter, s.cities[e.city].tribune},
     ev.DealListsRecorded: lambda s, e: _cons(s),
     ev.MafiaNumbersNamed: lambda s, e: {s.procurator} | _cons(s),
