@@ -34,6 +34,7 @@ DEADLINE_KINDS: dict[str, DeadlineKind] = {
         DeadlineKind("checks_close", 9, "Checks close"),
         DeadlineKind("night_decisions", 10, "Night decisions"),
         DeadlineKind("day_start", 11, "Day {0} starts"),
+        DeadlineKind("deal_reveal", 12, "The deal's reveals close"),  # before the game (issue 14)
     )
 }
 

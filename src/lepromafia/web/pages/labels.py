@@ -39,6 +39,7 @@ DEADLINES_RU = {
     "Checks open": "Проверки открываются", "Checks close": "Проверки закрываются",
     "Offer answer due · {0}": "Срок ответа на предложение · {0}",
     "Offer outcome · {0}": "Итог предложения · {0}",
+    "The deal's reveals close": "Раскрытие значений жребия закрывается",
 }
 """Russian for each label of ``engine.deadlines.DEADLINE_KINDS`` (a test keeps them complete)."""
 
