@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab verify-sweep
+.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab fuzz verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -53,6 +53,11 @@ test: $(STAMP) $(HTMX) $(CHROMIUM) services
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 --dist loadfile
+
+# The long schemathesis run over the whole OpenAPI (make test runs 2 cases per operation).
+FUZZ_EXAMPLES ?= 100
+fuzz: $(STAMP)
+	LEPROMAFIA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV)/bin/pytest -q tests/security/test_fuzz.py
 
 test-browser: $(STAMP) $(HTMX) $(CHROMIUM)
 	$(VENV)/bin/pytest tests/browser

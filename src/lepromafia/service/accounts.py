@@ -7,11 +7,13 @@ Tribune of the resident's city), never from a list kept here.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import secrets
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -24,15 +26,21 @@ from .clock import Clock, SystemClock
 
 LOGIN_PATTERN = re.compile(r"^[a-z0-9_][a-z0-9_.-]{2,31}$")
 RESERVED = frozenset({"system", "admin", "root", "consigliere:", "anonymous"})
-MIN_PASSWORD = 8
+MIN_PASSWORD = 12  # ASVS 2.1.1
 MAX_PASSWORD = 256
+MIN_STRENGTH = 2
+"""zxcvbn's score (0-4) a new password needs: 0-1 are guessable within 10^6 tries."""
 MAX_CONTACT = 200
+IDLE_RENEW_STEP = 60.0
+"""A session's idle deadline is written back at most once a minute."""
 
 
 class AccountErrorCode(StrEnum):
     LOGIN_INVALID = "login_invalid"
     LOGIN_TAKEN = "login_taken"
     PASSWORD_WEAK = "password_weak"  # noqa: S105 - an error code
+    PASSWORD_COMMON = "password_common"  # noqa: S105 - an error code
+    REGISTRATION_LIMITED = "registration_limited"
     DISPLAY_NAME_INVALID = "display_name_invalid"
     BAD_CREDENTIALS = "bad_credentials"
     RATE_LIMITED = "rate_limited"
@@ -53,6 +61,12 @@ MESSAGES: dict[AccountErrorCode, tuple[str, str]] = {
     AccountErrorCode.PASSWORD_WEAK: (
         f"Пароль должен быть не короче {MIN_PASSWORD} символов",
         f"The password must be at least {MIN_PASSWORD} characters long"),
+    AccountErrorCode.PASSWORD_COMMON: (
+        "Этот пароль слишком распространён или легко угадывается; придумайте другой",
+        "This password is too common or too easy to guess; choose another one"),
+    AccountErrorCode.REGISTRATION_LIMITED: (
+        "С вашего адреса слишком много регистраций; попробуйте через {minutes} мин.",
+        "Too many registrations from your address; try again in {minutes} min"),
     AccountErrorCode.DISPLAY_NAME_INVALID: (
         "Имя: от 1 до 64 символов", "Display name: 1 to 64 characters"),
     AccountErrorCode.BAD_CREDENTIALS: ("Неверный логин или пароль", "Wrong login or password"),
@@ -110,8 +124,18 @@ class SessionExpired(Exception):
 @dataclass(frozen=True)
 class AccountPolicy:
     session_ttl_seconds: float = 14 * 24 * 3600
+    """The absolute maximum of a session."""
+    session_idle_seconds: float = 48 * 3600
+    """A session unused this long expires (ASVS 3.3.2)."""
     max_failures: int = 5
+    """Failed logins per login and IP address within the window."""
+    max_failures_per_account: int = 10
+    """Failed logins for one login from any address (spraying many addresses at one user)."""
+    max_failures_per_ip: int = 30
+    """Failed logins from one address for any login (spraying one password over many)."""
     failure_window_seconds: float = 15 * 60
+    registrations_per_ip: int = 20
+    registration_window_seconds: float = 3600
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 64 * 1024
 
@@ -129,37 +153,57 @@ class AccountService:
         self._hasher = PasswordHasher(time_cost=self.policy.argon2_time_cost,  # argon2id
                                       memory_cost=self.policy.argon2_memory_kib)
         self._fernet = Fernet(contact_key)
+        # Unknown logins are verified against this, so they cost what known ones do (F4-3).
+        self._decoy = self._hasher.hash(secrets.token_urlsafe(16))
 
     # --- registration and sessions -------------------------------------------------
 
-    async def register(self, login: str, password: str, display_name: str | None = None) -> User:
+    async def register(self, login: str, password: str, display_name: str | None = None,
+                       ip: str | None = None) -> User:
+        """A new account. A registration from the network (``ip``) is throttled per address
+        before any hashing (``None``: seeded by the server itself, e.g. the demo); a taken
+        login is told (registration needs it) only after the same work as a free one."""
         login = login.strip().lower()
         if not LOGIN_PATTERN.match(login) or login in RESERVED:
             raise AccountError(AccountErrorCode.LOGIN_INVALID)
-        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-            raise AccountError(AccountErrorCode.PASSWORD_WEAK)
+        check_password(password, login)
         name = (display_name or login).strip()
         if not 1 <= len(name) <= 64:
             raise AccountError(AccountErrorCode.DISPLAY_NAME_INVALID)
-        row = UserRow(login, name, self._hasher.hash(password), self.clock.now())
+        now = self.clock.now()
+        if ip is not None:
+            window = self.policy.registration_window_seconds
+            if await self.store.registrations_since(ip, now - window) >= self.policy.registrations_per_ip:
+                raise AccountError(AccountErrorCode.REGISTRATION_LIMITED, minutes=int(window // 60))
+            await self.store.record_registration(ip, now)
+        digest = await asyncio.to_thread(self._hasher.hash, password)
+        row = UserRow(login, name, digest, now)
         if not await self.store.add_user(row):
             raise AccountError(AccountErrorCode.LOGIN_TAKEN, login=login)
         return User(login, name)
 
     async def login(self, login: str, password: str, ip: str) -> Session:
-        """A new session; the login is rate-limited per login and IP address."""
+        """A new session. Limited per login and IP, per login, and per IP (F4-3); an unknown
+        login costs one password verification like a known one (no timing oracle)."""
         login = login.strip().lower()[:64]
         now = self.clock.now()
         window = self.policy.failure_window_seconds
-        if await self.store.failures_since(login, ip, now - window) >= self.policy.max_failures:
+        since = now - window
+        limited = (
+            await self.store.failures_since(login, ip, since) >= self.policy.max_failures
+            or await self.store.failures_for_login(login, since) >= self.policy.max_failures_per_account
+            or await self.store.failures_from_ip(ip, since) >= self.policy.max_failures_per_ip
+        )
+        if limited:
             raise AccountError(AccountErrorCode.RATE_LIMITED, minutes=int(window // 60))
         row = await self.store.user(login)
-        ok = row is not None and self._verify(row.password_hash, password)
+        ok = await asyncio.to_thread(self._verify, row.password_hash if row else self._decoy, password)
+        ok = ok and row is not None
         await self.store.record_attempt(login, ip, now, ok)
         if row is None or not ok:
             raise AccountError(AccountErrorCode.BAD_CREDENTIALS)
         token = secrets.token_urlsafe(32)
-        expires = now + self.policy.session_ttl_seconds
+        expires = now + min(self.policy.session_ttl_seconds, self.policy.session_idle_seconds)
         await self.store.add_session(token_hash(token), row.user_id, now, expires)
         return Session(User(row.user_id, row.display_name), token, expires)
 
@@ -179,9 +223,15 @@ class AccountService:
         row = await self.store.session(token_hash(token))
         if row is None:
             return None
-        if row.expires_real <= self.clock.now():
+        now = self.clock.now()
+        if row.expires_real <= now:
             await self.store.drop_session(token_hash(token))
             raise SessionExpired
+        # the idle timeout slides with use, never past the absolute maximum
+        renewed = min(row.created_real + self.policy.session_ttl_seconds,
+                      now + self.policy.session_idle_seconds)
+        if renewed - row.expires_real > IDLE_RENEW_STEP:
+            await self.store.renew_session(token_hash(token), renewed)
         user = await self.store.user(row.user_id)
         return User(user.user_id, user.display_name) if user else None
 
@@ -263,6 +313,27 @@ class AccountService:
 
     async def consume_nonce(self, nonce: str, expires: float) -> bool:
         return await self.store.consume_nonce(nonce, expires, self.clock.now())
+
+
+def check_password(password: str, login: str = "") -> None:
+    """ASVS 2.1.1, 2.1.7: at least 12 characters, not among the common passwords shipped
+    with zxcvbn (30 000 of them), and not guessable by zxcvbn's estimate (the login, runs,
+    keyboard patterns, dictionary words)."""
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise AccountError(AccountErrorCode.PASSWORD_WEAK)
+    if password.lower() in _common_passwords():
+        raise AccountError(AccountErrorCode.PASSWORD_COMMON)
+    from zxcvbn import zxcvbn
+
+    if zxcvbn(password[:100], user_inputs=[login] if login else [])["score"] < MIN_STRENGTH:
+        raise AccountError(AccountErrorCode.PASSWORD_COMMON)
+
+
+@cache
+def _common_passwords() -> frozenset[str]:
+    from zxcvbn.frequency_lists import FREQUENCY_LISTS
+
+    return frozenset(FREQUENCY_LISTS["passwords"])
 
 
 def _iso(real: float) -> str:

@@ -20,6 +20,7 @@ class ServiceErrorCode(StrEnum):
     CORRUPT_LOG = "corrupt_log"
     CONCURRENCY_CONFLICT = "concurrency_conflict"
     SERVICE_CLOSED = "service_closed"
+    STORAGE_FULL = "storage_full"
 
 
 MESSAGES: dict[ServiceErrorCode, tuple[str, str]] = {
@@ -38,7 +39,31 @@ MESSAGES: dict[ServiceErrorCode, tuple[str, str]] = {
         "Игру «{game}» одновременно изменили; повторите команду",
         "Game '{game}' was changed concurrently; retry the command"),
     ServiceErrorCode.SERVICE_CLOSED: ("Сервис остановлен", "The service is stopped"),
+    ServiceErrorCode.STORAGE_FULL: (
+        "Серверу сейчас негде это сохранить; ничего не записано. Повторите через минуту",
+        "The server has no room to store this right now; nothing was saved. Try again in a minute"),
 }
+
+_FULL_MARKERS = ("database or disk is full", "no space left on device", "could not extend file",
+                 "disk full", "diskfull")
+
+
+def storage_full(exc: BaseException) -> bool:
+    """The store refused a write for want of disk space (SQLite ``SQLITE_FULL``, ``ENOSPC``,
+    PostgreSQL class 53 ``disk_full``), anywhere in the exception's chain."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno == 28:  # ENOSPC
+            return True
+        if getattr(current, "sqlstate", None) in ("53100", "53000") or getattr(
+                current, "pgcode", None) in ("53100", "53000"):
+            return True
+        if any(m in str(current).lower() for m in _FULL_MARKERS):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class CodedError(Exception):

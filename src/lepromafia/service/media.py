@@ -31,6 +31,7 @@ from ..engine.commands_host import PublishSoundEntry
 from ..engine.records import RequestState, SoundEntry, SoundKind, SoundRequest
 from ..engine.rules.sound import handler_user, library_audience
 from ..engine.state import GameState, Stage
+from .audio_length import mp3_duration_ms, wav_duration_ms
 from .errors import CodedError
 from .outbound import admits
 from .webm import NotWebm, measure_webm
@@ -142,6 +143,10 @@ def measure(path: Path) -> Measured:
         if name == "MP4" and not str(getattr(found.info, "codec", "")).startswith(("mp4a", "alac")):
             raise MediaError(MediaErrorCode.UNSUPPORTED, format=name)
         duration_ms = round(float(found.info.length or 0) * 1000)
+        if name == "MP3":  # F4-2: the frames in the file, not a Xing/VBRI header's count
+            duration_ms = mp3_duration_ms(path)
+        elif name == "WAVE":  # F4-2: the sample bytes in the file, not the data chunk's size
+            duration_ms = wav_duration_ms(path) or 0
         if duration_ms <= 0:
             raise MediaError(MediaErrorCode.NOT_AUDIO)
         fmt, ctype = ACCEPTED[name]

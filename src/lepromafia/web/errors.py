@@ -38,6 +38,8 @@ class WebErrorCode(StrEnum):
     UNKNOWN_COMMAND = "unknown_command"
     CSRF_INVALID = "csrf_invalid"
     METHOD_NOT_ALLOWED = "method_not_allowed"
+    TEXT_INVALID = "text_invalid"
+    STORAGE_FULL = "storage_full"
     INTERNAL = "internal"
 
 
@@ -53,6 +55,11 @@ WEB_ERRORS: dict[WebErrorCode, tuple[int, str]] = {
     WebErrorCode.UNKNOWN_COMMAND: (404, "There is no command '{command}'"),
     WebErrorCode.CSRF_INVALID: (403, "The form has expired or was already sent; reload the page"),
     WebErrorCode.METHOD_NOT_ALLOWED: (405, "This method is not allowed here"),
+    WebErrorCode.TEXT_INVALID: (
+        422, "The text holds a character that cannot be stored (a NUL byte or broken Unicode) "
+             "in: {field}"),
+    WebErrorCode.STORAGE_FULL: (
+        503, "The server has no room to store this right now; nothing was saved. Try again in a minute"),
     WebErrorCode.INTERNAL: (500, "Internal error"),
 }
 
@@ -94,12 +101,15 @@ SERVICE_STATUS: dict[ServiceErrorCode, int] = {
     ServiceErrorCode.CORRUPT_LOG: 500,
     ServiceErrorCode.CONCURRENCY_CONFLICT: 503,
     ServiceErrorCode.SERVICE_CLOSED: 503,
+    ServiceErrorCode.STORAGE_FULL: 503,
 }
 
 ACCOUNT_STATUS: dict[AccountErrorCode, int] = {
     AccountErrorCode.LOGIN_INVALID: 422,
     AccountErrorCode.LOGIN_TAKEN: 409,
     AccountErrorCode.PASSWORD_WEAK: 422,
+    AccountErrorCode.PASSWORD_COMMON: 422,
+    AccountErrorCode.REGISTRATION_LIMITED: 429,
     AccountErrorCode.DISPLAY_NAME_INVALID: 422,
     AccountErrorCode.BAD_CREDENTIALS: 401,
     AccountErrorCode.RATE_LIMITED: 429,

@@ -14,11 +14,11 @@ from pydantic import Field
 from ...service.archive import ArchiveError, Archives
 from ..deps import CurrentUser, Lang, RequireUser, WebDep
 from .games import ack_out, scoped
-from .models import COMMAND_ID, AckOut, Body
+from .models import COMMAND_ID, ERRORS, AckOut, Body
 from .sound import coded, media_guard
 
 router = APIRouter(prefix="/api/games/{game_id}/archive", tags=["archive"],
-                   dependencies=[Depends(media_guard)])
+                   dependencies=[Depends(media_guard)], responses=ERRORS)
 
 
 def archives(request: Request, web: WebDep) -> Archives:

@@ -29,7 +29,7 @@ from ...service.media import (
 from ..deps import CurrentUser, Lang, RequireUser, WebDep, verify_csrf
 from ..errors import WebError, WebErrorCode
 from .games import ack_out, scoped
-from .models import COMMAND_ID, Body
+from .models import COMMAND_ID, ERRORS, MAX_INT, Body, ErrorOut
 
 
 async def media_guard(request: Request) -> None:
@@ -48,7 +48,8 @@ async def media_guard(request: Request) -> None:
 
 
 router = APIRouter(prefix="/api/games/{game_id}/sound", tags=["sound"],
-                   dependencies=[Depends(media_guard)])
+                   dependencies=[Depends(media_guard)],
+                   responses=ERRORS | {415: {"model": ErrorOut}, 416: {"model": ErrorOut}})
 
 AUDIO_HEADERS = {
     "Accept-Ranges": "bytes",
@@ -139,7 +140,7 @@ async def my_requests(game_id: str, user: RequireUser, web: WebDep) -> list[dict
 class PublishBody(Body):
     kind: str = Field(max_length=20)
     media: str = Field(default="", max_length=64)
-    request: int | None = None
+    request: int | None = Field(default=None, ge=0, le=MAX_INT)
     participants: list[str] = Field(default_factory=list, max_length=4)
     outcome: str = Field(default="recorded", max_length=20)
     notes: str = Field(default="", max_length=1000)

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from ...engine import events as ev
 from ...engine import events_host as hev
+from ...engine import targets
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
 from ...engine.errors import RuleViolation
 from ...engine.inboxes import Access, can_read
@@ -320,7 +321,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
     me = s.residents.get(user.user_id)
     choices: list[str] = []
     if me is not None and me.alive and s.phase.value == "day" and s.cities[me.city].voting is None:
-        choices = s.living(me.city)  # EXEC-3; the engine judges eligibility
+        choices = list(targets.nomination_candidates(s, user.user_id))  # EXEC-3: the engine's list
     mine = s.cities[me.city].nominations.get(user.user_id) if me else None
     return await game_page(
         request,

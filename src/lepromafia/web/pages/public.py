@@ -99,7 +99,7 @@ async def register(request: Request, web: WebDep, lang: Lang) -> Response:
     login_name = str(form.get("login", ""))
     password = str(form.get("password", ""))
     try:
-        await web.accounts.register(login_name, password)
+        await web.accounts.register(login_name, password, ip=client_ip(request))
         session = await web.accounts.login(login_name, password, client_ip(request))
     except AccountError as exc:
         return page(request, "pages/register.html", lang, None, form={"login": login_name},

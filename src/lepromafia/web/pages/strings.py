@@ -54,7 +54,7 @@ RU: dict[str, str] = {
     "Password": "Пароль",
     "Repeat the password": "Повторите пароль",
     "Latin letters, digits, _ and -; 3 to 32 characters.": "Латиница, цифры, _ и -; от 3 до 32 символов.",
-    "At least 8 characters.": "Не короче 8 символов.",
+    "At least 12 characters, and not a common password.": "Не короче 12 символов и не из числа распространённых.",
     "No account yet?": "Ещё нет аккаунта?",
     "Already registered?": "Уже зарегистрированы?",
     "Welcome, {user}!": "Добро пожаловать, {user}!",
