@@ -45,7 +45,7 @@ def test_options_not_implemented_are_refused_not_ignored(key: str, option: str) 
     is an INVALID_SETTINGS error that names the key, never a silent default."""
     with pytest.raises(RuleViolation) as caught:
         GameSettings.from_mapping({key: option})
-    assert caught.value.code is ErrorCode.INVALID_SETTINGS and key in caught.value.message("en")
+    assert caught.value.code is ErrorCode.INVALID_SETTINGS and key in caught.value.message()
 
 
 def test_nominators_are_published_only_when_the_game_says_so() -> None:

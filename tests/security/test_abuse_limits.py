@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lepromafia.service.accounts import AccountError, AccountErrorCode, AccountService, check_password
+from lepromafia.web.i18n import error_message
 from tests.web.conftest import PASSWORD, Api, make_api
 
 TARGETS = ["alice", "bob", "carol", "dave", "erin", "fred", "gina", "hank"]
@@ -105,7 +106,7 @@ def test_short_common_and_guessable_passwords_are_refused(password: str) -> None
     with pytest.raises(AccountError) as err:
         check_password(password, "alice")
     assert err.value.code in (AccountErrorCode.PASSWORD_WEAK, AccountErrorCode.PASSWORD_COMMON)
-    assert err.value.message("ru") and err.value.message("en")
+    assert error_message("ru", err.value) and error_message("en", err.value)
 
 
 @pytest.mark.parametrize("password", [PASSWORD, "Лепроград-2026!", "my secret phrase"])

@@ -15,6 +15,7 @@ import pytest
 
 from lepromafia.service.audio_length import mp3_duration_ms, wav_duration_ms
 from lepromafia.service.media import MediaErrorCode, measure
+from lepromafia.web.i18n import error_message
 
 from ..service import audio_files as audio
 
@@ -94,4 +95,4 @@ def test_a_lying_last_word_upload_is_refused_as_too_long(tmp_path: Path, kind: s
         lib.ingest(f, state=table.state, game="g", user=table.state.procurator,
                    kind=SoundKind.CONFRONTATION.value, now=table.state.created_at)
     assert err.value.code is MediaErrorCode.TOO_LONG
-    assert "3:20" in err.value.message("en")
+    assert "3:20" in error_message("en", err.value)

@@ -40,7 +40,8 @@ def test_registration_rejects_taken_logins_bad_logins_and_short_passwords(api: A
     assert c.post("/api/auth/register", json={"login": "b b", "password": PASSWORD}).status_code == 422
     r = c.post("/api/auth/register?lang=en", json={"login": "carol", "password": "short"})
     assert r.json()["error"] == {"code": "password_weak",
-                                 "message": "The password must be at least 12 characters long"}
+                                 "message": "The password must be at least 12 characters long",
+                                 "field": "password"}
 
 
 def test_logins_are_rate_limited_per_login_and_address(api: Api) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import N_
+
 
 @dataclass(frozen=True, slots=True)
 class DeadlineKind:
@@ -22,19 +24,19 @@ class DeadlineKind:
 DEADLINE_KINDS: dict[str, DeadlineKind] = {
     k.name: k
     for k in (
-        DeadlineKind("offer_timeout", 0, "Offer answer due · {0}"),
-        DeadlineKind("offer_reveal", 1, "Offer outcome · {0}"),
-        DeadlineKind("poll_open", 2, "Polling opens · {0}"),
-        DeadlineKind("poll_close", 3, "Polling closes · {0}"),
-        DeadlineKind("vote_open", 4, "Voting opens · {0}"),
-        DeadlineKind("vote_close", 5, "Voting closes · {0}"),
-        DeadlineKind("pardon_close", 6, "Pardon window · {0}"),
-        DeadlineKind("day_end", 7, "Day ends"),
-        DeadlineKind("checks_open", 8, "Checks open"),
-        DeadlineKind("checks_close", 9, "Checks close"),
-        DeadlineKind("night_decisions", 10, "Night decisions"),
-        DeadlineKind("day_start", 11, "Day {0} starts"),
-        DeadlineKind("deal_reveal", 12, "The deal's reveals close"),  # before the game (issue 14)
+        DeadlineKind("offer_timeout", 0, N_("Offer answer due · {0}")),
+        DeadlineKind("offer_reveal", 1, N_("Offer outcome · {0}")),
+        DeadlineKind("poll_open", 2, N_("Polling opens · {0}")),
+        DeadlineKind("poll_close", 3, N_("Polling closes · {0}")),
+        DeadlineKind("vote_open", 4, N_("Voting opens · {0}")),
+        DeadlineKind("vote_close", 5, N_("Voting closes · {0}")),
+        DeadlineKind("pardon_close", 6, N_("Pardon window · {0}")),
+        DeadlineKind("day_end", 7, N_("Day ends")),
+        DeadlineKind("checks_open", 8, N_("Checks open")),
+        DeadlineKind("checks_close", 9, N_("Checks close")),
+        DeadlineKind("night_decisions", 10, N_("Night decisions")),
+        DeadlineKind("day_start", 11, N_("Day {0} starts")),
+        DeadlineKind("deal_reveal", 12, N_("The deal's reveals close")),  # before the game (issue 14)
     )
 }
 

@@ -7,7 +7,8 @@ import re
 from ...engine.deadlines import DEADLINE_KINDS
 from ...engine.inboxes import POLICY, Kind
 from ...engine.state import GameState
-from .strings import translate
+from ..i18n import translate
+from .terms import term
 
 
 def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) -> str:
@@ -20,8 +21,8 @@ def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) 
     policy = POLICY[Kind(inbox.kind)]
     subject = inbox.subject
     if policy.kind is Kind.PERSONAL and subject == viewer:
-        subject = "я и Трибун" if lang == "ru" else "me and the Tribune"
-    fields = {"kind": translate(lang, f"kind:{inbox.kind}"), "city": inbox.city, "subject": subject,
+        subject = translate(lang, "me and the Tribune")
+    fields = {"kind": term(lang, "kind", inbox.kind), "city": inbox.city, "subject": subject,
               "title": inbox.title or inbox_id,
               "number": f" #{inbox.generation + 1}" if inbox.generation else ""}
     named = set(re.findall(r"{(\w+)}", policy.label))
@@ -30,25 +31,10 @@ def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) 
     return policy.label.format(**fields)
 
 
-DEADLINES_RU = {
-    "Day {0} starts": "Начало дня {0}", "Day ends": "Конец дня",
-    "Voting opens · {0}": "Голосование открывается · {0}",
-    "Voting closes · {0}": "Голосование закрывается · {0}",
-    "Polling opens · {0}": "Участок открывается · {0}", "Polling closes · {0}": "Участок закрывается · {0}",
-    "Pardon window · {0}": "Окно помилования · {0}", "Night decisions": "Решения ночи",
-    "Checks open": "Проверки открываются", "Checks close": "Проверки закрываются",
-    "Offer answer due · {0}": "Срок ответа на предложение · {0}",
-    "Offer outcome · {0}": "Итог предложения · {0}",
-    "The deal's reveals close": "Раскрытие значений жребия закрывается",
-}
-"""Russian for each label of ``engine.deadlines.DEADLINE_KINDS`` (a test keeps them complete)."""
-
-
 def deadline_label(lang: str, key: str) -> str:
-    """The deadline's name from its kind's label in the engine's table."""
+    """The deadline's name from its kind's label in the engine's table (an English msgid)."""
     kind = DEADLINE_KINDS.get(key.partition(":")[0])
     if kind is None:
         return key
     rest = key.partition(":")[2]
-    template = DEADLINES_RU.get(kind.label, kind.label) if lang == "ru" else kind.label
-    return template.format(rest.split(":")[0] if rest else "")
+    return translate(lang, kind.label).format(rest.split(":")[0] if rest else "")
