@@ -105,18 +105,6 @@ inbox_members = Table(
     Index("ix_inbox_members_user", "game_id", "user_id"),
 )
 
-tallies = Table(
-    "tallies",
-    metadata,
-    Column("game_id", ID, primary_key=True),
-    Column("city", String(120), primary_key=True),
-    Column("day", Integer, primary_key=True, autoincrement=False),
-    Column("candidate", String(120), primary_key=True),
-    Column("votes", Integer, nullable=False),
-    Column("voters", Text, nullable=False),
-    Column("closed", Boolean, nullable=False),
-)
-
 deadlines = Table(
     "deadlines",
     metadata,
