@@ -410,6 +410,9 @@ ALLOWED: dict[type[Event], Allowed] = {
     hev.MafiaRelaySubmitted: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayReviewed: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayDelivered: lambda s, e: _mafia_side(s, e.to_city),
+    # --- the Consigliere's procedures (GODFATHER-2, MAFIA-KILL-5) ---
+    hev.GodfatherElectionRuleSet: lambda s, e: _mafia_side(s, e.city),
+    hev.SilentGodfatherProcedureSet: lambda s, e: _mafia_side(s, e.city),
 }
 """Restricted event kinds: who §9.2 lets see each (a superset of the event's audience)."""
 

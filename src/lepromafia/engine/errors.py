@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     NUMBERS_INVALID = "numbers_invalid"
     DEAL_INCOMPLETE = "deal_incomplete"
     ALREADY_ACKNOWLEDGED = "already_acknowledged"
+    MAFIA_NOT_ACKNOWLEDGED = "mafia_not_acknowledged"
     # calendar
     WRONG_PHASE = "wrong_phase"
     TOO_LATE = "too_late"
@@ -185,6 +186,7 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.NUMBERS_ALREADY_NAMED: ("Числа для «{city}» уже названы", "Numbers for '{city}' were already named"),
     ErrorCode.NUMBERS_INVALID: ("Нужно {count} разных чисел от 1 до {population}", "Name {count} distinct numbers from 1 to {population}"),
     ErrorCode.DEAL_INCOMPLETE: ("Распределение ролей не завершено", "The deal is not complete"),
+    ErrorCode.MAFIA_NOT_ACKNOWLEDGED: ("Игру можно начать, когда вся мафия подтвердит свою роль: ждём ещё {count} город(а)", "The game can start once every mafioso has acknowledged his role: {count} city(ies) still waiting"),
     ErrorCode.ALREADY_ACKNOWLEDGED: ("Вы уже подтвердили роль", "You have already acknowledged your role"),
     ErrorCode.WRONG_PHASE: ("Сейчас это невозможно", "Not possible in this phase"),
     ErrorCode.TOO_LATE: ("Слишком поздно", "Too late"),

@@ -354,8 +354,10 @@ def _night_started(state: GameState, e: ev.NightStarted) -> GameState:
             c,
             night=NightBook(),
             checked_tonight=None,
+            checked_by=None,
             check_pending=False,
             godfather_election_open=c.godfather is None and c.decided is None,
+            godfather_election_failed=False,
         )
         for name, c in state.cities.items()
     }
@@ -509,6 +511,7 @@ def _resident_died(state: GameState, e: ev.ResidentDied) -> GameState:
     changes: dict[str, Any] = {}
     if city.godfather == e.user:
         changes["godfather"] = None
+        changes["godfather_election_failed"] = False  # GODFATHER-5: the mafia elects first
     if city.commissar == e.user:
         changes["commissar"] = None
     if city.judge == e.user:
@@ -654,13 +657,21 @@ def _godfather_vote(state: GameState, e: ev.GodfatherVoteCast) -> GameState:
 
 @_on(ev.GodfatherElected)
 def _godfather_elected(state: GameState, e: ev.GodfatherElected) -> GameState:
-    state = _city(state, e.city, godfather=e.godfather, godfather_election_open=False)
+    """GODFATHER-1, -4: a new Godfather's word is final at once; his voice tonight is his order
+    and the deposed one's order lapses. A re-elected Godfather keeps his."""
+    city = state.cities[e.city]
+    night = city.night
+    state = _city(state, e.city, godfather=e.godfather, godfather_election_open=False,
+                  godfather_election_failed=False)
+    if city.godfather != e.godfather:
+        state = _night(state, e.city, order=night.declarations.get(e.godfather),
+                       tour_order=night.tour_declarations.get(e.godfather))
     return _night(state, e.city, godfather_votes={}, reelection_demands=frozenset())
 
 
 @_on(ev.GodfatherElectionFailed)
 def _godfather_failed(state: GameState, e: ev.GodfatherElectionFailed) -> GameState:
-    return _city(state, e.city, godfather_election_open=False)
+    return _city(state, e.city, godfather_election_open=False, godfather_election_failed=True)
 
 
 @_on(ev.GodfatherReelectionDemanded)
@@ -708,7 +719,8 @@ def _check_answered(state: GameState, e: ev.CheckAnswered) -> GameState:
 
 @_on(ev.CheckRequested)
 def _check_requested(state: GameState, e: ev.CheckRequested) -> GameState:
-    return _city(state, e.city, checked_tonight=e.target, check_pending=True)
+    asker = state.cities[e.city].commissar
+    return _city(state, e.city, checked_tonight=e.target, check_pending=True, checked_by=asker)
 
 
 # --- commissar appointment ----------------------------------------------------------
@@ -822,7 +834,8 @@ def _restoration_signed(state: GameState, e: ev.RestorationSigned) -> GameState:
 def _restoration_began(state: GameState, e: ev.RestorationBegan) -> GameState:
     """RESTORE-7: offices vacated, ambush rights and Spirits cleared."""
     state = _restoration(state, e.city, began_day=e.day)
-    return _city(state, e.city, display_name=e.new_name, judge=None, godfather=None, commissar=None,
+    return _city(state, e.city, display_name=e.new_name, judge=None, godfather=None,
+                 godfather_election_failed=False, commissar=None,
                  offer=None, appointment_open=False, ambush_pending=False, ambush_nights=frozenset(),
                  ambushes=(), spirits=frozenset(), night=NightBook(), nominations={}, proxies={},
                  execution_final=True, verdict=None, election=None, petition=None)

@@ -212,6 +212,8 @@ class City:
     appointment_open: bool = False
     godfather: str | None = None
     godfather_election_open: bool = False
+    godfather_election_failed: bool = False
+    """The last election failed: the Consigliere may appoint (GODFATHER-3)."""
     judge: str | None = None
     immune: frozenset[str] = frozenset()
     election: Election | None = None
@@ -247,6 +249,8 @@ class City:
     # night business
     night: NightBook = field(default_factory=NightBook)
     checked_tonight: str | None = None
+    checked_by: str | None = None
+    """The commissar who asked tonight's check: its answer is his (COMM-4)."""
     check_pending: bool = False
     """Tonight's check awaits the Consigliere's answer (commissar_check_mode = consigliere)."""
     last_mafia_death_at: datetime | None = None
