@@ -12,6 +12,9 @@ from enum import StrEnum
 from .inboxes import POLICY, AfterGame, Kind, can_read, readers
 from .state import GameState, Inbox, Stage
 
+DEAL_NOTARIES = ("RANDOM-2", "RESTORE-3")
+"""The first deal's notary and each restoration's: «как обычно», opened after the game."""
+
 
 class ArchiveStatus(StrEnum):
     MEMBER = "member"
@@ -54,8 +57,8 @@ def status(state: GameState, inbox_id: str, viewer: str | None) -> ArchiveStatus
         if needed and all(given.get(m) for m in needed):
             return ArchiveStatus.OPEN
         return ArchiveStatus.AWAITING_CONSENT
-    if rule is AfterGame.ORGANIZER and inbox.kind == Kind.NOTARY and inbox.title == "RANDOM-2":
-        return ArchiveStatus.OPEN  # RANDOM-5: the deal's notary opens to everyone
+    if rule is AfterGame.ORGANIZER and inbox.kind == Kind.NOTARY and inbox.title in DEAL_NOTARIES:
+        return ArchiveStatus.OPEN  # RANDOM-5, RESTORE-3: the deals' notaries open to everyone
     return ArchiveStatus.CLOSED
 
 

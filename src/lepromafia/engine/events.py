@@ -782,6 +782,20 @@ class ArchiveOpened(Event):
 
 
 @dataclass(**_E)
+class RestorationReveal:
+    """A restoration's deal opened at the game's end (RESTORE-3, RANDOM-5)."""
+
+    city: str
+    new_name: str
+    order: tuple[str, ...]
+    salt: str
+    commitment: str
+    mafiosi: tuple[str, ...]
+    factions_before: tuple[tuple[str, str], ...]
+    """(resident, faction before the restoration): the reveal shows before and after."""
+
+
+@dataclass(**_E)
 class GameEnded(Event):
     """§9.4: the secrets open. Contact details are never part of any event."""
 
@@ -792,3 +806,5 @@ class GameEnded(Event):
     deal_lists: tuple[tuple[str, tuple[str, ...]], ...]
     deal_salt: str
     commitment: str | None
+    restorations: tuple[RestorationReveal, ...] = ()
+    """§9.4 (D15): every restoration's deal and the factions it replaced."""

@@ -27,6 +27,7 @@ from .state import (
     PhaseKind,
     Resident,
     Restoration,
+    RestoredDeal,
     Stage,
     Verdict,
     VoteBook,
@@ -316,7 +317,9 @@ def _day_started(state: GameState, e: ev.DayStarted) -> GameState:
             vote_closes_at=None,
             nominations_close_at=None,
             voting=None,
-            execution_final=c.decided is not None or e.day < 2,
+            # RESTORE-7: a city paused by its restoration has no execution to wait for.
+            execution_final=c.decided is not None or e.day < 2 or (
+                c.restoration is not None and c.restoration.began_day is not None),
             suicides=frozenset(),
             immune=c.immune_next,
             immune_next=frozenset(),
@@ -834,7 +837,11 @@ def _restoration_signed(state: GameState, e: ev.RestorationSigned) -> GameState:
 def _restoration_began(state: GameState, e: ev.RestorationBegan) -> GameState:
     """RESTORE-7: offices vacated, ambush rights and Spirits cleared."""
     state = _restoration(state, e.city, began_day=e.day)
-    return _city(state, e.city, display_name=e.new_name, judge=None, godfather=None,
+    # RESTORE-2, -7 (D1): kills fixed before the restoration, by or on the city, are void.
+    kills = tuple(k for k in state.pending_kills
+                  if k[1] != e.city and state.residents[k[0]].city != e.city)
+    state = replace(state, pending_kills=kills)
+    return _city(state, e.city, display_name=e.new_name, restored_at=e.at, judge=None, godfather=None,
                  godfather_election_failed=False, commissar=None,
                  offer=None, appointment_open=False, ambush_pending=False, ambush_nights=frozenset(),
                  ambushes=(), spirits=frozenset(), night=NightBook(), nominations={}, proxies={},
@@ -843,16 +850,23 @@ def _restoration_began(state: GameState, e: ev.RestorationBegan) -> GameState:
 
 @_on(ev.RestorationListSealed)
 def _restoration_sealed(state: GameState, e: ev.RestorationListSealed) -> GameState:
-    return _restoration(state, e.city, mafia_count=e.mafia_count)
+    return _restoration(state, e.city, mafia_count=e.mafia_count, commitment=e.commitment)
 
 
 @_on(ev.RestorationListRecorded)
 def _restoration_recorded(state: GameState, e: ev.RestorationListRecorded) -> GameState:
-    return _restoration(state, e.city, order=e.order)
+    return _restoration(state, e.city, order=e.order, salt=e.salt)
 
 
 @_on(ev.CityRedealt)
 def _city_redealt(state: GameState, e: ev.CityRedealt) -> GameState:
+    city = state.cities[e.city]
+    r = city.restoration
+    assert r is not None
+    before = tuple((u, (state.residents[u].faction or Faction.HONEST).value) for u in city.residents)
+    record = RestoredDeal(city=e.city, new_name=r.new_name, order=r.order, salt=r.salt,
+                          commitment=r.commitment, mafiosi=e.mafiosi, factions_before=before)
+    state = replace(state, restored=(*state.restored, record))
     residents = dict(state.residents)
     mafiosi = set(e.mafiosi)
     for user in state.cities[e.city].residents:
@@ -868,7 +882,7 @@ def _city_redealt(state: GameState, e: ev.CityRedealt) -> GameState:
 def _restoration_completed(state: GameState, e: ev.RestorationCompleted) -> GameState:
     city = state.cities[e.city]
     living = sum(1 for u in city.residents if state.residents[u].alive)
-    return _city(state, e.city, restoration=None, offers_made=(),
+    return _city(state, e.city, restoration=None, offers_made=(), execution_final=False,
                  appointment_open=2 * living > city.initial_population)  # RESTORE-5
 
 

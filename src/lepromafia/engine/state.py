@@ -183,8 +183,24 @@ class Restoration:
     began_day: int | None = None
     order: tuple[str, ...] = ()
     """The Consigliere's sealed list of the living residents (RANDOM-3)."""
+    salt: str = ""
+    commitment: str = ""
     mafia_count: int = 0
     dealt: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredDeal:
+    """A restoration's deal, opened after the game like the first (RESTORE-3, RANDOM-5, §9.4)."""
+
+    city: str
+    new_name: str
+    order: tuple[str, ...]
+    salt: str
+    commitment: str
+    mafiosi: tuple[str, ...]
+    factions_before: tuple[tuple[str, str], ...]
+    """(resident, faction before the restoration) for every resident of the city."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +255,8 @@ class City:
     display_name: str = ""
     """The city's current name (RESTORE-1); empty means ``name``."""
     restoration: Restoration | None = None
+    restored_at: datetime | None = None
+    """When the city's latest restoration began: earlier deaths give no Spirits (RESTORE-7)."""
     # citizens' own acts
     suicides: frozenset[str] = frozenset()
     """Declared today and not withdrawn (SUICIDE-1)."""
@@ -326,6 +344,8 @@ class GameState:
     """Tonight's ambush window has closed (AMBUSH-4, SEC-3)."""
     touring_city: str | None = None
     tour_pointer: int = -1
+    restored: tuple[RestoredDeal, ...] = ()
+    """Every restoration's deal, in order (RESTORE-3)."""
     pending_kills: tuple[tuple[str, str], ...] = ()
     """(victim, killing city) fixed at the decision deadline, applied at day start."""
     day_end_reached: bool = False

@@ -62,7 +62,9 @@ def winning_mafia(state: GameState) -> tuple[str, ...]:
 def settle(p: Progress) -> None:
     """Decide cities, fix the overall result, end the game: after every death."""
     for name, city in p.state.cities.items():
-        if city.decided is None:
+        redealing = city.restoration is not None and city.restoration.began_day is not None \
+            and not city.restoration.dealt  # RESTORE-3: the old factions no longer count
+        if city.decided is None and not redealing:
             outcome = city_outcome(p.state, name)
             if outcome is not None:
                 p.emit(ev.CityDecided, PUBLIC, city=name, outcome=outcome.value)
@@ -87,10 +89,7 @@ def end_game(p: Progress) -> None:
     factions = tuple(
         (u, r.faction.value if r.faction else Faction.HONEST.value) for u, r in s.residents.items()
     )
-    commissars = tuple(
-        (name, user) for name, c in s.cities.items() for user in c.offers_made
-        if user in _commissars_ever(s)
-    )
+    commissars = commissars_ever(s)
     host.open_sealed_at_game_end(p)  # COMM-APPT-6 notary records open with the game's end
     p.emit(
         ev.GameEnded,
@@ -102,10 +101,18 @@ def end_game(p: Progress) -> None:
         deal_lists=tuple((n, tuple(users)) for n, users in s.deal.lists.items()),
         deal_salt=s.deal.salt,
         commitment=s.deal.commitment,
+        restorations=tuple(
+            ev.RestorationReveal(city=r.city, new_name=r.new_name, order=r.order, salt=r.salt,
+                                 commitment=r.commitment, mafiosi=r.mafiosi,
+                                 factions_before=r.factions_before)
+            for r in s.restored
+        ),
     )
 
 
-def _commissars_ever(s: GameState) -> set[str]:
-    return {
-        inbox.subject for inbox in s.inboxes.values() if inbox.kind == "line" and inbox.subject
-    }
+def commissars_ever(s: GameState) -> tuple[tuple[str, str], ...]:
+    """§9.4 (D13): every commissar who held office, in order of appointment — dead,
+    disclosed and replaced ones included (each took office through a Commissar Line)."""
+    lines = sorted((i for i in s.inboxes.values() if i.kind == "line" and i.subject and i.city),
+                   key=lambda i: (i.opened_at is None, i.opened_at or s.created_at, i.id))
+    return tuple(dict.fromkeys((i.city or "", i.subject or "") for i in lines))
