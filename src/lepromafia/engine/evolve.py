@@ -14,6 +14,7 @@ from . import events as ev
 from .calendar import DayPlan, ShortDay, plan_day, plan_next
 from .state import (
     City,
+    DayNews,
     Deal,
     DeathCause,
     Election,
@@ -225,7 +226,6 @@ def _no_change(state: GameState, e: ev.Event) -> GameState:
 for _t in (
     ev.HonestNoticeIssued,
     ev.MafiaAcknowledged,
-    ev.DayPostPublished,
     ev.KillReported,
     ev.CommissarAppointmentFailed,
     ev.CommissarExposed,
@@ -497,7 +497,18 @@ def _vote_cast(state: GameState, e: ev.VoteCast) -> GameState:
 def _voting_closed(state: GameState, e: ev.VotingClosed) -> GameState:
     book = state.cities[e.city].voting
     assert book is not None
+    result = ev.VoteResult(city=e.city, day=e.day, tallies=e.tallies, condemned=e.condemned)
+    state = _news(state, votes=(*state.news.votes, result))
     return _city(state, e.city, voting=replace(book, closed=True))
+
+
+def _news(state: GameState, **changes: Any) -> GameState:
+    return replace(state, news=replace(state.news, **changes))
+
+
+@_on(ev.DayPostPublished)
+def _day_post(state: GameState, e: ev.DayPostPublished) -> GameState:
+    return replace(state, news=DayNews())
 
 
 @_on(ev.NoExecution)
@@ -585,6 +596,8 @@ def _judge_vote(state: GameState, e: ev.JudgeVoteCast) -> GameState:
 @_on(ev.JudgeElectionClosed)
 def _election_closed(state: GameState, e: ev.JudgeElectionClosed) -> GameState:
     held = state.cities[e.city].elections_held + 1
+    result = ev.JudgeResult(city=e.city, elected=e.elected, tallies=e.tallies)
+    state = _news(state, judge_elections=(*state.news.judge_elections, result))
     if e.elected is None:
         return _city(state, e.city, election=None, elections_held=held)
     return _city(state, e.city, election=None, judge=e.elected, removal_pending=False, elections_held=held)
@@ -606,6 +619,9 @@ def _pardon_vote(state: GameState, e: ev.PardonVoteCast) -> GameState:
 
 @_on(ev.VerdictReached)
 def _verdict_reached(state: GameState, e: ev.VerdictReached) -> GameState:
+    notice = ev.VerdictNotice(city=e.city, day=e.day, candidate=e.candidate, pardoned=e.pardoned,
+                              pardon_votes=e.pardon_votes, no_pardon_votes=e.no_pardon_votes)
+    state = _news(state, verdicts=(*state.news.verdicts, notice))
     city = state.cities[e.city]
     return _city(state, e.city, verdict=None, pardons_today=city.pardons_today + (1 if e.pardoned else 0))
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from .calendar import DayPlan, ShortDay
+from .events import JudgeResult, VerdictNotice, VoteResult
 from .records import HostRecords
 from .settings import GameSettings
 
@@ -306,6 +307,15 @@ class Deal:
 
 
 @dataclass(frozen=True, slots=True)
+class DayNews:
+    """Results published since the last Day Post, for the next one (POST-3, D17)."""
+
+    votes: tuple[VoteResult, ...] = ()
+    verdicts: tuple[VerdictNotice, ...] = ()
+    judge_elections: tuple[JudgeResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Archive:
     """After the game (§9.4): consents given or refused, and who asked for what."""
 
@@ -356,6 +366,8 @@ class GameState:
     secret_inboxes: int = 0
     pardon_votes_held: bool = False
     archive: Archive = field(default_factory=Archive)
+    news: DayNews = field(default_factory=DayNews)
+    """What the next Day Post will carry besides deaths (POST-3)."""
     records: HostRecords = field(default_factory=HostRecords)
     """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""
 

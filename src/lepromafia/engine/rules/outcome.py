@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import events as ev
 from ..audience import PUBLIC
 from ..progress import Progress
-from ..state import Faction, GameState, Outcome
+from ..state import Faction, GameState, Outcome, Stage
 from . import court, host
 
 
@@ -59,8 +59,10 @@ def winning_mafia(state: GameState) -> tuple[str, ...]:
     return tuple(n for n in names if key(n) == best)
 
 
-def settle(p: Progress) -> None:
-    """Decide cities, fix the overall result, end the game: after every death."""
+def settle(p: Progress, end: bool = True) -> None:
+    """Decide cities, fix the overall result, end the game: after every death.
+
+    ``end=False`` leaves the ending to the caller (the morning's Day Post comes first, D18)."""
     for name, city in p.state.cities.items():
         redealing = city.restoration is not None and city.restoration.began_day is not None \
             and not city.restoration.dealt  # RESTORE-3: the old factions no longer count
@@ -76,10 +78,15 @@ def settle(p: Progress) -> None:
             winners = winning_mafia(s) if result is Outcome.MAFIA else ()
             score = tuple((n, c.decided.value if c.decided else "playing") for n, c in s.cities.items())
             p.emit(ev.GameResultFixed, PUBLIC, result=result.value, winning_mafia=winners, score=score)
-    s = p.state
-    all_decided = all(c.decided is not None for c in s.cities.values())
-    if s.result is not None and (all_decided or not s.settings.continue_after_decided):
+    if end and over(p.state):
         end_game(p)
+
+
+def over(s: GameState) -> bool:
+    """The result is fixed and no city plays on (WIN-4, ``continue_after_decided``)."""
+    all_decided = all(c.decided is not None for c in s.cities.values())
+    return s.stage is Stage.RUNNING and s.result is not None and (
+        all_decided or not s.settings.continue_after_decided)
 
 
 def end_game(p: Progress) -> None:
