@@ -14,7 +14,6 @@ from lepromafia.engine.commands import (
     CheckResident,
     DeclareKill,
     DeclareSuicide,
-    Nominate,
     OfferCommissar,
     PostMessage,
     ProposeJudge,
