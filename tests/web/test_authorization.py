@@ -134,4 +134,8 @@ def test_a_banned_user_cannot_sign_up(day1: Api) -> None:
     r = day1.post("outlaw", "/api/games/g2/signup",
                   {"accepted": ["active"], "contact": "+7 1", "command_id": "s"})
     assert r.status_code == 403 and r.json()["error"]["code"] == "banned"
-    assert [b["user"] for b in day1.get(None, "/api/sanctions").json()] == ["outlaw"]
+    # OMERTA-2 (D8): while the game runs, the Procurator and the player only
+    assert day1.get(None, "/api/sanctions").json() == []
+    assert day1.get(CAST.cities[A][0], "/api/sanctions").json() == []
+    assert [b["user"] for b in day1.get(CAST.procurator, "/api/sanctions").json()] == ["outlaw"]
+    assert [b["user"] for b in day1.get("outlaw", "/api/sanctions").json()] == ["outlaw"]

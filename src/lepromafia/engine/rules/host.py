@@ -220,6 +220,14 @@ def set_silent_godfather_procedure(p: Progress, c: hc.SetSilentGodfatherProcedur
 # --- OMERTA-2, IMPEACH-5, PLAYER-7: sanctions -------------------------------------------
 
 
+def sanction_visible(state: GameState, sanctioned: str, viewer: str | None) -> bool:
+    """OMERTA-2 (D8): a sanction tied to a running game names a mafioso, so until the game
+    ends only the Procurator and the sanctioned player may know it; afterwards everyone."""
+    if state.stage is Stage.FINISHED:
+        return True
+    return viewer is not None and viewer in (state.procurator, sanctioned)
+
+
 def record_sanction(p: Progress, c: hc.RecordSanction) -> None:
     """The engine records the decision; the community registry enforces it at sign-up.
 

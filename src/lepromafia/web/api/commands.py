@@ -25,6 +25,7 @@ from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, create_model
 
 from ...engine import commands as cmd
+from ...engine import commands_host
 from ...engine.state import Stage
 from ...store import codec
 from ..deps import RequireUser, WebDep, access_game_for_action
@@ -116,6 +117,9 @@ def _register(name: str, cls: type[cmd.Command]) -> None:
                                                 time_scale=web.settings.time_scale)
         else:
             ack = await web.service.execute(game_id, command, command_id)
+            if isinstance(command, commands_host.RecordSanction):  # PLAYER-7: sign-up checks it
+                await web.accounts.register_game_sanction(
+                    game_id, await web.service.state(game_id), command)
         return ack_out(ack)
 
     endpoint.__annotations__["body"] = model  # a real class, not the postponed name

@@ -10,6 +10,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
@@ -522,6 +523,9 @@ async def do(
             raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=action)
         command = builder(form, user.user_id, game.state)
         await web.service.execute(game_id, command, command_id)
+        if isinstance(command, hc.RecordSanction):  # OMERTA-2, PLAYER-7: sign-up checks it
+            await web.accounts.register_game_sanction(game_id, await web.service.state(game_id),
+                                                      command)
     except (RuleViolation, ServiceError, WebError, AccountError) as exc:
         return redirect(back, error=describe(exc, lang), lang=lang)
     return redirect(back, ok="Done.", lang=lang)
