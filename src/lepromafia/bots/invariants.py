@@ -331,6 +331,8 @@ def _inbox_allowed(s: GameState, inbox_id: str, e: Event) -> set[str] | None:
         return {subject or "", s.cities[city].tribune}
     if kind == "notary":
         return {subject or ""}
+    if kind == "certificate":  # INBOX-NOTARY-1/3: the organizer and whom he let in
+        return set(members)
     if kind == "bar":
         return {s.procurator} | _cons(s)
     if kind == "secret":
@@ -413,6 +415,9 @@ ALLOWED: dict[type[Event], Allowed] = {
     # --- the Consigliere's procedures (GODFATHER-2, MAFIA-KILL-5) ---
     hev.GodfatherElectionRuleSet: lambda s, e: _mafia_side(s, e.city),
     hev.SilentGodfatherProcedureSet: lambda s, e: _mafia_side(s, e.city),
+    # --- seed systems: notary inboxes for anyone (INBOX-NOTARY-1..3) ---
+    ev.NotaryContentRecorded: lambda s, e: set(s.inboxes[e.inbox].members),
+    ev.NotaryAccessGranted: lambda s, e: set(s.inboxes[e.inbox].members) | {e.user},
 }
 """Restricted event kinds: who §9.2 lets see each (a superset of the event's audience)."""
 
@@ -426,6 +431,7 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.JudgeRecused, ev.DecisionsClosed, ev.MafiosoDisclosed, ev.RestorationBegan,
     ev.RestorationListSealed, ev.RestorationCompleted, ev.CityDecided, ev.GameResultFixed,
     ev.GameEnded,
+    ev.CommentPosted, hev.CommentHidden, ev.NotarySealed, ev.NotaryPublished,  # POST-1/2, AMB-39
 })
 """Event kinds §9.2 makes public (resident lists, judges, results, the calendar...): nothing
 to restrict. Every event kind is in exactly one of ALLOWED, OPEN_EVENTS and ROUTED_EVENTS,

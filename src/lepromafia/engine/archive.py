@@ -85,6 +85,8 @@ def status(state: GameState, inbox_id: str, viewer: str | None) -> ArchiveStatus
         return ArchiveStatus.AWAITING_CONSENT
     if rule is AfterGame.ORGANIZER and inbox.kind == Kind.NOTARY and inbox.title in DEAL_NOTARIES:
         return ArchiveStatus.OPEN  # RANDOM-5, RESTORE-3: the deals' notaries open to everyone
+    if rule is AfterGame.ORGANIZER and inbox_id in state.notaries and state.notaries[inbox_id].published:
+        return ArchiveStatus.OPEN  # §9.4: a participant's notary, opened at his discretion
     return ArchiveStatus.CLOSED
 
 

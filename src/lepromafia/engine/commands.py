@@ -318,3 +318,49 @@ class AnswerCheck(Command):
 
     city: str
     is_mafia: bool
+
+
+# --- community seed systems: public discussion, notary inboxes (engine/seeds.py) ------
+
+
+@dataclass(**_C)
+class PostComment(Command):
+    """POST-1, POST-2: comment under the Recruitment Post (``recruitment``) or a Day Post
+    (``day:<n>``). Any member of the community may; the web checks the registry ban."""
+
+    post: str
+    text: str
+
+
+@dataclass(**_C)
+class HideComment(Command):
+    """POST-1, POST-2: the Procurator, organizer of the posts, hides a comment, saying why."""
+
+    comment: int
+    reason: str
+
+
+@dataclass(**_C)
+class CreateNotaryInbox(Command):
+    """INBOX-NOTARY-1/2: certify a secret; ``salt`` (random, from the caller) makes the
+    published SHA-256 digest unguessable."""
+
+    title: str
+    content: str
+    salt: str
+
+
+@dataclass(**_C)
+class GrantNotaryAccess(Command):
+    """INBOX-NOTARY-3: the organizer lets ``user`` read the secret and check the digest."""
+
+    inbox: str
+    user: str
+
+
+@dataclass(**_C)
+class PublishNotaryInbox(Command):
+    """§9.4 ("other notary inboxes: at the organizer's discretion"): open it to everyone
+    once the game has ended."""
+
+    inbox: str

@@ -31,6 +31,7 @@ from .rules import (
     phases,
     relay,
     restoration,
+    seeds,
     setup,
     sound,
     verdicts,
@@ -115,6 +116,12 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     hc.LiftInboxBan: cases.lift_ban,
     hc.SendMafiaRelay: relay.send_relay,
     hc.ReviewMafiaRelay: relay.review_relay,
+    # community seed systems: public discussion, notary inboxes for anyone
+    cmd.PostComment: seeds.post_comment,
+    cmd.HideComment: seeds.hide_comment,
+    cmd.CreateNotaryInbox: seeds.create_notary,
+    cmd.GrantNotaryAccess: seeds.grant_notary,
+    cmd.PublishNotaryInbox: seeds.publish_notary,
 }
 
 

@@ -146,6 +146,20 @@ class ErrorCode(StrEnum):
     BAN_NOT_ALLOWED = "ban_not_allowed"
     RELAY_INVALID = "relay_invalid"
     NO_GODFATHER_TO_RECEIVE = "no_godfather_to_receive"
+    # community seed systems: public discussion, notary inboxes (engine/seeds.py)
+    UNKNOWN_POST = "unknown_post"
+    UNKNOWN_COMMENT = "unknown_comment"
+    COMMENT_ALREADY_HIDDEN = "comment_already_hidden"
+    DEAD_CANNOT_COMMENT = "dead_cannot_comment"
+    CONSIGLIERE_CANNOT_COMMENT = "consigliere_cannot_comment"
+    SANCTIONED = "sanctioned"
+    NOTARY_SALT_WEAK = "notary_salt_weak"
+    NOTARY_LIMIT = "notary_limit"
+    ALREADY_GRANTED = "already_granted"
+    NOTARY_NOT_YET_PUBLIC = "notary_not_yet_public"
+    # liveness: host commands that would leave a game with nothing to wait for
+    DAY_END_BEFORE_START = "day_end_before_start"
+    DAY_END_AFTER_MIDNIGHT = "day_end_after_midnight"
 
 
 # code -> (Russian, English). Templates use str.format with the violation's fields.
@@ -273,6 +287,18 @@ MESSAGES: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.BAN_NOT_ALLOWED: ("Бан Арбитра здесь невозможен: {detail}", "The Arbiter cannot ban here: {detail}"),
     ErrorCode.RELAY_INVALID: ("Неверная передача: {detail}", "Invalid relay: {detail}"),
     ErrorCode.NO_GODFATHER_TO_RECEIVE: ("В городе «{city}» некому принять передачу", "Nobody in '{city}' can receive the relay"),
+    ErrorCode.UNKNOWN_POST: ("Нет такого поста", "No such post"),
+    ErrorCode.UNKNOWN_COMMENT: ("Нет такого комментария", "No such comment"),
+    ErrorCode.COMMENT_ALREADY_HIDDEN: ("Комментарий уже скрыт", "The comment is already hidden"),
+    ErrorCode.DEAD_CANNOT_COMMENT: ("Мёртвые не комментируют посты, пока игра идёт", "The dead do not comment on the posts while the game runs"),
+    ErrorCode.CONSIGLIERE_CANNOT_COMMENT: ("Консильери не комментирует посты своей игры, пока она идёт", "The Consigliere does not comment on his game's posts while it runs"),
+    ErrorCode.SANCTIONED: ("Вы под санкцией ({sanction}) — комментировать нельзя", "You are under a sanction ({sanction}) and cannot comment"),
+    ErrorCode.NOTARY_SALT_WEAK: ("Соль должна быть не короче {min} символов", "The salt must be at least {min} characters long"),
+    ErrorCode.NOTARY_LIMIT: ("Не больше {limit} нотариальных инбоксов на участника", "At most {limit} notary inboxes per participant"),
+    ErrorCode.ALREADY_GRANTED: ("{user} уже имеет доступ", "{user} already has access"),
+    ErrorCode.NOTARY_NOT_YET_PUBLIC: ("Открыть нотариальный инбокс всем можно только после игры", "A notary inbox opens to everyone only after the game"),
+    ErrorCode.DAY_END_BEFORE_START: ("День {day} должен закончиться после своего начала ({start})", "Day {day} must end after it starts ({start})"),
+    ErrorCode.DAY_END_AFTER_MIDNIGHT: ("День {day} должен закончиться не позже 00:00 по Москве", "Day {day} must end by 00:00 Moscow time"),
 }
 
 

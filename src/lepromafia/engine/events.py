@@ -851,3 +851,59 @@ class GameEnded(Event):
     commitment: str | None
     restorations: tuple[RestorationReveal, ...] = ()
     """§9.4 (D15): every restoration's deal and the factions it replaced."""
+
+
+# --- community seed systems (engine/seeds.py) ------------------------------------------
+
+
+@dataclass(**_E)
+class CommentPosted(Event):
+    """POST-1, POST-2: a public comment under the Recruitment Post or a Day Post."""
+
+    comment: int
+    post: str
+    author: str
+    text: str
+
+
+@dataclass(**_E)
+class NotarySealed(Event):
+    """INBOX-NOTARY-2, AMB-39: the public commitment to a certified secret. It names
+    neither the organizer nor the content: only the inbox, its title and the digest."""
+
+    inbox: str
+    title: str
+    digest: str
+
+
+@dataclass(**_E)
+class NotaryContentRecorded(Event):
+    """INBOX-NOTARY-2: the sealed content and salt, for the organizer alone."""
+
+    inbox: str
+    content: str
+    salt: str
+
+
+@dataclass(**_E)
+class NotaryAccessGranted(Event):
+    """INBOX-NOTARY-3: the organizer and the one he lets verify (content and salt included,
+    so the grantee can recompute the published digest)."""
+
+    inbox: str
+    user: str
+    content: str
+    salt: str
+    digest: str
+
+
+@dataclass(**_E)
+class NotaryPublished(Event):
+    """§9.4: after the game the organizer opens his notary inbox to everyone."""
+
+    inbox: str
+    title: str
+    content: str
+    salt: str
+    digest: str
+    sealed_at: datetime

@@ -332,3 +332,13 @@ class MafiaRelayDelivered(Event):
     to_city: str
     kind: str
     text: str
+
+
+# --- public discussion (POST-1, POST-2) -------------------------------------------------
+
+
+@dataclass(**_E)
+class CommentHidden(HostDecision):
+    """The Procurator hid a comment; its place shows "hidden by the Procurator: <reason>"."""
+
+    comment: int

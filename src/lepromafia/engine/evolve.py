@@ -941,4 +941,5 @@ def _tour_announced(state: GameState, e: ev.TourAnnounced) -> GameState:
     return replace(state, touring_city=e.city, tour_pointer=e.pointer)
 
 
-from . import evolve_host  # noqa: E402,F401  (registers the host-side rules)
+# registers the host-side rules and the seed systems' rules
+from . import evolve_host, evolve_seeds  # noqa: E402,F401

@@ -32,6 +32,8 @@ class Kind(StrEnum):
     SECRET = "secret"  # noqa: S105 - an inbox kind, not a password
     OFFER = "offer"
     LINE = "line"
+    CERTIFICATE = "certificate"
+    """INBOX-NOTARY for anyone: a participant's certified secret (engine/seeds.py)."""
 
 
 class Access(IntEnum):
@@ -237,6 +239,8 @@ POLICY: dict[Kind, InboxPolicy] = {
         InboxPolicy(Kind.LINE, ("COMM-2", "COMM-5"), _none, _none, _line_members,
                     "commissar takes office", False, AfterGame.ON_REQUEST, pseudonymous=True,
                     member_list_visible=False),
+        InboxPolicy(Kind.CERTIFICATE, ("INBOX-NOTARY-1", "INBOX-NOTARY-3"), _none, _none,
+                    _explicit, "any time", False, AfterGame.ORGANIZER, member_list_visible=False),
     )
 }
 

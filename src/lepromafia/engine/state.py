@@ -14,6 +14,7 @@ from enum import StrEnum
 from .calendar import DayPlan, ShortDay
 from .events import JudgeResult, VerdictNotice, VoteResult
 from .records import HostRecords
+from .seeds import Discussion, Notary
 from .settings import GameSettings
 
 NO_KILL = "-"
@@ -370,6 +371,10 @@ class GameState:
     """What the next Day Post will carry besides deaths (POST-3)."""
     records: HostRecords = field(default_factory=HostRecords)
     """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""
+    discussion: Discussion = field(default_factory=Discussion)
+    """POST-1, POST-2: comments under the posts (engine/seeds.py)."""
+    notaries: Mapping[str, Notary] = field(default_factory=dict)
+    """INBOX-NOTARY-1..3: inbox id -> the certified secret (engine/seeds.py)."""
 
     # --- small read helpers used across the engine ---------------------------------
 

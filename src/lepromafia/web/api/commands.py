@@ -38,9 +38,10 @@ router = APIRouter(tags=["commands"], responses=ERRORS)
 SYSTEM_ONLY = frozenset({"FireDeadline"})
 """Issued by the service's scheduler alone."""
 # Published only through /sound/entries, which measures the real duration of the file;
+# PostComment has its own endpoint (api/discussion.py): the registry ban comes first (PLAYER-7);
 # a commissar offer only through /random/commissar-offer, whose draw no caller can supply
 # (COMM-APPT-1: «при помощи генератора случайных чисел»).
-NOT_GENERATED = SYSTEM_ONLY | {"PublishSoundEntry", "OfferCommissar"}
+NOT_GENERATED = SYSTEM_ONLY | {"PublishSoundEntry", "PostComment", "OfferCommissar"}
 
 
 class _Strict(BaseModel):

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..errors import ErrorInfo
-from . import archive, consoles, game, public, sound
+from . import archive, consoles, discussion, game, public, sound
 from .common import flash_context
 from .render import render
 
@@ -43,6 +43,7 @@ async def install_error_page(request: Request) -> None:
 router = APIRouter(dependencies=[Depends(install_error_page)])
 router.include_router(public.router)
 router.include_router(game.router)
+router.include_router(discussion.router)  # POST-1, POST-2: comments under the posts
 router.include_router(consoles.router)
 router.include_router(sound.router)  # the Sound Library (issue 6)
 router.include_router(archive.router)  # the archives after the game (issue 6)

@@ -28,6 +28,7 @@ from ..errors import WebError, WebErrorCode, describe
 from .actions import citizen_forms, role_actions
 from .common import GameCtx, clear_flash, flash_context, game_context, load_game, redirect, safe_next
 from .data import PAGE_EVENTS
+from .discussion import discussion_context
 from .forms import ACTIONS, Form, FormError, integer, text
 from .labels import deadline_label, inbox_label
 from .render import render
@@ -249,6 +250,7 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         cities=city_rows(game),
         requirements=REQUIREMENT_TEXTS,
         rule_ids=RULE_IDS,
+        **await discussion_context(web, game, uid, lang),
     )
 
 
@@ -264,6 +266,7 @@ async def game_part(
         ctx["posts"] = await posts_of(web, game)
         ctx["day_sound"] = day_sound(game, uid, ctx["posts"])
         ctx["day_contests"] = await day_contests(web, game, ctx["posts"])
+        ctx.update(await discussion_context(web, game, uid, lang))
         template = "partials/posts.html"
     elif name == "clocks":
         ctx["deadlines"] = await clocks(web, game, uid, lang)

@@ -19,7 +19,7 @@ from .strings import translate
 WEB_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES = WEB_DIR / "templates"
 STATIC = WEB_DIR / "static"
-ASSET_VERSION = "4"
+ASSET_VERSION = "5"
 
 OFFICE_TITLES = {
     "procurator": "Procurator's console",

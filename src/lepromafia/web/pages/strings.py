@@ -397,6 +397,19 @@ RU: dict[str, str] = {
     "The deal (RANDOM-5)": "Раздача (RANDOM-5)",
     "of_sitting": "большинство заседающих",
     "of_votes_cast": "большинство поданных голосов",
+    # public discussion under the posts (POST-1, POST-2)
+    "Discussion": "Обсуждение",
+    "Hidden by the Procurator: {reason}": "Скрыто Прокуратором: {reason}",
+    "Hide": "Скрыть",
+    "Reason, shown to everyone": "Причина (её увидят все)",
+    "Hide the comment": "Скрыть комментарий",
+    "No comments yet.": "Комментариев пока нет.",
+    "Log in to comment.": "Войдите, чтобы комментировать.",
+    "Anyone in the community may comment, players or not.": "Комментировать может любой участник лепрозория, играющий или нет.",
+    "Your comment": "Ваш комментарий",
+    "Comment": "Комментировать",
+    "Your comment is posted.": "Комментарий опубликован.",
+    "The comment is hidden.": "Комментарий скрыт.",
 }
 
 

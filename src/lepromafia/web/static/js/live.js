@@ -44,19 +44,21 @@
       pending = false;
       document.querySelectorAll("[data-live-src]").forEach(function (el) {
         var url = el.getAttribute("data-live-src");
-        var keep = el.getAttribute("data-live-keep");
-        if (keep) {
-          var field = el.querySelector("textarea[name=text]");
-          if (field && document.activeElement === field && field.value) { return; }  // do not eat a draft
-        }
+        var active = document.activeElement;
+        if (active && active.tagName === "TEXTAREA" && active.value && el.contains(active)) { return; }  // do not eat a draft
         fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } })
           .then(function (r) { return r.ok ? r.text() : null; })
           .then(function (html) {
             if (html === null) { return; }
-            var draft = null, field = el.querySelector("textarea[name=text]");
-            if (field) { draft = field.value; }
+            var drafts = [];  // every composer's draft in the region, by its id (comments: one per post)
+            el.querySelectorAll("textarea[name=text]").forEach(function (f, i) { drafts.push([f.id, i, f.value]); });
             el.innerHTML = html;
-            if (draft) { var again = el.querySelector("textarea[name=text]"); if (again) { again.value = draft; } }
+            var fields = el.querySelectorAll("textarea[name=text]");
+            drafts.forEach(function (d) {
+              if (!d[2]) { return; }
+              var again = d[0] ? document.getElementById(d[0]) : fields[d[1]];
+              if (again && el.contains(again)) { again.value = d[2]; }
+            });
             if (window.htmx) { window.htmx.process(el); }
             var thread = el.querySelector(".thread");
             if (thread) { thread.scrollTop = thread.scrollHeight; }

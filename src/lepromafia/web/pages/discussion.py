@@ -1,0 +1,111 @@
+"""Public discussion under the Recruitment Post and every Day Post (POST-1, POST-2).
+
+Every post's comments sit under it, live (the posts region and the recruitment comments
+re-fetch on each event), with a composer for whoever the engine lets comment and a hide
+form with a reason for the Procurator. The engine answers who may comment.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ...engine.errors import RuleViolation
+from ...engine.rules.seeds import comment_refusal, posts
+from ...engine.seeds import MAX_COMMENT
+from ...service.accounts import AccountError
+from ...service.discussion import DISCUSSION, hide_comment, post_comment
+from ...service.errors import ServiceError
+from ..api.games import scoped
+from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..errors import ErrorInfo, WebError, WebErrorCode, describe
+from .common import GameCtx, game_context, load_game, redirect
+from .render import render
+
+router = APIRouter()
+
+
+def anchor(post: str) -> str:
+    return "comments-" + post.replace(":", "-")
+
+
+async def discussion_context(web: Any, game: GameCtx, uid: str | None, lang: str) -> dict[str, Any]:
+    """What ``partials/comments.html`` needs for every post of the game."""
+    refusal = None
+    if uid is not None:
+        why = comment_refusal(game.state, uid, game.now)
+        refusal = why.message(lang) if why else None
+        if refusal is None:
+            try:
+                await web.accounts.check_not_banned(uid)
+            except AccountError as exc:
+                refusal = exc.message(lang)
+    return {
+        "comments": await DISCUSSION.comments(web.service, game.id, uid),
+        "comment_refusal": refusal,
+        "comment_max": MAX_COMMENT,
+        "comment_anchor": anchor,
+        "comment_nonce": secrets.token_hex(8),
+        "is_procurator": uid == game.state.procurator,
+    }
+
+
+async def _section(request: Request, web: Any, game: GameCtx, uid: str | None, lang: str, post: str,
+                   error: ErrorInfo | None = None, draft: str = "") -> Response:
+    ctx = await discussion_context(web, game, uid, lang)
+    ctx.update(await game_context(web, request, game, uid, ""))
+    ctx.update(user=uid, post_id=post, comment_error=error, comment_draft=draft)
+    return render(request, "partials/comments.html", ctx, lang=lang)
+
+
+@router.get("/games/{game_id}/posts/{post}/comments", include_in_schema=False)
+async def comments_part(request: Request, game_id: str, post: str, web: WebDep, user: CurrentUser,
+                        lang: Lang) -> Response:
+    """The live region of one post's comments."""
+    game = await load_game(web, game_id)
+    if post not in posts(game.state):
+        raise WebError(WebErrorCode.NOT_FOUND, what=post)
+    return await _section(request, web, game, user.user_id if user else None, lang, post)
+
+
+@router.post("/games/{game_id}/posts/{post}/comments", include_in_schema=False,
+             dependencies=[CsrfChecked])
+async def comment(request: Request, game_id: str, post: str, web: WebDep, user: RequireUser,
+                  lang: Lang) -> Response:
+    """POST-1, POST-2: one comment; an error comes back next to the composer, text kept."""
+    form = await request.form()
+    body = str(form.get("text") or "")
+    error = None
+    try:
+        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        await post_comment(web.service, web.accounts, game_id, user.user_id, post, body, command_id)
+    except (RuleViolation, ServiceError, AccountError, WebError) as exc:
+        error = describe(exc, lang)
+    if request.headers.get("hx-request"):
+        game = await load_game(web, game_id)
+        return await _section(request, web, game, user.user_id, lang, post, error,
+                              body if error else "")
+    back = f"/games/{game_id}#{anchor(post)}"
+    if error is not None:
+        return redirect(back, error=error, draft=body, lang=lang)
+    return redirect(back, ok="Your comment is posted.", lang=lang)
+
+
+@router.post("/games/{game_id}/comments/{number}/hide", include_in_schema=False,
+             dependencies=[CsrfChecked])
+async def hide(request: Request, game_id: str, number: int, web: WebDep, user: RequireUser,
+               lang: Lang) -> Response:
+    """POST-2: the Procurator hides a comment, with a reason everybody reads in its place."""
+    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    back = f"/games/{game_id}#{re.sub(r'[^a-z0-9-]', '', form.get('anchor', '')) or 'recruitment'}"
+    try:
+        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        await hide_comment(web.service, game_id, user.user_id, number, form.get("reason", ""),
+                           command_id)
+    except (RuleViolation, ServiceError, WebError) as exc:
+        return redirect(back, error=describe(exc, lang), lang=lang)
+    return redirect(back, ok="The comment is hidden.", lang=lang)
