@@ -19,6 +19,7 @@ TYPES = (
     "PetitionFiled", "GodfatherElected", "HostAppointed", "RoleAcknowledged",
     "NightStarted", "GodfatherVoteCast", "PardonVoteCast", "ObserverJoined", "SuicideDeclared",
     "RestorationListRecorded", "PrivateCaseFiled", "ContestPublished", "NoConfidenceExpressed",
+    "CheckRequested", "GodfatherElectionFailed", "GodfatherReelectionDemanded", "AmbushesFixed",
 )
 
 

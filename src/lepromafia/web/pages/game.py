@@ -13,11 +13,13 @@ from fastapi.responses import HTMLResponse, Response
 from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
+from ...engine.archive import readable
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
 from ...engine.errors import RuleViolation
 from ...engine.inboxes import Access, access, can_read, member_list
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
+from ...engine.state import NO_KILL
 from ...engine.visibility import public_faction
 from ...service.accounts import AccountError
 from ...service.errors import ServiceError
@@ -104,29 +106,89 @@ def city_rows(game: GameCtx) -> list[dict[str, Any]]:
     return rows
 
 
-async def ending_of(web: Any, game: GameCtx) -> dict[str, Any] | None:
-    """§9.4: once GameEnded is public, the final result, each city's, and every role."""
-    ended = [e for _s, e in await PAGE_EVENTS.read(web.service, game.id)
-             if isinstance(e, ev.GameEnded) and e.audience.public]
+async def ending_of(web: Any, game: GameCtx, viewer: str | None = None) -> dict[str, Any] | None:
+    """§9.4: once GameEnded is public, the final result, each city's, every role — every
+    commissar who held office (D13), each restoration's factions before and after (D15) —
+    and the mafia's decisions and check logs, open to all after the game (D14)."""
+    events = await PAGE_EVENTS.read(web.service, game.id)
+    ended = [e for _s, e in events if isinstance(e, ev.GameEnded) and e.audience.public]
     if not ended:
         return None
     e = ended[-1]
     factions = dict(e.factions)
-    commissars = dict(e.commissars)
     s = game.state
+    record = mafia_record(s, events, viewer)
     cities = []
     for name, c in s.cities.items():
+        commissars = [u for city, u in e.commissars if city == name]
         cities.append({
             "name": name,
+            "display_name": c.display_name or name,
             "outcome": c.decided.value if c.decided else None,
-            "commissar": commissars.get(name),
+            "commissars": commissars,
             "godfather": c.godfather,
             "judge": c.judge,
             "residents": [{"user": u, "faction": factions.get(u), "alive": s.residents[u].alive,
-                           "commissar": commissars.get(name) == u} for u in c.residents],
+                           "commissar": u in commissars} for u in c.residents],
+            "record": record.get(name, []),
         })
+    restorations = [{
+        "city": r.city, "new_name": r.new_name, "commitment": r.commitment, "salt": r.salt,
+        "rows": [{"user": u, "before": before, "after": factions.get(u)}
+                 for u, before in r.factions_before],
+    } for r in e.restorations]
     return {"result": e.result, "consigliere": e.consigliere, "cities": cities,
-            "commitment": e.commitment, "salt": e.deal_salt}
+            "commitment": e.commitment, "salt": e.deal_salt, "restorations": restorations}
+
+
+def _target(t: str | None) -> str:
+    return "—" if t is None or t == NO_KILL else t
+
+
+def _record_line(e: Any) -> tuple[str, dict[str, Any]] | None:
+    """One of the mafia's (or the commissar's) decisions as a sentence to translate."""
+    if isinstance(e, ev.GodfatherVoteCast):
+        return "{voter} votes for {candidate} as Godfather", {"voter": e.voter, "candidate": e.candidate}
+    if isinstance(e, ev.GodfatherElected):
+        msg = "{user} is appointed Godfather" if e.appointed else "{user} is elected Godfather"
+        return msg, {"user": e.godfather}
+    if isinstance(e, ev.GodfatherElectionFailed):
+        return "The Godfather election fails", {}
+    if isinstance(e, ev.GodfatherReelectionDemanded):
+        return "{user} demands a re-election", {"user": e.user}
+    if isinstance(e, ev.KillDeclared):
+        who = "{user} (Godfather)" if e.is_order else "{user}"
+        if e.target == NO_KILL:
+            return who + ": no kill" + (" on tour" if e.tour else ""), {"user": e.mafioso}
+        return who + (": kill {target} on tour" if e.tour else ": kill {target}"), {
+            "user": e.mafioso, "target": e.target}
+    if isinstance(e, ev.NightDecisionFixed):
+        msg = "Night {night}, tour decision: {target}" if e.tour else "Night {night}, decision: {target}"
+        return msg, {"night": e.night, "target": _target(e.target)}
+    if isinstance(e, ev.AmbushPlaced):
+        return "{user} lies in wait for {target}", {"user": e.mafioso, "target": e.target}
+    if isinstance(e, ev.AmbushesFixed):
+        return "Night {night}, ambushes: {list}", {
+            "night": e.night, "list": ", ".join(f"{m} → {t}" for m, t in e.ambushes) or "—"}
+    if isinstance(e, ev.CheckRequested):
+        return "Night {night}, the commissar asks about {target}", {"night": e.night, "target": e.target}
+    if isinstance(e, ev.CheckAnswered):
+        verdict = "mafia" if e.is_mafia else "not mafia"
+        return "Night {night}, check of {target}: " + verdict, {"night": e.night, "target": e.target}
+    return None
+
+
+def mafia_record(s: Any, events: Any, viewer: str | None) -> dict[str, list[dict[str, Any]]]:
+    """§9.4, INBOX-MAFIA-4 (D14): per city, the decisions the engine opens at the game's end
+    (``engine.archive.readable``), in order."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for _seq, e in events:
+        if not readable(s, e, viewer):
+            continue
+        line = _record_line(e)
+        if line is not None:
+            out.setdefault(e.city, []).append({"at": e.at, "msg": line[0], "fields": line[1]})
+    return out
 
 
 async def posts_of(web: Any, game: GameCtx) -> list[Any]:
@@ -242,7 +304,7 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         "pages/game.html",
         info=game_info,
         observe=observe,
-        ending=await ending_of(web, game),
+        ending=await ending_of(web, game, uid),
         posts=(posts := await posts_of(web, game)),
         day_sound=day_sound(game, uid, posts),
         day_contests=await day_contests(web, game, posts),
@@ -277,7 +339,7 @@ async def game_part(
     elif name == "phase":
         template = "partials/phase.html"
     elif name == "ending":
-        ctx["ending"] = await ending_of(web, game)
+        ctx["ending"] = await ending_of(web, game, uid)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
         ctx["acts"] = role_actions(game.state, uid, await PAGE_EVENTS.read(web.service, game.id))
