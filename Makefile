@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate clean rules-doc services
+.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -63,9 +63,36 @@ rules-doc: $(STAMP)
 bench: $(STAMP) services
 	$(PY) bench/engine_bench.py
 	$(PY) bench/service_bench.py
+	$(PY) bench/read_path_bench.py --baseline 35de1ff
+
+# The balance lab (docs/balance.md): strategy bots at skill 2 against 2 on every core.
+BALANCE_GAMES ?= 100
+BALANCE_OUT   ?= var/balance
+balance: $(STAMP)
+	$(VENV)/bin/lepromafia lab run --games $(BALANCE_GAMES) --cities 5 --vary cities=2,3,4,5,6,7,8 \
+		--skill honest=2,mafia=2 --out $(BALANCE_OUT)/cities
+	$(VENV)/bin/lepromafia lab run --games $(BALANCE_GAMES) --cities 5 --institutions \
+		--vary mafia_share_percent=15,20,25,30 --vary city_win_condition=elimination,mafia_outnumbers \
+		--skill honest=2,mafia=2 --out $(BALANCE_OUT)/settings
+	$(PY) tools/balance_doc.py $(BALANCE_OUT) docs
+
+# Rewrite docs/balance.md from the last `make balance` run without playing again.
+balance-doc: $(STAMP)
+	$(PY) tools/balance_doc.py $(BALANCE_OUT) docs
+
+# The 10,000-game sweep of 5-city games (target: under 30 minutes on 2 cores).
+lab-sweep: $(STAMP)
+	$(VENV)/bin/lepromafia lab run --games 10000 --cities 5 --out var/lab-sweep
+
+bench-lab: $(STAMP)
+	$(PY) bench/lab_bench.py --games 20
 
 simulate: $(STAMP)
 	$(VENV)/bin/lepromafia simulate --games 1000 --cities 5
+
+# Issue 10: the host-command liveness property at full size (minutes, not CI).
+liveness-sweep: $(STAMP)
+	LEPROMAFIA_SWEEP_EXAMPLES=300 $(VENV)/bin/pytest -q tests/sim/test_host_liveness.py
 
 clean:
 	rm -rf $(VENV) var $(VENDOR) test-artifacts .pytest_cache .mypy_cache .ruff_cache

@@ -17,6 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from lepromafia.bots.simulate import play
+from lepromafia.bots.strategy.match import play as play_strategy
 from lepromafia.cli.demo_cmd import play_game, run_demo
 from lepromafia.cli.main import app
 from lepromafia.cli.transcript import Section, render, transcript
@@ -31,7 +32,7 @@ FACTION = re.compile(r"\bмафия\b|честный житель", re.IGNORECAS
 
 @cache
 def log(seed: int) -> tuple[ev.Event, ...]:
-    return tuple(play(seed).table.events)
+    return tuple(play(seed, hosts=0.0).table.events)  # the demo plays the residents only
 
 
 def text(sections: list[Section]) -> str:
@@ -136,6 +137,12 @@ def test_a_game_ending_at_dawn_still_reports_the_nights_deaths():
     assert text(sections).count("Результат игры зафиксирован") == 0  # fixed at the very end
 
 
+@cache
+def strategy_log(seed: int) -> tuple[ev.Event, ...]:
+    """The demo's game: strategy bots at skill 2 against 2 (issue 15)."""
+    return tuple(play_strategy(seed, check="cheap").table.events)
+
+
 def dawn_seed() -> int:
     """The first seed whose game is decided by a night's deaths at dawn."""
     for seed in range(100):
@@ -228,10 +235,11 @@ def test_english_transcript_has_the_same_shape():
         in text(en)
 
 
-def test_the_demo_plays_exactly_the_bots_game_and_reports_each_day():
+def test_the_demo_plays_exactly_the_strategy_bots_game_and_reports_each_day():
+    """Issue 15: the demo is the strategy bots' seeded game (skill 2 against 2)."""
     days: list[int] = []
     table = play_game(7, 5, on_day=days.append)
-    assert tuple(table.events) == log(7)
+    assert tuple(table.events) == strategy_log(7)
     assert days == list(range(1, table.game.day + 1))
 
 
@@ -262,9 +270,9 @@ def test_an_unknown_language_is_rejected():
 
 
 def test_run_demo_returns_the_finished_table():
+    """The demo prints the strategy bots' game to its end: every Day Post and the result."""
     console = Console(record=True, width=100)
-    seed = dawn_seed()
-    table = run_demo(seed, 5, console=console)
+    table = run_demo(7, 5, console=console)
     assert table.game.result is not None
-    assert f"Утро дня {table.game.day + 1}" in console.export_text() or (
-        f"Утро дня {table.game.day}" in console.export_text())
+    out = console.export_text()
+    assert f"Пост дня {table.game.day}" in out and "Итог игры" in out

@@ -18,6 +18,7 @@ from lepromafia.engine import commands as cmd
 from lepromafia.engine.calendar import MOSCOW, at_local
 from lepromafia.engine.errors import ErrorCode, RuleViolation
 from lepromafia.engine.events import Event
+from lepromafia.engine.inboxes import Kind, live_inbox
 from lepromafia.engine.table import Table
 from lepromafia.engine.visibility import visible_to
 
@@ -150,6 +151,11 @@ class Game:
             found = [e for e in found if visible_to(e, seen_by)]
         return found
 
+    @property
+    def now(self) -> datetime:
+        """The moment of the last event: what a rights question asks about (HOST-ARB-3)."""
+        return self.table.events[-1].at
+
     def alive(self, user: str) -> bool:
         return self.state.residents[user].alive
 
@@ -159,7 +165,7 @@ class Game:
         return found
 
     def voting_inbox(self, city: str, candidate: str) -> str:
-        found = self.state.current.get(f"voting:{city}/{candidate}")
+        found = live_inbox(self.state, Kind.VOTING, city, candidate)
         assert found, f"no voting inbox for {candidate}"
         return found
 

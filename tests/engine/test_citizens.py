@@ -34,9 +34,9 @@ def test_a_suicide_takes_effect_when_the_vote_starts():
     died = next(e for e in g.events_of(ev.ResidentDied) if e.user == "dave")
     assert (died.cause, died.at, died.audience.public) == ("suicide", when(2, "20:00"), True)
     assert g.events_of(ev.VotingOpened)[0].candidates == ("erin",)  # his own nomination stands
-    assert access(g.state, g.voting_inbox(TOWN, "erin"), "dave") is Access.NONE
-    assert access(g.state, g.inbox("cemetery", TOWN), "dave") is Access.NONE  # SUICIDE-2
-    assert access(g.state, g.inbox("city", TOWN), "dave") is Access.READ
+    assert access(g.state, g.voting_inbox(TOWN, "erin"), "dave", now=g.now) is Access.NONE
+    assert access(g.state, g.inbox("cemetery", TOWN), "dave", now=g.now) is Access.NONE  # SUICIDE-2
+    assert access(g.state, g.inbox("city", TOWN), "dave", now=g.now) is Access.READ
 
 
 def test_a_suicide_may_be_withdrawn_until_nominations_close():
@@ -87,15 +87,15 @@ def test_an_observer_reads_another_city_s_inbox_only():
     g.reject(RequestObservation(actor="carol", city="Глюкоград"), when(2, "11:01"),
              ErrorCode.OBSERVER_INVALID)
     glu = g.inbox("city", "Глюкоград")
-    assert access(g.state, glu, "carol") is Access.READ
+    assert access(g.state, glu, "carol", now=g.now) is Access.READ
     g.reject(cmd.PostMessage(actor="carol", inbox=glu, text="Привет"), when(2, "11:02"),
              ErrorCode.INBOX_READ_ONLY)
     g.do(Nominate(actor="g2", candidate="g3"), 2, "12:00")
     g.to(2, "20:00")
-    assert access(g.state, g.voting_inbox("Глюкоград", "g3"), "carol") is Access.NONE
-    assert access(g.state, g.inbox("cemetery", "Глюкоград"), "carol") is Access.NONE
+    assert access(g.state, g.voting_inbox("Глюкоград", "g3"), "carol", now=g.now) is Access.NONE
+    assert access(g.state, g.inbox("cemetery", "Глюкоград"), "carol", now=g.now) is Access.NONE
     g.to(3, "10:00")
-    assert access(g.state, g.inbox("city", "Глюкоград"), "carol") is Access.READ  # renewals too
+    assert access(g.state, g.inbox("city", "Глюкоград"), "carol", now=g.now) is Access.READ  # renewals too
 
 
 def test_observer_access_ends_with_his_death():
@@ -105,7 +105,7 @@ def test_observer_access_ends_with_his_death():
     g.do(Nominate(actor="dave", candidate="carol"), 2, "12:00")
     g.to(2, "23:30")
     assert not g.alive("carol")
-    assert access(g.state, g.inbox("city", "Глюкоград"), "carol") is Access.NONE
+    assert access(g.state, g.inbox("city", "Глюкоград"), "carol", now=g.now) is Access.NONE
 
 
 def parity_morning(g):
@@ -144,8 +144,8 @@ def test_the_spirit_votes_but_neither_nominates_nor_is_nominated():
              ErrorCode.CANDIDATE_NOT_ELIGIBLE)
     g.do(Nominate(actor="jane", candidate="alice"), 3, "12:00")
     g.to(3, "20:00")
-    assert access(g.state, g.inbox("city", TOWN), "carol") is Access.READ
-    assert access(g.state, g.inbox("cemetery", TOWN), "carol") is Access.NONE
+    assert access(g.state, g.inbox("city", TOWN), "carol", now=g.now) is Access.READ
+    assert access(g.state, g.inbox("cemetery", TOWN), "carol", now=g.now) is Access.NONE
     (cast,) = g.vote("carol", "alice", "казнить", 3, "20:05", city=TOWN)
     assert cast.voter == "carol"
 
@@ -159,4 +159,4 @@ def test_the_spirit_lapses_when_parity_ends_and_moves_to_the_cemetery():
     g.do(Nominate(actor="jane", candidate="alice"), 3, "12:00")
     g.to(4, "10:00")  # alice executed: 2 honest, 1 mafia, no parity
     assert g.state.cities[TOWN].spirits == frozenset()
-    assert access(g.state, g.inbox("cemetery", TOWN), "carol") is Access.WRITE
+    assert access(g.state, g.inbox("cemetery", TOWN), "carol", now=g.now) is Access.WRITE

@@ -41,9 +41,9 @@ def test_the_procurator_draws_a_resident_and_only_they_know():
     assert offered.candidate == "carol"
     assert offered.audience.users == {PROCURATOR, "carol"}
     box = offered.inbox
-    assert access(g.state, box, "carol") is Access.WRITE
+    assert access(g.state, box, "carol", now=g.now) is Access.WRITE
     for outsider in (CONSIGLIERE, TRIBUNES[0], ARBITER, "dave"):
-        assert access(g.state, box, outsider) is Access.NONE
+        assert access(g.state, box, outsider, now=g.now) is Access.NONE
     g.reject(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=5), when(1, "10:06"),
              ErrorCode.OFFER_NOT_ALLOWED)  # one offer at a time
 
@@ -80,7 +80,7 @@ def test_an_honest_acceptance_appoints_the_commissar_with_a_pseudonymous_line():
     g.do(AnswerCommissarOffer(actor="carol", accept=True), 1, "10:10")
     assert g.state.cities[TOWN].commissar == "carol"
     police = g.inbox("police")
-    assert access(g.state, police, "carol") is Access.WRITE
+    assert access(g.state, police, "carol", now=g.now) is Access.WRITE
     assert member_list(g.state, police, "carol") is None  # AMB-21: the list is hidden
     line = g.state.cities[TOWN].commissar_line
     opened = next(e for e in g.events_of(ev.InboxOpened) if e.inbox == line)
@@ -200,16 +200,16 @@ def test_a_dead_commissar_leaves_the_police_station_with_no_replacement():
     g.to_night(3, "01:00")
     g.at_night(DeclareKill(actor="alice", target="carol"), 3, "01:00")
     g.to_night(3, "09:59")
-    assert access(g.state, g.inbox("police"), "carol") is Access.WRITE  # not before the Day Post
+    assert access(g.state, g.inbox("police"), "carol", now=g.now) is Access.WRITE  # not before the Day Post
     g.to(4, "10:00")
-    assert access(g.state, g.inbox("police"), "carol") is Access.NONE
+    assert access(g.state, g.inbox("police"), "carol", now=g.now) is Access.NONE
     assert g.state.cities[TOWN].commissar is None
     (vacated,) = g.events_of(ev.CommissarVacated)
     assert not vacated.replace and not vacated.ambush and vacated.audience.users == {PROCURATOR}
     g.reject(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=1), when(4, "10:05"),
              ErrorCode.OFFER_NOT_ALLOWED)
     line = next(i for i in g.state.inboxes.values() if i.kind == "line")
-    assert access(g.state, line.id, "carol") is Access.READ
+    assert access(g.state, line.id, "carol", now=g.now) is Access.READ
 
 
 def test_the_police_station_is_for_commissars_only():

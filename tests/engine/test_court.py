@@ -80,8 +80,8 @@ def test_a_candidate_is_elected_and_the_court_inbox_opens_for_the_judges():
     assert all(e.audience.public for e in closed)
     court = g.inbox("court")
     for judge in ("a1", "b2", "c3", "d4", ARBITER):
-        assert access(g.state, court, judge) is Access.WRITE
-    assert access(g.state, court, "a2") is Access.NONE
+        assert access(g.state, court, judge, now=g.now) is Access.WRITE
+    assert access(g.state, court, "a2", now=g.now) is Access.NONE
 
 
 def test_polling_stations_take_only_the_two_keywords_once():
@@ -306,8 +306,8 @@ def test_a_removal_petition_removes_the_judge_and_a_new_election_follows_with_tw
     assert removed.judge == "a5" and removed.audience.public and g.state.cities["A"].judge is None
     box = next(i.id for i in g.state.inboxes.values() if i.kind == "removal")
     for member in ("a2", "a3", ARBITER):  # INBOX-REMOVAL-2: the Arbiter is then added
-        assert access(g.state, box, member) is Access.WRITE
-    assert access(g.state, box, "a4") is Access.NONE
+        assert access(g.state, box, member, now=g.now) is Access.WRITE
+    assert access(g.state, box, "a4", now=g.now) is Access.NONE
     scheduled = [e for e in g.events_of(ev.JudgeElectionScheduled) if e.city == "A"][-1]
     assert scheduled.after_removal and scheduled.opens_at - scheduled.at == timedelta(hours=2)
     g.reject(ProposeJudge(actor="a2", candidate="a5"), when(2, "13:00"), ErrorCode.CANDIDATE_NOT_ELIGIBLE)
@@ -356,15 +356,15 @@ def test_a_judge_change_opens_a_new_court_inbox_closed_to_the_newcomer():
     old = g.inbox("court")
     g.do(Recuse(actor="a5"), 2, "11:00")
     middle = g.inbox("court")
-    assert middle != old and access(g.state, old, "b5") is Access.READ
-    assert access(g.state, middle, "a5") is Access.NONE
+    assert middle != old and access(g.state, old, "b5", now=g.now) is Access.READ
+    assert access(g.state, middle, "a5", now=g.now) is Access.NONE
     g.do(ProposeJudge(actor="a2", candidate="a5"), 2, "11:05")  # he may stand again
     g.to(2, "17:00")
     g.do(PostMessage(actor="a3", inbox=polling(g, "A", "a5"), text="Он — Ганди!"), 2, "17:05")
     g.to(2, "20:00")
     new = g.inbox("court")
-    assert new != middle and access(g.state, new, "a5") is Access.WRITE
-    assert access(g.state, middle, "a5") is Access.NONE and access(g.state, old, "a5") is Access.READ
+    assert new != middle and access(g.state, new, "a5", now=g.now) is Access.WRITE
+    assert access(g.state, middle, "a5", now=g.now) is Access.NONE and access(g.state, old, "a5", now=g.now) is Access.READ
 
 
 def test_a_judge_killed_at_night_is_replaced_by_an_election():

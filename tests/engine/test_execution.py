@@ -261,9 +261,9 @@ def test_the_executed_is_announced_with_his_faction_and_banned_in_the_city_inbox
     (died,) = g.events_of(ev.ResidentDied)
     assert (died.user, died.faction, died.cause) == ("alice", "mafia", "execution")
     assert died.audience.public
-    assert access(g.state, g.inbox("city", TOWN), "alice") is Access.READ
-    assert access(g.state, g.inbox("cemetery", TOWN), "alice") is Access.WRITE
-    assert access(g.state, g.inbox("mafia", TOWN), "alice") is Access.WRITE  # INBOX-MAFIA-3
+    assert access(g.state, g.inbox("city", TOWN), "alice", now=g.now) is Access.READ
+    assert access(g.state, g.inbox("cemetery", TOWN), "alice", now=g.now) is Access.WRITE
+    assert access(g.state, g.inbox("mafia", TOWN), "alice", now=g.now) is Access.WRITE  # INBOX-MAFIA-3
 
 
 def test_votes_are_open_to_the_city_and_closed_to_everyone_else():
@@ -286,7 +286,7 @@ def test_after_the_close_the_voting_inbox_is_killed_but_its_log_stays_readable()
     g.to(2, "20:00")
     box = g.voting_inbox(TOWN, "dave")
     g.to(2, "23:30")
-    assert access(g.state, box, "erin") is Access.READ
+    assert access(g.state, box, "erin", now=g.now) is Access.READ
     g.reject(PostMessage(actor="erin", inbox=box, text="казнить"), when(2, "23:31"),
              ErrorCode.INBOX_CLOSED)
 

@@ -28,7 +28,7 @@ def test_a_dead_petitioner_can_no_longer_post_in_the_removal_inbox():
     g.do(DeclareSuicide(actor="a2"), 2, "12:02")
     g.to(2, "20:30")  # the suicide takes effect at the vote start
     assert not g.alive("a2")
-    assert access(g.state, box, "a2") is Access.READ
+    assert access(g.state, box, "a2", now=g.now) is Access.READ
     g.reject(PostMessage(actor="a2", inbox=box, text="я ещё здесь"), when(2, "20:31"),
              ErrorCode.INBOX_READ_ONLY)
 
@@ -45,7 +45,7 @@ def test_a_dead_impeachment_initiator_can_no_longer_post():
     g.do(DeclareSuicide(actor="carol"), 2, "11:30")
     g.to(2, "20:30")
     assert not g.alive("carol")
-    assert access(g.state, box, "carol") is Access.READ
+    assert access(g.state, box, "carol", now=g.now) is Access.READ
     g.reject(PostMessage(actor="carol", inbox=box, text="и ещё"), when(2, "20:31"),
              ErrorCode.INBOX_READ_ONLY)
     g.do(PostMessage(actor="dave", inbox=box, text="я жив"), 2, "20:32")

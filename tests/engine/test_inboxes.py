@@ -56,9 +56,9 @@ def test_who_reads_and_writes_each_inbox(kind, scope, writers, nobody):
     g = started()
     box = g.inbox(kind, scope)
     for user in writers:
-        assert access(g.state, box, user) is Access.WRITE, user
+        assert access(g.state, box, user, now=g.now) is Access.WRITE, user
     for user in nobody:
-        assert access(g.state, box, user) is Access.NONE, user
+        assert access(g.state, box, user, now=g.now) is Access.NONE, user
 
 
 def test_the_city_inbox_is_renewed_every_morning_and_the_old_one_becomes_read_only():
@@ -68,8 +68,8 @@ def test_the_city_inbox_is_renewed_every_morning_and_the_old_one_becomes_read_on
     g.to(2, "10:00")
     second = g.inbox("city", TOWN)
     assert first != second
-    assert access(g.state, first, "carol") is Access.READ
-    assert access(g.state, second, "carol") is Access.WRITE
+    assert access(g.state, first, "carol", now=g.now) is Access.READ
+    assert access(g.state, second, "carol", now=g.now) is Access.WRITE
     g.reject(PostMessage(actor="carol", inbox=first, text="привет"), when(2, "11:00"),
              ErrorCode.INBOX_CLOSED)
     g.do(PostMessage(actor="carol", inbox=second, text="привет"), 2, "11:00")
@@ -92,10 +92,10 @@ def test_the_dead_are_banned_in_the_city_inbox_and_their_personal_inbox():
     assert not g.alive("dave")
     g.reject(PostMessage(actor="dave", inbox=g.inbox("city", TOWN), text="я жив"), when(2, "23:40"),
              ErrorCode.INBOX_READ_ONLY)
-    assert access(g.state, g.inbox("personal", "dave"), "dave") is Access.READ
+    assert access(g.state, g.inbox("personal", "dave"), "dave", now=g.now) is Access.READ
     g.do(PostMessage(actor="dave", inbox=g.inbox("cemetery", TOWN), text="Тут тихо"), 2, "23:41")
     g.to(3, "10:00")
-    assert access(g.state, g.inbox("city", TOWN), "dave") is Access.READ  # banned in renewals too
+    assert access(g.state, g.inbox("city", TOWN), "dave", now=g.now) is Access.READ  # banned in renewals too
 
 
 def test_a_dead_mafioso_still_writes_in_the_mafia_inbox_but_is_no_longer_living_mafia():
@@ -144,7 +144,7 @@ def test_the_organizer_closes_a_secret_inbox_and_members_keep_reading():
     g.do(PostMessage(actor="dave", inbox=box, text="тсс"), 1, "12:01")
     g.reject(CloseSecretInbox(actor="dave", inbox=box), when(1, "12:02"), ErrorCode.NOT_ORGANIZER)
     g.do(CloseSecretInbox(actor="carol", inbox=box), 1, "12:03")
-    assert access(g.state, box, "dave") is Access.READ
+    assert access(g.state, box, "dave", now=g.now) is Access.READ
 
 
 def test_an_organizer_renews_a_heavy_inbox():
@@ -154,8 +154,8 @@ def test_an_organizer_renews_a_heavy_inbox():
     g.reject(RenewInbox(actor=TRIBUNES[0], inbox=office), when(1, "12:00"), ErrorCode.NOT_ORGANIZER)
     g.do(RenewInbox(actor=PROCURATOR, inbox=office), 1, "12:00")
     fresh = g.inbox("office")
-    assert fresh != office and access(g.state, fresh, TRIBUNES[1]) is Access.WRITE
-    assert access(g.state, office, TRIBUNES[1]) is Access.READ
+    assert fresh != office and access(g.state, fresh, TRIBUNES[1], now=g.now) is Access.WRITE
+    assert access(g.state, office, TRIBUNES[1], now=g.now) is Access.READ
 
 
 def test_a_message_reaches_exactly_the_inbox_readers():

@@ -93,11 +93,11 @@ def test_the_old_mafia_inbox_is_archived_and_a_new_one_opens():
     g = town(13)
     old = g.inbox("mafia", TOWN)
     restore(g)
-    assert access(g.state, old, "r01") is Access.READ
+    assert access(g.state, old, "r01", now=g.now) is Access.READ
     order = redeal(g, (1, 2, 3))
     new = g.inbox("mafia", TOWN)
     assert new != old
-    writers = {u for u in g.state.cities[TOWN].residents if access(g.state, new, u) is Access.WRITE}
+    writers = {u for u in g.state.cities[TOWN].residents if access(g.state, new, u, now=g.now) is Access.WRITE}
     assert writers == set(order[:3])  # the old dead or honest mafiosi are not in it
 
 

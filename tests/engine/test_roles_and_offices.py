@@ -89,7 +89,7 @@ def test_the_commissar_line_is_pseudonymous_and_structured():
     inbox = g.state.inboxes[line]
     assert author_label(g.state, inbox, "carol") == f"commissar:{TOWN}"
     assert author_label(g.state, inbox, CONSIGLIERE) == "consigliere"
-    assert access(g.state, line, "carol") is Access.READ and access(g.state, line, CONSIGLIERE) is Access.READ
+    assert access(g.state, line, "carol", now=g.now) is Access.READ and access(g.state, line, CONSIGLIERE, now=g.now) is Access.READ
     g.reject(PostMessage(actor="carol", inbox=line, text="Я думаю, это Боб"), when(1, "12:00"),
              ErrorCode.INBOX_READ_ONLY)
     g.to_night(2, "01:00")
@@ -153,9 +153,9 @@ def test_the_deal_s_notary_inbox_has_only_its_organizer_until_the_end():
     """INBOX-NOTARY-1, INBOX-NOTARY-2, INBOX-NOTARY-3, RANDOM-2: sealed, organizer only."""
     g = Game({TOWN: TEN}, mafia={TOWN: "alice bob"}).deal()
     notary = next(i.id for i in g.state.inboxes.values() if i.kind == "notary")
-    assert access(g.state, notary, CONSIGLIERE) is Access.READ  # sealed: immutable
+    assert access(g.state, notary, CONSIGLIERE, now=g.now) is Access.READ  # sealed: immutable
     for other in (PROCURATOR, TRIBUNES[0], ARBITER, "alice"):
-        assert access(g.state, notary, other) is Access.NONE
+        assert access(g.state, notary, other, now=g.now) is Access.NONE
 
 
 def four_cities_with_judges():
@@ -178,7 +178,7 @@ def test_the_arbiter_puts_results_before_the_court_and_does_not_vote():
     assert old_polls and all(i.archived for i in old_polls)  # killed once published
     court = g.inbox("court")
     assert g.state.inboxes[court].members == frozenset({"a5", "b5", "c5", "d5"})
-    assert access(g.state, court, ARBITER) is Access.WRITE  # the organizer
+    assert access(g.state, court, ARBITER, now=g.now) is Access.WRITE  # the organizer
     g.do(Nominate(actor="a2", candidate="a3"), 2, "12:00")
     g.to(2, "23:30")
     window = g.events_of(ev.PardonWindowOpened)[0]

@@ -44,9 +44,9 @@ def test_replay_reports_a_tampered_read_model_and_a_corrupt_event(backend: Datab
         async with GameService.running(backend, clock=manual_clock()) as svc:
             await setup_game(svc, "game-1", small_cast())
         store = EventStore.open(backend)
-        async with store.transaction() as tx:
+        async with store.writer.begin() as conn:
             m = schema.inbox_members
-            await tx.conn.execute(update(m).where(m.c.user_id == "p01_01").values(access="read"))
+            await conn.execute(update(m).where(m.c.user_id == "p01_01").values(access="read"))
         await store.close()
 
     run(play_and_tamper())
@@ -56,9 +56,9 @@ def test_replay_reports_a_tampered_read_model_and_a_corrupt_event(backend: Datab
 
     async def corrupt() -> None:
         store = EventStore.open(backend)
-        async with store.transaction() as tx:
+        async with store.writer.begin() as conn:
             e = schema.events
-            await tx.conn.execute(update(e).where(e.c.seq == 12).values(payload="{"))
+            await conn.execute(update(e).where(e.c.seq == 12).values(payload="{"))
         await store.close()
 
     run(corrupt())

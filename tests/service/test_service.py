@@ -239,8 +239,8 @@ def test_commands_for_a_finished_game_are_rejected(backend: DatabaseConfig) -> N
         city = (await svc.state("g")).current_inbox("city", LEPROGRAD)
         await svc.execute("g", cmd.PostMessage(actor="p01_01", inbox=city, text="до"), "m1")
         e = schema.games
-        async with svc.store.transaction() as tx:  # finish the game behind the service's back
-            await tx.conn.execute(update(e).values(stage="finished"))
+        async with svc.store.writer.begin() as conn:  # finish the game behind the service's back
+            await conn.execute(update(e).values(stage="finished"))
         state = await svc.state("g")
         lane = svc._lane("g")
         from dataclasses import replace
@@ -262,8 +262,8 @@ def test_a_corrupt_event_row_blocks_the_game_with_its_seq_and_changes_nothing(
         svc, clock, ids = await started(backend)
         await svc.close()
         e = schema.events
-        async with EventStore.open(backend).transaction() as tx:
-            await tx.conn.execute(update(e).where(e.c.seq == 7).values(payload='{"type": "Garbage"}'))
+        async with EventStore.open(backend).writer.begin() as conn:
+            await conn.execute(update(e).where(e.c.seq == 7).values(payload='{"type": "Garbage"}'))
         svc = GameService(EventStore.open(backend), clock)
         await svc.start()
         count = len(await svc.store.event_rows("g"))

@@ -87,8 +87,8 @@ def test_the_game_seq_key_rejects_a_second_writer(backend: DatabaseConfig) -> No
         with pytest.raises(ConcurrencyConflict):
             await append(store, "g", events[10:11], 10)  # stale version
         # the unique key is the backstop even if the version check is bypassed
-        async with store.transaction() as tx:
-            await tx.conn.execute(update(schema.games).values(version=10))
+        async with store.writer.begin() as conn:
+            await conn.execute(update(schema.games).values(version=10))
         with pytest.raises(ConcurrencyConflict):
             await append(store, "g", events[10:11], 10)
         with pytest.raises(ConcurrencyConflict):
@@ -115,8 +115,8 @@ def test_a_corrupt_event_row_is_reported_with_the_first_bad_seq(backend: Databas
             "does not apply": codec.dumps(codec.encode_event(events[0])),  # GameCreated twice
         }[corruption]
         e = schema.events
-        async with store.transaction() as tx:
-            await tx.conn.execute(update(e).where(e.c.seq == 17).values(payload=payload))
+        async with store.writer.begin() as conn:
+            await conn.execute(update(e).where(e.c.seq == 17).values(payload=payload))
         async with store.reading() as tx:
             with pytest.raises(CorruptLog) as caught:
                 await tx.load("g")

@@ -143,3 +143,11 @@ def test_comments_arrive_live_over_the_websocket(game: Api) -> None:
         assert live["payload"]["text"] == "в прямом эфире"
     r = game.get(None, f"/games/{GAME}/posts/day:1/comments")
     assert r.status_code == 200 and "в прямом эфире" in r.text
+
+
+def test_the_home_page_shows_a_games_last_day_post_without_its_discussion(game: Api) -> None:
+    """POST-2: the home page's preview of the last Day Post renders (the discussion lives on
+    the game page, where the composer is)."""
+    r = game.get(None, "/")
+    assert r.status_code == 200 and 'data-testid="daypost"' in r.text
+    assert 'data-testid="comment-composer"' not in r.text

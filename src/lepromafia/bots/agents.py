@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from ..engine import commands as cmd
 from ..engine import events as ev
 from ..engine.events import Event
+from ..engine.inboxes import Kind, live_inbox
 from ..engine.state import NO_KILL, Faction, GameState, PhaseKind
 from ..engine.table import Table
 from .ambush import AmbushMoves
@@ -164,7 +165,7 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
                 continue
             picks = self.rng.sample(book.candidates, k=min(len(book.candidates), self.rng.randint(1, 2)))
             for candidate in picks:
-                inbox = s.current.get(f"voting:{city}/{candidate}")
+                inbox = live_inbox(s, Kind.VOTING, city, candidate)
                 if inbox is None:
                     continue
                 if self.try_do(table, cmd.PostMessage(actor=voter, inbox=inbox, text="казнить"), now):
@@ -178,12 +179,12 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
                             self.try_do(table, cmd.PostMessage(actor=voter, inbox=inbox, text="казнить"),
                                         now + 3 * MINUTE)
         for spirit in sorted(s.cities[city].spirits):  # SPIRIT-5: the day's Spirits vote
-            inbox = s.current.get(f"voting:{city}/{self.rng.choice(book.candidates)}")
+            inbox = live_inbox(s, Kind.VOTING, city, self.rng.choice(book.candidates))
             if inbox and self.rng.random() < self.activity:
                 self.try_do(table, cmd.PostMessage(actor=spirit, inbox=inbox, text="казнить"), now)
         spirits = s.cities[city].spirits
         dead = [u for u in s.cities[city].residents if not s.residents[u].alive and u not in spirits]
-        inbox = s.current.get(f"voting:{city}/{book.candidates[0]}")
+        inbox = live_inbox(s, Kind.VOTING, city, book.candidates[0])
         if dead and inbox and self.naughty():  # ROLE-DEAD-3: the other dead do not vote
             self.try_illegal(table, cmd.PostMessage(actor=self.rng.choice(dead), inbox=inbox,
                                                     text="казнить"), now)
@@ -195,7 +196,7 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
         book = s.cities[closed.city].voting
         if not living or book is None or not self.naughty():
             return
-        inbox = s.current.get(f"voting:{closed.city}/{book.candidates[0]}")
+        inbox = live_inbox(s, Kind.VOTING, closed.city, book.candidates[0])
         if inbox:
             self.try_illegal(table, cmd.PostMessage(actor=living[0], inbox=inbox, text="казнить"), now)
 

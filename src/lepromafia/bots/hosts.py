@@ -6,9 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..engine import commands as cmd
+from ..engine import commands_host as hc
 from ..engine import events as ev
+from ..engine import events_host as hev
+from ..engine.rules.host import SANCTION_RULES
 from ..engine.table import Table
-from .base import MINUTE, BotBase
+from .base import HOUR, MINUTE, BotBase
 
 
 class HostMoves(BotBase):
@@ -53,3 +56,183 @@ class HostMoves(BotBase):
         numbers = tuple(self.rng.sample(range(1, len(order) + 1), sealed[0].mafia_count))
         self.try_do(table, cmd.NameRestorationNumbers(actor=s.procurator, city=city, numbers=numbers),
                     now + 20 * MINUTE)
+
+
+class HostDecisions(BotBase):
+    """The hosts' discretionary commands at random, right and wrong alike, so the simulator
+    plays them and the invariants (liveness above all) check what they leave behind:
+    calendar changes (TIME-2..4, D7, D11), sanctions (PLAYER-7), delegations (HOST-TRIB-2),
+    the ambush order (AMBUSH-6), contests (HOST-PROC-5), public comments and their hiding
+    (POST-1, POST-2) and notary inboxes (INBOX-NOTARY-1..3)."""
+
+    hosts = 0.0
+    """Chance, per host move and day, that the host makes it (0: the hosts stay quiet)."""
+
+    def host_day(self, table: Table, day: int, now: datetime) -> None:
+        moves = (self.calendar, self.sanction, self.delegation, self.ambush_order, self.contest,
+                 self.discussion, self.notary)
+        for i, move in enumerate(moves):
+            if self.hosts and self.chance(self.hosts):
+                move(table, day, now + (7 + i) * MINUTE)
+
+    def calendar(self, table: Table, day: int, now: datetime) -> None:
+        """A shortened, long or re-timed day ahead; some of them break TIME-2/TIME-8 and
+        must be refused (D7, D11)."""
+        s = table.game
+        target = day + self.rng.choice((1, 2))
+        plan = s.plans.get(target) or s.plans.get(day)
+        if plan is None:
+            return
+        kind = self.rng.random()
+        procurator = s.procurator
+        if kind < 0.5:
+            start = plan.start_at + (target - plan.number) * 24 * HOUR
+            end = start + self.rng.randint(-4 * 60, 16 * 60) * MINUTE
+            nxt = end + self.rng.randint(3 * 60, 22 * 60) * MINUTE
+            self.try_do(table, cmd.ShortenDay(actor=procurator, day=target, end_at=end, next_start_at=nxt,
+                                              decision_offset_minutes=self.rng.choice((30, 60, 120)),
+                                              ambush_window_minutes=self.rng.choice((15, 60))), now)
+        elif kind < 0.75:
+            hhmm = f"{self.rng.randint(6, 15):02d}:{self.rng.choice((0, 15, 30, 45)):02d}"
+            self.try_do(table, cmd.SetDayStart(actor=procurator, day=target, time=hhmm), now)
+        else:
+            self.try_do(table, cmd.DeclareLongDay(actor=procurator, day=target,
+                                                  length_days=self.rng.choice((2, 3))), now)
+
+    def sanction(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        user = self.rng.choice(sorted(s.residents))
+        until = None if self.chance(0.5) else (now + self.rng.randint(1, 60) * 24 * HOUR).date()
+        self.try_do(table, hc.RecordSanction(actor=s.procurator, user=user,
+                                             rule=self.rng.choice(SANCTION_RULES), until=until,
+                                             reason="нарушение"), now)
+
+    def delegation(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        if len(s.cities) < 2:
+            return
+        city = self.rng.choice(sorted(s.cities))
+        tribune = s.cities[city].tribune
+        other = self.rng.choice(sorted(s.tribunes() - {tribune}))
+        done = self.try_do(table, hc.DelegateTribune(actor=tribune, city=city, delegate=other,
+                                                     starts_at=now, until=now + 8 * HOUR,
+                                                     reason="отъезд"), now)
+        if done and self.chance(0.5):
+            number = len(table.game.records.delegations)
+            self.try_do(table, hc.RevokeDelegation(actor=tribune, delegation=number, reason="вернулся"),
+                        now + HOUR)
+
+    def ambush_order(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        if not s.consigliere:
+            return
+        city = self.rng.choice(sorted(s.cities))
+        order = s.living_mafia(city)
+        self.rng.shuffle(order)
+        self.try_do(table, hc.SetAmbushOrder(actor=s.consigliere, city=city, order=tuple(order),
+                                             reason="порядок"), now)
+
+    def contest(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        done = self.try_do(table, hc.PublishContest(actor=s.procurator, title="Шарада",
+                                                    text="Отгадайте слово"), now)
+        if done:
+            number = len(table.game.records.contests)
+            living = [u for u, r in s.residents.items() if r.alive]
+            who = tuple(self.rng.sample(living, min(3, len(living))))
+            self.try_do(table, hc.RecordContestResults(actor=s.procurator, contest=number,
+                                                       participants=who, results="отгадали"),
+                        now + 2 * HOUR)
+
+    def discussion(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        author = self.rng.choice([*sorted(s.residents), "outsider", s.procurator])
+        post = self.rng.choice(("recruitment", f"day:{day}"))
+        if self.try_do(table, cmd.PostComment(actor=author, post=post, text="мнение"), now) \
+                and self.chance(0.3):
+            self.try_do(table, cmd.HideComment(actor=s.procurator, comment=table.game.discussion.comments,
+                                               reason="флуд"), now + MINUTE)
+
+    def notary(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        organizer = self.rng.choice(sorted(s.residents))
+        salt = f"{self.rng.getrandbits(128):032x}"
+        events = self.try_do(table, cmd.CreateNotaryInbox(actor=organizer, title="секрет",
+                                                          content="я знаю", salt=salt), now)
+        sealed = [e for e in events if isinstance(e, ev.NotarySealed)]
+        if sealed:
+            self.try_do(table, cmd.GrantNotaryAccess(actor=organizer, inbox=sealed[0].inbox,
+                                                     user=self.rng.choice(sorted(s.residents))), now)
+
+
+class CaseMoves(HostDecisions):
+    """Impeachment (IMPEACH-1..6), no-confidence (NOCONF-1, NOCONF-2) and private
+    prosecution with inbox bans (HOST-ARB-3), played by residents and decided by the hosts."""
+
+    def host_day(self, table: Table, day: int, now: datetime) -> None:
+        super().host_day(table, day, now)
+        for i, move in enumerate((self.impeachment, self.no_confidence, self.private_case)):
+            if self.hosts and self.chance(self.hosts / 2):
+                move(table, day, now + (20 + 5 * i) * MINUTE)
+
+    def impeachment(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        open_cities = [n for n, c in s.cities.items() if c.decided is None and s.living(n)]
+        if not open_cities:
+            return
+        city = self.rng.choice(sorted(open_cities))
+        signers = s.living(city)
+        self.rng.shuffle(signers)
+        for i, user in enumerate(signers):
+            events = self.try_do(table, hc.SignImpeachment(actor=user, grievance="грубит"), now + i * MINUTE)
+            demanded = [e for e in events if isinstance(e, hev.ImpeachmentDemanded)]
+            if demanded:
+                number = demanded[0].impeachment
+                outcome = self.rng.choice(("unfounded", "insignificant", "replace"))
+                new = f"tribune-{city}-{number}" if outcome == "replace" else None
+                self.try_do(table, hc.DecideImpeachment(actor=s.procurator, impeachment=number,
+                                                        outcome=outcome, reason="рассмотрено",
+                                                        new_tribune=new),
+                            now + (len(signers) + 5) * MINUTE)
+                return
+
+    def no_confidence(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        living = [u for u, r in s.residents.items() if r.alive]
+        if not living:
+            return
+        mafiosi = [u for u in living if s.is_mafia(u)]
+        if mafiosi and self.chance(0.5):
+            actor, target = self.rng.choice(sorted(mafiosi)), "consigliere"
+        else:
+            actor, target = self.rng.choice(sorted(living)), "arbiter"
+        events = self.try_do(table, hc.ExpressNoConfidence(actor=actor, target=target, text="недоволен"), now)
+        if events:
+            number = len(table.game.records.complaints)
+            self.try_do(table, hc.DecideNoConfidence(actor=s.procurator, complaint=number,
+                                                     justified=self.chance(0.5), reason="разобрано"),
+                        now + HOUR)
+
+    def private_case(self, table: Table, day: int, now: datetime) -> None:
+        s = table.game
+        living = sorted(u for u, r in s.residents.items() if r.alive)
+        if len(living) < 2 or not s.arbiter:
+            return
+        complainant, accused = self.rng.sample(living, 2)
+        events = self.try_do(table, hc.FilePrivateCase(actor=complainant, accused=accused,
+                                                       charge=self.rng.choice(("insult", "slander")),
+                                                       text="оскорбил"), now)
+        if not events:
+            return
+        number = len(table.game.records.cases)
+        guilty = self.chance(0.6)
+        city = s.residents[accused].city
+        box = table.game.current_inbox("city", city)
+        inboxes = (box,) if guilty and box else ()
+        done = self.try_do(table, hc.DecidePrivateCase(actor=s.arbiter, case=number, guilty=guilty,
+                                                       reason="решено", inboxes=inboxes,
+                                                       until=now + 6 * HOUR if inboxes else None),
+                           now + HOUR)
+        if done and inboxes and self.chance(0.5):
+            self.try_do(table, hc.LiftInboxBan(actor=s.arbiter, case=number, reason="помилован"),
+                        now + 2 * HOUR)

@@ -138,8 +138,10 @@ def check_events(events: Iterable[Event], final: GameState | None = None) -> lis
         if state is not None:
             if n > 1 and event.at != events[n - 2].at:
                 # Every event of one command shares its moment: between moments the state
-                # is at rest, and the Court inbox must match the bench (INBOX-COURT-4).
+                # is at rest, and the Court inbox must match the bench (INBOX-COURT-4),
+                # and the game must have something to wait for (liveness).
                 problems.extend(f"before {where}: {p}" for p in court_problems(state))
+                problems.extend(f"before {where}: {p}" for p in liveness_problems(state))
             if not ended:
                 problems.extend(f"{where}: {p}" for p in visibility_problems(state, event))
             problems.extend(f"{where}: {p}" for p in event_problems(state, event, executions))
@@ -158,9 +160,28 @@ def check_events(events: Iterable[Event], final: GameState | None = None) -> lis
     # serves both the per-event checks and the replay-equality invariant.
     if state is not None:
         problems.extend(f"at the end: {p}" for p in court_problems(state))
+        problems.extend(f"at the end: {p}" for p in liveness_problems(state))
     if final is not None and state != final:
         problems.append("replay(events) differs from the state reached step by step")
     return problems
+
+
+# --- liveness: no game can get stuck (issue 10, review D7) ------------------------------
+
+
+def host_duty_with_deadline(s: GameState) -> bool:
+    """An open host duty that carries its own deadline. Every such duty today is backed by
+    an engine deadline (offers, checks, pardon windows), so this is False until the
+    read side's ``engine.duties`` lands; then it becomes ``any(d.due_at for d in duties(...))``."""
+    return False
+
+
+def liveness_problems(s: GameState) -> list[str]:
+    """A running game at rest always waits for something: a pending deadline, or a host
+    duty with a deadline. Otherwise no timer and no obligation moves it on: it is stuck."""
+    if s.stage is not Stage.RUNNING or s.deadlines or host_duty_with_deadline(s):
+        return []
+    return [f"stuck: {s.phase.value} {s.day} with no pending deadline and no host duty due"]
 
 
 def population_problems(before: GameState, after: GameState,
@@ -298,6 +319,31 @@ def _petitioners(s: GameState, city: str) -> set[str]:
     return (set(petition.confirmations) if petition else set()) | _arb(s)
 
 
+def _impeachment_side(s: GameState, city: str) -> set[str]:
+    """IMPEACH-4: the impeachment inbox (initiators write, the city is banned), its
+    Tribune and the Procurator."""
+    return set(s.cities[city].residents) | {s.cities[city].tribune, s.procurator}
+
+
+def _impeachment_city(s: GameState, number: int) -> str:
+    return next(i.city for i in s.records.impeachments if i.number == number)
+
+
+def _complaint(s: GameState, number: int) -> Any:
+    return next(c for c in s.records.complaints if c.number == number)
+
+
+def _case_side(s: GameState, number: int) -> set[str]:
+    """HOST-ARB-3: the Arbiter, both parties, and the organizers of the banned inboxes."""
+    case = next(c for c in s.records.cases if c.number == number)
+    return _arb(s) | {case.complainant, case.accused, s.procurator} | s.tribunes()
+
+
+def _office(s: GameState) -> set[str]:
+    """INBOX-OFFICE-1: the Tribunes, the Procurator and the Arbiter."""
+    return s.tribunes() | {s.procurator} | _arb(s)
+
+
 def _restoration_signers(s: GameState, city: str) -> set[str]:
     """RESTORE-T2: the Procurator, the Consigliere and the city's Tribune."""
     return {s.procurator, s.cities[city].tribune} | _cons(s)
@@ -415,6 +461,25 @@ ALLOWED: dict[type[Event], Allowed] = {
     # --- the Consigliere's procedures (GODFATHER-2, MAFIA-KILL-5) ---
     hev.GodfatherElectionRuleSet: lambda s, e: _mafia_side(s, e.city),
     hev.SilentGodfatherProcedureSet: lambda s, e: _mafia_side(s, e.city),
+    # --- host decisions the simulator's hosts play (bots/hosts.py: HostDecisions) ---
+    hev.TribuneDelegated: lambda s, e: _office(s),  # HOST-TRIB-2: the Office
+    hev.DelegationRevoked: lambda s, e: _office(s),
+    hev.AmbushOrderSet: lambda s, e: _mafia_side(s, e.city),  # AMBUSH-6
+    hev.SanctionRecorded: lambda s, e: {s.procurator, e.user},  # OMERTA-2: omertà names a mafioso
+    hev.RecordSealed: lambda s, e: {s.procurator} | _cons(s),  # COMM-APPT-6, IMPEACH-3: sealed
+    # --- cases (bots/hosts.py: CaseMoves): IMPEACH-1..6, NOCONF-1/2, HOST-ARB-3 ---
+    hev.ImpeachmentSigned: lambda s, e: {s.procurator, e.user} | set(s.records.signers(e.city)),
+    hev.ImpeachmentDemanded: lambda s, e: _impeachment_side(s, e.city),
+    hev.ImpeachmentDecided: lambda s, e: _impeachment_side(s, _impeachment_city(s, e.impeachment)),
+    hev.NoConfidenceExpressed: lambda s, e: {s.procurator} | ({e.complainant} if e.complainant else set()),
+    hev.NoConfidenceReceipt: lambda s, e: set(s.mafiosi(_complaint(s, e.complaint).city)),
+    hev.NoConfidenceDecided: lambda s, e: {s.procurator} | (
+        {c} if (c := _complaint(s, e.complaint).complainant) else set()),
+    hev.NoConfidenceAnswered: lambda s, e: _mafia_side(s, _complaint(s, e.complaint).city),
+    hev.PrivateCaseFiled: lambda s, e: _arb(s) | {e.complainant, e.accused},
+    hev.PrivateCaseDecided: lambda s, e: _case_side(s, e.case),
+    hev.InboxBanImposed: lambda s, e: _case_side(s, e.case),
+    hev.InboxBanLifted: lambda s, e: _case_side(s, e.case),
     # --- seed systems: notary inboxes for anyone (INBOX-NOTARY-1..3) ---
     ev.NotaryContentRecorded: lambda s, e: set(s.inboxes[e.inbox].members),
     ev.NotaryAccessGranted: lambda s, e: set(s.inboxes[e.inbox].members) | {e.user},
@@ -432,6 +497,8 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.RestorationListSealed, ev.RestorationCompleted, ev.CityDecided, ev.GameResultFixed,
     ev.GameEnded,
     ev.CommentPosted, hev.CommentHidden, ev.NotarySealed, ev.NotaryPublished,  # POST-1/2, AMB-39
+    hev.ContestPublished, hev.ContestResultsRecorded,  # HOST-PROC-5, POST-2: in the Day Post
+    hev.RecordOpened, hev.TribuneReplaced,  # §9.4 / AMB-39; IMPEACH-6: public
 })
 """Event kinds §9.2 makes public (resident lists, judges, results, the calendar...): nothing
 to restrict. Every event kind is in exactly one of ALLOWED, OPEN_EVENTS and ROUTED_EVENTS,
@@ -441,14 +508,9 @@ AFTER_GAME_EVENTS: frozenset[type[Event]] = frozenset({ev.ArchiveConsentGiven, e
 """§9.4 archives: they follow GameEnded, where the visibility check stops."""
 
 HOST_EVENTS_UNCHECKED: frozenset[type[Event]] = frozenset({
-    hev.HostDecision, hev.CombinationAcknowledged, hev.ContestPublished,
-    hev.ContestResultsRecorded, hev.TribuneDelegated, hev.DelegationRevoked, hev.RecordSealed,
-    hev.RecordOpened, hev.AmbushOrderSet, hev.SanctionRecorded, hev.SoundRequested,
+    hev.HostDecision, hev.CombinationAcknowledged, hev.SoundRequested,
     hev.SoundRequestForwarded, hev.SoundRequestAnswered, hev.SoundEntryPublished,
-    hev.ImpeachmentSigned, hev.ImpeachmentDemanded, hev.EvidenceLinked, hev.ImpeachmentDecided,
-    hev.TribuneReplaced, hev.NoConfidenceExpressed, hev.NoConfidenceReceipt,
-    hev.NoConfidenceAnswered, hev.NoConfidenceDecided, hev.PrivateCaseFiled,
-    hev.PrivateCaseDecided, hev.InboxBanImposed, hev.InboxBanLifted,
+    hev.EvidenceLinked,
 })
 """Host-side records (branch hostrules) not yet given allow-list entries: listed so that any
 *new* kind still fails the classification test. To do: an entry each (docs/decisions.md)."""

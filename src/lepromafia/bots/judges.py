@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from ..engine import commands as cmd
 from ..engine import events as ev
+from ..engine.inboxes import Kind, live_inbox
 from ..engine.table import Table
 from .base import HOUR, MINUTE, BotBase
 
@@ -83,7 +84,7 @@ class JudgeMoves(BotBase):
             if self.rng.random() > self.activity:
                 continue
             candidate = self.rng.choice(candidates)
-            inbox = s.current.get(f"polling:{city}/{candidate}")
+            inbox = live_inbox(s, Kind.POLLING, city, candidate)
             if inbox:
                 text = GANDHI if self.chance(0.7) else HITLER
                 if self.try_do(table, cmd.PostMessage(actor=voter, inbox=inbox, text=text), now) \

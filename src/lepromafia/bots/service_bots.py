@@ -20,6 +20,7 @@ from typing import Any
 from ..engine import commands as cmd
 from ..engine.commands import REQUIREMENTS
 from ..engine.errors import RuleViolation
+from ..engine.inboxes import Kind, live_inbox
 from ..engine.state import NO_KILL, Faction, GameState, PhaseKind, Stage
 from ..service.errors import ServiceError
 from ..service.service import GameService
@@ -149,10 +150,34 @@ class ServiceBots:
     async def step(self, s: GameState) -> None:
         if s.stage is not Stage.RUNNING:
             return
+        await self.observe()
         if s.phase is PhaseKind.DAY:
             await self.day(s)
         elif s.phase is PhaseKind.NIGHT:
             await self.night(s)
+
+    # --- choices (random here; ``bots.strategy.service`` reasons instead) --------------
+
+    async def observe(self) -> None:
+        """Called before each step; a subclass may read the game's new events here."""
+
+    def chatter(self, s: GameState, user: str) -> str:
+        return self.rng.choice(CHATTER)
+
+    def nominee(self, s: GameState, user: str, living: list[str]) -> str:
+        return self.rng.choice(living)
+
+    def ballot(self, s: GameState, user: str, candidates: list[str]) -> str:
+        return self.rng.choice(candidates)
+
+    def pardon(self, s: GameState, judge: str, city: str) -> bool:
+        return self.rng.random() < 0.3
+
+    def victim(self, s: GameState, city: str, honest: list[str]) -> str:
+        return self.rng.choice(honest)
+
+    def suspect(self, s: GameState, commissar: str, targets: list[str]) -> str:
+        return self.rng.choice(targets)
 
     # --- day ------------------------------------------------------------------------
 
@@ -176,14 +201,14 @@ class ServiceBots:
                 if not self.plays(user):
                     continue
                 if city_inbox and self.rng.random() < self.activity * 0.1:
-                    text = self.rng.choice(CHATTER)
+                    text = self.chatter(s, user)
                     await self.do(cmd.PostMessage(actor=user, inbox=city_inbox, text=text))
                 if d >= 2 and city.voting is None and self.chance() and self.once("nominate", d, user):
-                    await self.do(cmd.Nominate(actor=user, candidate=self.rng.choice(living)))
+                    await self.do(cmd.Nominate(actor=user, candidate=self.nominee(s, user, living)))
                 book = city.voting
                 if book is not None and not book.closed and self.chance() and self.once("vote", d, user):
-                    candidate = self.rng.choice(book.candidates)
-                    box = s.current.get(f"voting:{name}/{candidate}")
+                    candidate = self.ballot(s, user, list(book.candidates))
+                    box = live_inbox(s, Kind.VOTING, name, candidate)
                     if box:
                         await self.do(cmd.PostMessage(actor=user, inbox=box, text="казнить"))
             election = city.election
@@ -194,7 +219,7 @@ class ServiceBots:
                     if election.opened and self.chance() and self.plays(user) \
                             and self.once("poll", name, election.number, user) and election.candidates:
                         candidate = self.rng.choice(election.candidates)
-                        box = s.current.get(f"polling:{name}/{candidate}")
+                        box = live_inbox(s, Kind.POLLING, name, candidate)
                         if box:
                             await self.do(cmd.PostMessage(actor=user, inbox=box, text="Он — Ганди!"))
         for name, city in s.cities.items():
@@ -205,7 +230,7 @@ class ServiceBots:
                 judge = other.judge
                 if judge and self.plays(judge) and judge not in verdict.votes and s.residents[judge].alive \
                         and self.once("pardon", name, d, judge):
-                    await self.do(cmd.VotePardon(actor=judge, city=name, pardon=self.rng.random() < 0.3))
+                    await self.do(cmd.VotePardon(actor=judge, city=name, pardon=self.pardon(s, judge, name)))
 
     # --- night ----------------------------------------------------------------------
 
@@ -227,7 +252,7 @@ class ServiceBots:
                                                        godfather=self.rng.choice(mafia)))
             if n >= 2 and not s.decisions_closed:
                 honest = [u for u in s.living(name) if s.residents[u].faction is Faction.HONEST]
-                target = self.rng.choice(honest) if honest else NO_KILL
+                target = self.victim(s, name, honest) if honest else NO_KILL
                 deciders = [city.godfather] if city.godfather else mafia
                 for m in deciders:
                     if m and self.plays(m) and self.once("kill", name, n, m):
@@ -250,4 +275,5 @@ class ServiceBots:
                     and self.once("check", name, n):
                 targets = [u for u in s.living(name) if u != commissar]
                 if targets:
-                    await self.do(cmd.CheckResident(actor=commissar, target=self.rng.choice(targets)))
+                    target = self.suspect(s, commissar, targets)
+                    await self.do(cmd.CheckResident(actor=commissar, target=target))

@@ -12,9 +12,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine import events as ev
 from ..engine.state import Outcome, Stage
 from ..engine.table import Table, next_deadline
 from .agents import RandomBots
+from .hosts import CaseMoves
 from .invariants import check_game
 from .setup import default_cast, setup_game
 
@@ -35,24 +37,35 @@ class GameReport:
     """Illegal moves the bots tried (all rejected unless ``violations`` says so), by kind."""
 
 
+HOSTS = 0.3
+"""Default chance of each host move per day (bots/hosts.py: HostDecisions)."""
+
+
 def play(seed: int, cities: int = 5, population: int = 20,
          settings: dict[str, Any] | None = None, check: bool = True,
-         mischief: float = 0.2) -> GameReport:
+         mischief: float = 0.2, hosts: float = HOSTS) -> GameReport:
     """Play one game to its end; raises if it does not end within MAX_DEADLINES.
 
-    With ``check`` the whole log is checked at the end (``check_game``); the per-step
-    checks of the bots' moves always run.
+    With ``check`` the whole log is checked at the end (``check_game``: liveness included);
+    the per-step checks of the bots' and the hosts' moves always run.
     """
     rng = random.Random(seed)
     table = setup_game(rng, default_cast(cities, population), settings)
     bots = RandomBots(rng, mischief=mischief)
+    # The hosts draw from their own stream, so the players' moves do not shift with them.
+    host_bots = CaseMoves(random.Random(f"hosts:{seed}"), checker=bots.checker)
+    host_bots.hosts = hosts
     for _ in range(MAX_DEADLINES):
         nxt = next_deadline(table.game)
         if nxt is None or table.game.stage is Stage.FINISHED:
             break
         before = len(table.events)
         table.advance(nxt[1], seed=lambda: rng.randrange(1 << 31))
-        bots.react(table, table.events[before:])
+        fresh = table.events[before:]
+        bots.react(table, fresh)
+        for event in fresh:
+            if isinstance(event, ev.DayStarted):
+                host_bots.host_day(table, event.day, event.at)
     else:
         raise RuntimeError(f"game {seed} did not end")
     s = table.game
@@ -68,14 +81,15 @@ def play(seed: int, cities: int = 5, population: int = 20,
 
 
 def simulate(games: int, cities: int, population: int = 20, seed: int = 0,
-             settings: dict[str, Any] | None = None, check: bool = True) -> dict[str, Any]:
+             settings: dict[str, Any] | None = None, check: bool = True,
+             hosts: float = HOSTS) -> dict[str, Any]:
     """Play ``games`` seeded games; the report lists every game that broke an invariant."""
     started = time.perf_counter()
     results = {o.value: 0 for o in Outcome}
     days = events = 0
     failures: list[dict[str, Any]] = []
     for i in range(games):
-        report = play(seed + i, cities, population, settings, check)
+        report = play(seed + i, cities, population, settings, check, hosts=hosts)
         if report.result:
             results[report.result] += 1
         days += report.days

@@ -1,4 +1,5 @@
-"""`lepromafia demo`: play a seeded game with bots and print its public transcript."""
+"""`lepromafia demo`: play a seeded game with the strategy bots (issue 15: plausible play,
+skill 2 against 2) and print its public transcript."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.rule import Rule
 
-from ..bots.agents import RandomBots
 from ..bots.setup import default_cast, setup_game
 from ..bots.simulate import MAX_DEADLINES
+from ..bots.strategy import StrategyBots
 from ..engine.state import Stage
 from ..engine.table import Table, next_deadline
 from .transcript import render, transcript
@@ -21,10 +22,10 @@ POPULATION = 20
 
 def play_game(seed: int, cities: int, population: int = POPULATION,
               on_day: Callable[[int], None] = lambda day: None) -> Table:
-    """``bots.simulate.play`` step for step, reporting each new game day."""
+    """``bots.strategy.match.play`` step for step, reporting each new game day."""
     rng = random.Random(seed)
     table = setup_game(rng, default_cast(cities, population))
-    bots = RandomBots(rng)
+    bots = StrategyBots(rng)
     day = 0
     for _ in range(MAX_DEADLINES):
         nxt = next_deadline(table.game)

@@ -7,6 +7,7 @@ import json
 import typer
 
 from ..bots.simulate import simulate as run_simulation
+from .lab_cmd import lab_app
 from .ops_cmd import db_app, game_app
 from .scenario_cmd import scenario_app
 from .serve_cmd import serve
@@ -15,6 +16,7 @@ app = typer.Typer(no_args_is_help=True, help="Lepromafia: a multi-city online Ma
 app.add_typer(scenario_app, name="scenario")
 app.add_typer(db_app, name="db")
 app.add_typer(game_app, name="game")
+app.add_typer(lab_app, name="lab")
 app.command()(serve)
 
 

@@ -33,7 +33,7 @@ def serve(
     settings = WebSettings(**overrides)  # type: ignore[arg-type]
     hooks: list[StartupHook] = []
     if settings.demo:
-        from ..web.demo import start_demo
+        from .demo_serve import start_demo
 
         hooks.append(start_demo)
     app = create_app(settings, startup_hooks=hooks)

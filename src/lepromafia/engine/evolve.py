@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from . import events as ev
 from .calendar import DayPlan, ShortDay, plan_day, plan_next
+from .inboxes import inbox_key
 from .state import (
     City,
     DayNews,
@@ -385,10 +386,6 @@ def _checks_opened(state: GameState, e: ev.ChecksOpened) -> GameState:
 # --- inboxes ------------------------------------------------------------------------
 
 
-def _scope(e: ev.InboxOpened) -> str:
-    return e.city or e.subject or ""
-
-
 @_on(ev.InboxOpened)
 def _inbox_opened(state: GameState, e: ev.InboxOpened) -> GameState:
     inbox = Inbox(
@@ -401,9 +398,7 @@ def _inbox_opened(state: GameState, e: ev.InboxOpened) -> GameState:
         members=e.members,
         title=e.title,
     )
-    key = f"{e.kind}:{e.subject if e.kind in ('personal', 'voting', 'polling') else _scope(e)}"
-    if e.kind in ("voting", "polling"):
-        key = f"{e.kind}:{e.city}/{e.subject}"
+    key = inbox_key(e.kind, e.city, e.subject)
     return replace(
         state, inboxes=_put(state.inboxes, e.inbox, inbox), current=_put(state.current, key, e.inbox)
     )

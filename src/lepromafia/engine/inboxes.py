@@ -11,8 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING
 
+from .keywords import Keyword
 from .state import DeathCause, GameState, Inbox
+
+if TYPE_CHECKING:
+    from .progress import Progress
 
 
 class Kind(StrEnum):
@@ -55,6 +60,8 @@ class AfterGame(StrEnum):
 
 
 Members = Callable[[GameState, Inbox], set[str]]
+Ballot = Callable[["Progress", str, str, Keyword], None]
+"""A vote handler: (progress, inbox id, voter, keyword) -> emits the vote or raises."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +76,22 @@ class InboxPolicy:
     created: str
     renewable: bool
     after_game: AfterGame
-    keywords_only: bool = False
+    order: int
+    """Where the kind stands in a viewer's inbox list (smaller first)."""
+    label: str = "{kind}{number}"
+    """The inbox's name as a format over ``kind`` (the translated kind), ``city``,
+    ``subject``, ``title`` and ``number`` (" #2" for a renewal); a format naming a field the
+    inbox lacks falls back to ``"{kind}{number}"``."""
+    keywords: tuple[Keyword, ...] = ()
+    """The only texts accepted here (EXEC-13, JUDGE-ELECT-10); empty: free text."""
+    ballot: Ballot | None = None
+    """The rule a keyword is dispatched to; set exactly when ``keywords`` are."""
     pseudonymous: bool = False
     member_list_visible: bool = True
+
+    @property
+    def keywords_only(self) -> bool:
+        return bool(self.keywords)
 
 
 def _none(state: GameState, inbox: Inbox) -> set[str]:
@@ -201,56 +221,99 @@ def _impeachment_banned(state: GameState, inbox: Inbox) -> set[str]:
     return set(state.cities[inbox.city].residents) - _living_explicit(state, inbox)
 
 
+def _execution_ballot(p: Progress, inbox: str, voter: str, keyword: Keyword) -> None:
+    from .rules.execution import cast_vote  # the rule lives with its group (no import cycle)
+
+    cast_vote(p, inbox, voter, keyword)
+
+
+def _judge_ballot(p: Progress, inbox: str, voter: str, keyword: Keyword) -> None:
+    from .rules.judges import cast_vote
+
+    cast_vote(p, inbox, voter, keyword)
+
+
+_CITY = "{kind} · {city}"
+_CANDIDATE = "{kind} · {subject} ({city})"
+
 POLICY: dict[Kind, InboxPolicy] = {
     p.kind: p
     for p in (
         InboxPolicy(Kind.CITY, ("INBOX-CITY-1", "INBOX-CITY-5"), _tribune, _living_residents,
-                    _city_readers, "city founding", True, AfterGame.ON_REQUEST),
+                    _city_readers, "city founding", True, AfterGame.ON_REQUEST, 2, _CITY),
         InboxPolicy(Kind.PERSONAL, ("INBOX-PERS-1", "INBOX-PERS-4"), _tribune, _subject_if_alive,
-                    _subject_if_dead, "city founding", True, AfterGame.RESIDENT_CONSENT),
+                    _subject_if_dead, "city founding", True, AfterGame.RESIDENT_CONSENT, 3,
+                    "{kind} · {subject}"),
         InboxPolicy(Kind.MAFIA, ("INBOX-MAFIA-1", "INBOX-MAFIA-3"), _consigliere, _city_mafiosi,
-                    _none, "the deal", True, AfterGame.OPEN),
+                    _none, "the deal", True, AfterGame.OPEN, 4, _CITY),
         InboxPolicy(Kind.CEMETERY, ("INBOX-CEM-1", "INBOX-CEM-4"), _procurator, _cemetery_members,
-                    _none, "city founding", True, AfterGame.ON_REQUEST),
+                    _none, "city founding", True, AfterGame.ON_REQUEST, 14, _CITY),
         InboxPolicy(Kind.COURT, ("INBOX-COURT-1", "INBOX-COURT-4"), _arbiter, _explicit,
-                    _none, "Day 1 after judge elections", True, AfterGame.ON_REQUEST),
+                    _none, "Day 1 after judge elections", True, AfterGame.ON_REQUEST, 5),
         InboxPolicy(Kind.POLICE, ("INBOX-POLICE-1", "INBOX-POLICE-2"), _procurator,
-                    _commissars_in_office, _none, "pre-game, empty", True, AfterGame.ON_REQUEST,
+                    _commissars_in_office, _none, "pre-game, empty", True, AfterGame.ON_REQUEST, 8,
                     member_list_visible=False),
         InboxPolicy(Kind.OFFICE, ("INBOX-OFFICE-1",), _procurator, _office_members, _none,
-                    "pre-game", True, AfterGame.OPEN),
+                    "pre-game", True, AfterGame.OPEN, 9),
         InboxPolicy(Kind.BAR, ("INBOX-BAR-1",), _procurator, _consigliere, _none, "pre-game",
-                    True, AfterGame.OPEN),
+                    True, AfterGame.OPEN, 10),
         InboxPolicy(Kind.VOTING, ("INBOX-VOTE-1", "INBOX-VOTE-4"), _tribune, _voters,
-                    _none, "execution vote start", False, AfterGame.GONE, keywords_only=True),
+                    _none, "execution vote start", False, AfterGame.GONE, 0, _CANDIDATE,
+                    keywords=(Keyword.EXECUTE, Keyword.WITHDRAW), ballot=_execution_ballot),
         InboxPolicy(Kind.POLLING, ("INBOX-POLL-1",), _arbiter, _living_residents, _none,
-                    "judge vote start", False, AfterGame.GONE, keywords_only=True),
-        InboxPolicy(Kind.REMOVAL, ("INBOX-REMOVAL-1", "INBOX-REMOVAL-3"), _subject_if_alive,
-                    _living_explicit, _dead_explicit, "any day but Day 1", False, AfterGame.OPEN),
+                    "judge vote start", False, AfterGame.GONE, 1, _CANDIDATE,
+                    keywords=(Keyword.GANDHI, Keyword.HITLER), ballot=_judge_ballot),
+        InboxPolicy(Kind.REMOVAL, ("INBOX-REMOVAL-1", "INBOX-REMOVAL-2"), _subject_if_alive,
+                    _living_explicit, _dead_explicit, "any day but Day 1", False, AfterGame.OPEN,
+                    11, _CITY),
         InboxPolicy(Kind.IMPEACHMENT, ("IMPEACH-4",), _procurator, _living_explicit,
-                    _impeachment_banned,
-                    "impeachment demand", False, AfterGame.ON_REQUEST),
+                    _impeachment_banned, "impeachment demand", False, AfterGame.ON_REQUEST, 12, _CITY),
         InboxPolicy(Kind.NOTARY, ("INBOX-NOTARY-1", "INBOX-NOTARY-2"), _none, _none, _subject,
-                    "any time", False, AfterGame.ORGANIZER),
+                    "any time", False, AfterGame.ORGANIZER, 15),
         InboxPolicy(Kind.SECRET, ("INBOX-SECRET-1", "INBOX-SECRET-2"), _subject, _explicit, _none,
-                    "any time", False, AfterGame.ALL_MEMBERS_CONSENT),
+                    "any time", False, AfterGame.ALL_MEMBERS_CONSENT, 13, "{kind} · {title}"),
         InboxPolicy(Kind.OFFER, ("COMM-APPT-1",), _procurator, _offer_open, _offer_answered,
-                    "each offer", False, AfterGame.ON_REQUEST),
+                    "each offer", False, AfterGame.ON_REQUEST, 6, _CITY),
         InboxPolicy(Kind.LINE, ("COMM-2", "COMM-5"), _none, _none, _line_members,
-                    "commissar takes office", False, AfterGame.ON_REQUEST, pseudonymous=True,
-                    member_list_visible=False),
+                    "commissar takes office", False, AfterGame.ON_REQUEST, 7, _CITY,
+                    pseudonymous=True, member_list_visible=False),
         InboxPolicy(Kind.CERTIFICATE, ("INBOX-NOTARY-1", "INBOX-NOTARY-3"), _none, _none,
-                    _explicit, "any time", False, AfterGame.ORGANIZER, member_list_visible=False),
+                    _explicit, "any time", False, AfterGame.ORGANIZER, 16, "{kind} · {title}",
+                    member_list_visible=False),
     )
 }
 
 
-def access(state: GameState, inbox_id: str, user: str | None, now: datetime | None = None) -> Access:
-    """What ``user`` may do in the inbox now (INBOX-GEN-1). Hosts get no god view.
+def inbox_key(kind: Kind | str, city: str | None = None, subject: str | None = None) -> str:
+    """The key of the live inbox of a kind in ``GameState.current`` (renewals advance it).
 
-    A member under an Arbiter's ban (HOST-ARB-3) reads only; ``now`` decides whether the
-    ban has expired (without it, a ban counts as in force).
+    Voting and polling inboxes are per city and candidate, personal ones per resident, the
+    rest per city (or subject, or game-wide).
     """
+    name = Kind(kind).value
+    if name in (Kind.VOTING, Kind.POLLING):
+        return f"{name}:{city}/{subject}"
+    if name == Kind.PERSONAL:
+        return f"{name}:{subject}"
+    return f"{name}:{city or subject or ''}"
+
+
+def live_inbox(state: GameState, kind: Kind | str, city: str | None = None,
+               subject: str | None = None) -> str | None:
+    """The id of the live inbox of that kind, or None."""
+    return state.current.get(inbox_key(kind, city, subject))
+
+
+def access(state: GameState, inbox_id: str, user: str | None, *, now: datetime) -> Access:
+    """What ``user`` may do in the inbox at ``now`` (INBOX-GEN-1). Hosts get no god view.
+
+    A member under an Arbiter's ban (HOST-ARB-3) reads only until the ban expires, so the
+    time is required: every caller says which moment it asks about.
+    """
+    return _access(state, inbox_id, user, now)
+
+
+def _access(state: GameState, inbox_id: str, user: str | None, now: datetime | None) -> Access:
     inbox = state.inboxes.get(inbox_id)
     if inbox is None or user is None:
         return Access.NONE
@@ -281,11 +344,12 @@ def readers_of(state: GameState, inbox: Inbox) -> frozenset[str]:
 
 
 def can_read(state: GameState, inbox_id: str, user: str | None) -> bool:
-    return access(state, inbox_id, user) >= Access.READ
+    """Reading needs no clock: a ban only ever takes the pen, never the page (HOST-ARB-3)."""
+    return _access(state, inbox_id, user, None) >= Access.READ
 
 
-def can_post(state: GameState, inbox_id: str, user: str | None, now: datetime | None = None) -> bool:
-    return access(state, inbox_id, user, now) is Access.WRITE
+def can_post(state: GameState, inbox_id: str, user: str | None, *, now: datetime) -> bool:
+    return access(state, inbox_id, user, now=now) is Access.WRITE
 
 
 def member_list(state: GameState, inbox_id: str, viewer: str | None) -> list[str] | None:

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from .events import Tally
-from .state import VoteBook
+from .state import GameState, VoteBook
 
 
 def tallies(book: VoteBook, immune: Collection[str] = ()) -> tuple[Tally, ...]:
@@ -33,6 +33,19 @@ def tallies(book: VoteBook, immune: Collection[str] = ()) -> tuple[Tally, ...]:
             )
         )
     return tuple(result)
+
+
+def live_tallies(state: GameState, city: str) -> tuple[Tally, ...]:
+    """The city's execution vote as it stands now, candidate by candidate (EXEC-9).
+
+    A candidate whose disclosure was confirmed during the vote counts 0
+    (MAFIA-DISCLOSE-4); empty when the city has no vote today. Pages, the tally API and
+    the ``tallies`` read model all show this answer.
+    """
+    found = state.cities.get(city)
+    if found is None or found.voting is None:
+        return ()
+    return tallies(found.voting, found.immune)
 
 
 @dataclass(frozen=True, slots=True)

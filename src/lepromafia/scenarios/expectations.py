@@ -413,9 +413,14 @@ def _one_viewer(facts: Facts, item: dict[str, Any]) -> Iterator[Mismatch]:
             if visible_to(e, viewer):
                 yield Mismatch(f"{who} does not see {_describe(matcher)}", "hidden", f"visible: {_brief(e)}")
                 break
+    now = facts.events[-1].at  # the moment of the step: a ban may have expired (HOST-ARB-3)
+
+    def posts(state: GameState, inbox: str, user: str | None) -> bool:
+        return can_post(state, inbox, user, now=now)
+
     probes: list[tuple[str, bool, Callable[[GameState, str, str | None], bool]]] = [
         ("reads", True, can_read), ("not_reads", False, can_read),
-        ("posts", True, can_post), ("not_posts", False, can_post),
+        ("posts", True, posts), ("not_posts", False, posts),
     ]
     for key, want, probe in probes:
         for name in item.get(key, []):

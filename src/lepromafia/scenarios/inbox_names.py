@@ -7,6 +7,7 @@ engine answers exactly as it would to a player guessing (unknown_inbox).
 
 from __future__ import annotations
 
+from ..engine.inboxes import Kind, live_inbox
 from ..engine.state import GameState
 from .model import ScenarioError
 
@@ -32,12 +33,12 @@ def resolve(state: GameState, name: str, user: str | None) -> str:
         if not arg:
             raise ScenarioError("write 'voting X', naming the candidate")
         resident = state.residents.get(arg)
-        found = state.current.get(f"voting:{resident.city}/{arg}") if resident else None
+        found = live_inbox(state, Kind.VOTING, resident.city, arg) if resident else None
     elif kind == "polling":
         if not arg:
             raise ScenarioError("write 'polling X', naming the judge candidate")
         resident = state.residents.get(arg)
-        found = state.current.get(f"polling:{resident.city}/{arg}") if resident else None
+        found = live_inbox(state, Kind.POLLING, resident.city, arg) if resident else None
     elif kind == "removal":
         city_name = arg or _city_of(state, user, name)
         petition = state.cities[city_name].petition if city_name in state.cities else None

@@ -12,11 +12,8 @@ part of any event or message, so they cannot appear here (SEC-13).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-from sqlalchemy import and_, select
 
 from ..engine import archive as rules
 from ..engine import events as ev
@@ -25,10 +22,10 @@ from ..engine.deal import commitment, verify
 from ..engine.events import Event
 from ..engine.inboxes import POLICY, AfterGame, Kind
 from ..engine.state import GameState, Stage
-from ..engine.visibility import visible_to
-from ..store import codec, schema
 from .errors import CodedError
+from .event_index import EventIndex, Indexed
 from .media import library
+from .outbound import event_json, may_see, visible_json
 from .service import Ack, GameService
 
 EXPORT_VERSION = 1
@@ -64,55 +61,41 @@ class ArchiveError(CodedError):
         super().__init__(code, rule, **fields)
 
 
-@dataclass
-class _Log:
-    version: int = 0
-    events: list[tuple[int, Event]] = field(default_factory=list)
-
-
 class Archives:
     """Read the archives of finished games; send consents and requests."""
 
-    def __init__(self, service: GameService) -> None:
+    def __init__(self, service: GameService, events: EventIndex | None = None) -> None:
         self.service = service
-        self._logs: dict[str, _Log] = {}
+        self.index = events or EventIndex(service.store)
 
     async def finished(self, game_id: str) -> GameState:
-        state = await self.service.state(game_id)
-        if state.stage is not Stage.FINISHED:
-            raise ArchiveError(ArchiveErrorCode.NOT_FINISHED, "INBOX-PERS-3", game=game_id)
-        return state
+        return (await self._finished(game_id))[0]
 
-    async def _events(self, game_id: str) -> list[tuple[int, Event]]:
-        """The whole log, read once and then only its new tail."""
-        log = self._logs.setdefault(game_id, _Log())
-        async with self.service.store.reading() as tx:
-            rows = await tx.event_rows(game_id, after=log.version)
-        for row in rows:
-            if row["seq"] == log.version + 1:
-                log.events.append((row["seq"], codec.decode_event(codec.loads(row["payload"]))))
-                log.version = row["seq"]
-        return log.events
+    async def _finished(self, game_id: str) -> tuple[GameState, Indexed]:
+        """The finished game and its whole log (read once, then only its new tail)."""
+        game = await self.service.current(game_id)
+        if game.state.stage is not Stage.FINISHED:
+            raise ArchiveError(ArchiveErrorCode.NOT_FINISHED, "INBOX-PERS-3", game=game_id)
+        return game.state, await self.index.log(game_id, game.version)
 
     # --- the page ------------------------------------------------------------------
 
     async def page(self, game_id: str, viewer: str | None) -> dict[str, Any]:
         """Everything the archive page shows this viewer (anonymous: None)."""
-        s = await self.finished(game_id)
-        events = await self._events(game_id)
+        s, events = await self._finished(game_id)
         ended = next((e for _, e in reversed(events) if isinstance(e, ev.GameEnded)), None)
         return {
             "game_id": game_id, "title": s.title, "result": s.result.value if s.result else None,
             "ended_at": ended.at.isoformat() if ended else None,
             "reveal": _reveal(ended),
-            "cities": [_json(e) | {"seq": seq} for seq, e in events if isinstance(e, ev.CityDecided)],
+            "cities": visible_json(events, viewer, ev.CityDecided),
             "deal": deal_check(ended),
             "inboxes": inbox_list(s, viewer),
+            # every vote with its time: published with the results after the game (INBOX-VOTE)
             "votes": [_vote(seq, e) for seq, e in events if isinstance(e, VOTES)],
-            "vote_results": [_json(e) | {"seq": seq} for seq, e in events
-                             if isinstance(e, ev.VotingClosed | ev.NoExecution)],
+            "vote_results": visible_json(events, viewer, (ev.VotingClosed, ev.NoExecution)),
             "court": court_decisions(s, events, viewer),
-            "timeline": [_json(e) | {"seq": seq} for seq, e in events if e.audience.public],
+            "timeline": visible_json(events, None, Event),
             "sound_library": library(s, viewer),
         }
 
@@ -124,11 +107,8 @@ class Archives:
         if not rules.can_open(s, inbox_id, viewer):
             status = rules.status(s, inbox_id, viewer)
             raise ArchiveError(ArchiveErrorCode.INBOX_CLOSED, "AMB-33", status=status.value)
-        m = schema.messages
         async with self.service.store.reading() as tx:
-            rows = (await tx.conn.execute(
-                select(m.c.seq, m.c.author, m.c.text, m.c.at)
-                .where(and_(m.c.game_id == game_id, m.c.inbox == inbox_id)).order_by(m.c.seq))).all()
+            rows, _ = await tx.messages(game_id, inbox_id)
         return _header(s, inbox_id, viewer) | {
             "messages": [{"seq": r.seq, "author": r.author, "text": r.text, "at": r.at} for r in rows]}
 
@@ -198,15 +178,15 @@ def deal_check(ended: ev.GameEnded | None) -> dict[str, Any] | None:
             "recomputed": recomputed, "verified": verify(lists, ended.deal_salt, ended.commitment)}
 
 
-def court_decisions(s: GameState, events: list[tuple[int, Event]],
+def court_decisions(s: GameState, events: Indexed,
                     viewer: str | None) -> list[dict[str, Any]]:
     """Every public Court decision; the judges' single pardon votes (Court inbox) to whoever
     may open a Court inbox now or saw them during the game."""
     court_open = any(i.kind == Kind.COURT and rules.can_open(s, i.id, viewer) for i in s.inboxes.values())
-    out = [_json(e) | {"seq": seq} for seq, e in events if isinstance(e, COURT) and e.audience.public]
+    out = visible_json(events, None, COURT)
     if court_open or viewer is not None:
-        out += [_json(e) | {"seq": seq} for seq, e in events if isinstance(e, ev.PardonVoteCast)
-                and (court_open or visible_to(e, viewer))]
+        out += [event_json(e) | {"seq": seq} for seq, e in events if isinstance(e, ev.PardonVoteCast)
+                and (court_open or may_see(e, viewer))]
     out.sort(key=lambda d: d["seq"])
     return out
 
@@ -225,8 +205,3 @@ def _vote(seq: int, e: ev.VoteCast | ev.JudgeVoteCast) -> dict[str, Any]:
         row["in_favour"] = e.in_favour
     return row
 
-
-def _json(event: Event) -> dict[str, Any]:
-    data = codec.encode_event(event)
-    data.pop("audience", None)
-    return data

@@ -32,6 +32,7 @@ from ..engine.records import RequestState, SoundEntry, SoundKind, SoundRequest
 from ..engine.rules.sound import handler_user, library_audience
 from ..engine.state import GameState, Stage
 from .errors import CodedError
+from .outbound import admits
 from .webm import NotWebm, measure_webm
 
 CHUNK = 1 << 16
@@ -422,8 +423,7 @@ def _meta_json(info: MediaInfo) -> dict[str, Any]:
 
 def entry_visible(state: GameState, entry: SoundEntry, viewer: str | None) -> bool:
     """SOUND-2 (AMB-29): public, or ``city_only``: the city's residents, observers, hosts."""
-    audience = library_audience(state, entry.city)
-    return audience.public or (viewer is not None and viewer in audience.users)
+    return admits(library_audience(state, entry.city), viewer)
 
 
 def library(state: GameState, viewer: str | None, city: str | None = None) -> list[dict[str, Any]]:

@@ -1,26 +1,17 @@
 """Publish after commit: an in-process broker that filters every event per viewer.
 
-A viewer who may not see an event gets only its position (``engine.visibility``), so
-each stream is gapless. Payloads are plain JSON values, ready for a socket or Redis.
+Each subscriber gets what ``service.outbound.payload_for`` lets its viewer receive: the
+event, or only its position, so each stream is gapless. Payloads are plain JSON values,
+ready for a socket.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
 
 from ..engine.events import Event
-from ..engine.visibility import visible_to
-from ..store import codec
-
-Payload = dict[str, Any]
-
-
-def payload_for(game_id: str, seq: int, event: Event, viewer: str | None) -> Payload:
-    if visible_to(event, viewer):
-        return {"game": game_id, "seq": seq, "event": codec.encode_event(event)}
-    return {"game": game_id, "seq": seq}
+from .outbound import Payload, payload_for
 
 
 class Subscription:

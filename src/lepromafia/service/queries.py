@@ -1,98 +1,89 @@
-"""The read side for pages and the API. Every read is checked through the engine.
+"""The typed read side for pages and the API. Every read is checked through the engine.
 
 Inbox content and membership: ``engine.inboxes.can_read``/``access``/``member_list``.
-Events, Day Posts and deadlines: ``engine.visibility.visible_to`` on the very events
-that made them. A viewer is a user id, or None for an anonymous visitor. Hosts get no
-god view: the Procurator reads what the policy table lets him read.
+Tallies: ``engine.votes.live_tallies`` (immunity included). Duties: ``engine.duties``. Events, Day
+Posts and deadlines: the per-process ``EventIndex``, filtered for the viewer by
+``service.outbound``. A viewer is a user id, or None for an anonymous visitor. Hosts get
+no god view: the Procurator reads what the policy table lets him read.
+
+Each read starts with ``GameService.current`` (one cheap read of the game's version), so
+it reflects every commit acknowledged before it, whichever worker made it.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select
-
 from ..engine import events as ev
-from ..engine.events import Event
-from ..engine.inboxes import POLICY, Access, Kind, access, can_read, member_list
-from ..engine.state import Faction, GameState, PhaseKind, Stage
-from ..engine.visibility import visible_to
-from ..store import codec, schema
+from ..engine.duties import Duty, Seat, duties
+from ..engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox, member_list
+from ..engine.state import Faction, GameState, Resident, Stage
+from ..engine.votes import live_tallies
 from ..store.accounts import AccountStore
-from .pubsub import Payload, payload_for
-from .service import GameService
-
-INDEXED = ("DayPostPublished", "DeadlineScheduled", "VotingClosed", "VerdictReached",
-           "ResidentDied", "GameEnded", "CityDecided", "GameResultFixed")
-"""Event types kept in memory per game for the pages (Day Posts, countdowns, results)."""
+from .discussion import comments_of
+from .event_index import EventIndex, Indexed
+from .outbound import Payload, payload_for, visible, visible_json
+from .service import Current, GameService
+from .views import (
+    DeadlineView,
+    GameSummary,
+    InboxHeader,
+    InboxListRow,
+    InboxView,
+    MessageView,
+    TallyView,
+)
 
 HONEST_NOTICE = "honest_notice"
 """DIST-5 / SEC-7: the identical notice every honest resident gets."""
 
-
-@dataclass
-class _Index:
-    last_seq: int = 0
-    events: list[tuple[int, Event]] = field(default_factory=list)
+RESULTS = (ev.VotingClosed, ev.VerdictReached, ev.CityDecided, ev.GameResultFixed, ev.GameEnded)
 
 
-def public_summary(game_id: str, s: GameState) -> dict[str, Any]:
-    return {
-        "game_id": game_id, "title": s.title, "stage": s.stage.value, "phase": s.phase.value,
-        "day": s.day, "procurator": s.procurator, "signups": len(s.signups),
-        "seats": s.settings.city_count * s.settings.population_per_city,
-        "cities": sorted(s.cities), "result": s.result.value if s.result else None,
-    }
+def public_summary(game_id: str, s: GameState, time_scale: float | None = None) -> GameSummary:
+    return GameSummary(
+        game_id=game_id, title=s.title, stage=s.stage.value, phase=s.phase.value, day=s.day,
+        procurator=s.procurator, signups=len(s.signups),
+        seats=s.settings.city_count * s.settings.population_per_city,
+        cities=tuple(sorted(s.cities)), result=s.result.value if s.result else None,
+        time_scale=time_scale)
 
 
 class GameQueries:
-    def __init__(self, service: GameService, accounts: AccountStore) -> None:
+    def __init__(self, service: GameService, accounts: AccountStore,
+                 events: EventIndex | None = None) -> None:
         self.service = service
         self.accounts = accounts
-        self._index: dict[str, _Index] = {}
+        self.index = events or EventIndex(service.store)
+
+    async def current(self, game_id: str) -> Current:
+        return await self.service.current(game_id)
 
     async def state(self, game_id: str) -> GameState:
-        return await self.service.state(game_id)
-
-    # --- the event log, filtered ---------------------------------------------------
-
-    async def _indexed(self, game_id: str) -> list[tuple[int, Event]]:
-        idx = self._index.setdefault(game_id, _Index())
-        e = schema.events
-        async with self.service.store.reading() as tx:
-            rows = await tx.conn.execute(
-                select(e.c.seq, e.c.payload).where(and_(
-                    e.c.game_id == game_id, e.c.seq > idx.last_seq, e.c.type.in_(INDEXED)))
-                .order_by(e.c.seq))
-            found = [(r.seq, codec.decode_event(codec.loads(r.payload))) for r in rows]
-        for seq, event in found:
-            if seq > idx.last_seq:
-                idx.events.append((seq, event))
-                idx.last_seq = seq
-        return idx.events
+        return (await self.current(game_id)).state
 
     async def version(self, game_id: str) -> int:
-        async with self.service.store.reading() as tx:
-            meta = await tx.meta(game_id)
-        return meta.version if meta else 0
+        return (await self.current(game_id)).version
+
+    async def events(self, game: Current) -> Indexed:
+        """The game's indexed events as of ``game`` (unfiltered: filter with ``outbound``)."""
+        return await self.index.events(game.meta.game_id, game.version)
+
+    # --- the event stream, filtered ------------------------------------------------
 
     async def events_since(self, game_id: str, viewer: str | None, since_seq: int,
                            limit: int = 5000) -> list[Payload]:
-        """Every event after ``since_seq``, as the viewer may see it (gapless: a marker
-        for each event he may not see)."""
+        """Every event after ``since_seq`` (at most ``limit``), as the viewer may receive it
+        (gapless: a marker for each event he may not see)."""
         async with self.service.store.reading() as tx:
-            rows = await tx.event_rows(game_id, after=max(0, since_seq))
-        out = []
-        for row in rows[:limit]:
-            event = codec.decode_event(codec.loads(row["payload"]))
-            out.append(without_audience(payload_for(game_id, row["seq"], event, viewer)))
-        return out
+            found = await tx.events_of(game_id, None, after=max(0, since_seq),
+                                       upto=max(0, since_seq) + limit)
+        return [payload_for(game_id, seq, event, viewer) for seq, event in found]
 
     # --- public pages --------------------------------------------------------------
 
-    async def games(self) -> list[dict[str, Any]]:
+    async def games(self) -> list[GameSummary]:
         metas = await self.service.store.list_games()
         out = []
         for meta in metas:
@@ -100,24 +91,21 @@ class GameQueries:
                 s = await self.service.state(meta.game_id)
             except Exception:  # noqa: S112 - a corrupt game is listed by the operator tools, not here
                 continue
-            out.append(public_summary(meta.game_id, s) | {"time_scale": meta.clock.scale})
+            out.append(public_summary(meta.game_id, s, meta.clock.scale))
         return out
 
     async def game_public(self, game_id: str, viewer: str | None = None) -> dict[str, Any]:
         """The Recruitment Post (settings if non-default, sign-ups, city lists, hosts the
         community may know) and the Day Posts."""
-        s = await self.state(game_id)
-        hosts = {"procurator": s.procurator, "arbiter": s.arbiter,
-                 "tribunes": {name: c.tribune for name, c in s.cities.items()}}
+        game = await self.current(game_id)
+        s = game.state
+        hosts: dict[str, Any] = {"procurator": s.procurator, "arbiter": s.arbiter,
+                                 "tribunes": {name: c.tribune for name, c in s.cities.items()}}
         if viewer is not None and viewer in (s.procurator, s.consigliere):
             hosts["consigliere"] = s.consigliere  # HOST-CONS-1: secret to everyone else
-        indexed = await self._indexed(game_id)
-        day_posts = [_json(e) | {"seq": seq} for seq, e in indexed
-                     if isinstance(e, ev.DayPostPublished) and visible_to(e, viewer)]
-        results = [_json(e) | {"seq": seq} for seq, e in indexed
-                   if isinstance(e, ev.VotingClosed | ev.VerdictReached | ev.CityDecided
-                                 | ev.GameResultFixed | ev.GameEnded) and visible_to(e, viewer)]
-        return public_summary(game_id, s) | {
+        indexed = await self.events(game)
+        summary = public_summary(game_id, s)
+        return {k: v for k, v in vars(summary).items() if k != "time_scale"} | {
             "settings": s.settings.non_default(),
             "signup_list": list(s.signups),
             "city_lists": {name: list(c.residents) for name, c in s.cities.items()},
@@ -125,8 +113,8 @@ class GameQueries:
             if s.stage in (Stage.DEALT, Stage.RUNNING, Stage.FINISHED) else {},
             "hosts": hosts,
             "dead": [_death(r) for r in s.residents.values() if not r.alive],
-            "day_posts": day_posts,
-            "results": results,
+            "day_posts": visible_json(indexed, viewer, ev.DayPostPublished),
+            "results": visible_json(indexed, viewer, RESULTS),
             "commitment": s.deal.commitment,
         }
 
@@ -136,7 +124,7 @@ class GameQueries:
         """The viewer's own role: offices, city, and his faction as the deal told him. An
         honest resident gets the one notice identical for all (SEC-7)."""
         s = await self.state(game_id)
-        offices = []
+        offices: list[dict[str, str]] = []
         if viewer == s.procurator:
             offices.append({"office": "procurator"})
         if viewer == s.consigliere:
@@ -173,226 +161,134 @@ class GameQueries:
         card["resident"] = resident
         return card
 
-    async def inboxes(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
-        """The inboxes the viewer may read, with his access and unread count."""
-        s = await self.state(game_id)
-        readable = [i for i in s.inboxes.values() if can_read(s, i.id, viewer)]
-        markers = await self.accounts.read_markers(game_id, viewer)
-        counts = await self._message_counts(game_id, [i.id for i in readable], markers)
-        out = []
-        for inbox in readable:
-            out.append(self._inbox_header(s, inbox.id, viewer) | {
-                "unread": counts.get(inbox.id, (0, 0))[0], "messages": counts.get(inbox.id, (0, 0))[1]})
-        out.sort(key=lambda i: (i["archived"], _KIND_ORDER.get(i["kind"], 99), i["inbox"]))
-        return out
-
-    async def _message_counts(self, game_id: str, inbox_ids: list[str],
-                              markers: dict[str, int]) -> dict[str, tuple[int, int]]:
-        if not inbox_ids:
-            return {}
-        m = schema.messages
-        out: dict[str, tuple[int, int]] = {}
+    async def inboxes(self, game_id: str, viewer: str, *, game: Current | None = None) -> list[InboxListRow]:
+        """The inboxes the viewer may read, with his access and unread count (one statement)."""
+        game = game or await self.current(game_id)
+        s = game.state
+        readable = [i.id for i in s.inboxes.values() if can_read(s, i.id, viewer)]
         async with self.service.store.reading() as tx:
-            rows = await tx.conn.execute(
-                select(m.c.inbox, m.c.seq).where(and_(m.c.game_id == game_id, m.c.inbox.in_(inbox_ids))))
-            for r in rows:
-                unread, total = out.get(r.inbox, (0, 0))
-                out[r.inbox] = (unread + (r.seq > markers.get(r.inbox, 0)), total + 1)
+            counts = await tx.inbox_counts(game_id, readable, viewer)
+        out = []
+        for inbox_id in readable:
+            count = counts.get(inbox_id)
+            out.append(InboxListRow(**vars(_header(game, inbox_id, viewer)),
+                                    unread=count.unread if count else 0,
+                                    messages=count.total if count else 0))
+        out.sort(key=lambda i: (i.archived, POLICY[Kind(i.kind)].order, i.inbox))
         return out
 
-    def _inbox_header(self, s: GameState, inbox_id: str, viewer: str | None) -> dict[str, Any]:
-        inbox = s.inboxes[inbox_id]
-        policy = POLICY[Kind(inbox.kind)]
-        level = access(s, inbox_id, viewer)
-        return {
-            "inbox": inbox.id, "kind": inbox.kind, "city": inbox.city, "title": inbox.title,
-            "subject": inbox.subject if not policy.pseudonymous else None,
-            "archived": inbox.archived, "access": level.name.lower(),
-            "read_only": level is Access.READ, "keywords_only": policy.keywords_only,
-            "members": member_list(s, inbox_id, viewer),
-        }
+    async def unread_total(self, game_id: str, viewer: str, game: Current | None = None) -> int:
+        return sum(i.unread for i in await self.inboxes(game_id, viewer, game=game))
 
     async def inbox(self, game_id: str, inbox_id: str, viewer: str | None, after_seq: int = 0,
-                    limit: int = 500, mark_read: bool = True) -> dict[str, Any] | None:
-        """An inbox's messages (and its live tally) if the viewer may read it; else None."""
-        s = await self.state(game_id)
+                    limit: int = 500, mark_read: bool = True,
+                    game: Current | None = None) -> InboxView | None:
+        """An inbox's messages (and its live tally) if the viewer may read it; else None.
+        Reading moves the viewer's read marker to the last message he was shown."""
+        game = game or await self.current(game_id)
+        s = game.state
         if not can_read(s, inbox_id, viewer):
             return None
-        m = schema.messages
         async with self.service.store.reading() as tx:
-            rows = (await tx.conn.execute(
-                select(m.c.seq, m.c.author, m.c.text, m.c.at)
-                .where(and_(m.c.game_id == game_id, m.c.inbox == inbox_id, m.c.seq > after_seq))
-                .order_by(m.c.seq).limit(limit))).all()
-        messages = [{"seq": r.seq, "author": r.author, "text": r.text, "at": r.at} for r in rows]
-        if messages and mark_read and viewer is not None:
-            await self.accounts.mark_read(game_id, inbox_id, viewer, messages[-1]["seq"])
-        out = self._inbox_header(s, inbox_id, viewer) | {"messages": messages}
+            rows, marker = await tx.messages(game_id, inbox_id, after=after_seq, limit=limit,
+                                             reader=viewer)
+        if rows and mark_read and viewer is not None and rows[-1].seq > marker:
+            async with self.service.store.transaction() as wtx:
+                await wtx.mark_read(game_id, inbox_id, viewer, rows[-1].seq)
         inbox = s.inboxes[inbox_id]
+        tally = None
         if inbox.kind == Kind.VOTING and inbox.city and inbox.subject:
-            out["tally"] = await self._tally(game_id, s, inbox.city, inbox.subject)
-        return out
+            tally = _tally(s, inbox.city, inbox.subject)
+        return InboxView(**vars(_header(game, inbox_id, viewer)),
+                         messages=tuple(MessageView(r.seq, r.author, r.text, r.at) for r in rows),
+                         tally=tally, read_upto=marker)
 
-    async def _tally(self, game_id: str, s: GameState, city: str, candidate: str) -> dict[str, Any] | None:
-        book = s.cities[city].voting
-        if book is None:
-            return None
-        t = schema.tallies
-        async with self.service.store.reading() as tx:
-            row = (await tx.conn.execute(select(t).where(and_(
-                t.c.game_id == game_id, t.c.city == city, t.c.day == book.day,
-                t.c.candidate == candidate)))).first()
-        if row is None:
-            return None
-        return {"candidate": candidate, "votes": row.votes, "voters": json.loads(row.voters),
-                "closed": row.closed, "day": row.day}
-
-    async def tallies(self, game_id: str, viewer: str | None) -> list[dict[str, Any]]:
+    async def tallies(self, game_id: str, viewer: str | None) -> list[TallyView]:
         """Live tallies of the voting inboxes the viewer may read (INBOX-VOTE-1);
         closed votes are public through ``VotingClosed`` in ``game_public``."""
         s = await self.state(game_id)
         out = []
         for name, city in s.cities.items():
-            book = city.voting
-            if book is None:
+            if city.voting is None:
                 continue
-            for candidate in book.candidates:
-                box = s.current.get(f"voting:{name}/{candidate}")
-                if box and can_read(s, box, viewer):
-                    tally = await self._tally(game_id, s, name, candidate)
-                    if tally:
-                        out.append(tally | {"city": name, "inbox": box})
+            for candidate in city.voting.candidates:
+                tally = _tally(s, name, candidate)
+                if tally is not None and tally.inbox and can_read(s, tally.inbox, viewer):
+                    out.append(tally)
         return out
 
-    async def deadlines(self, game_id: str, viewer: str | None) -> list[dict[str, Any]]:
+    async def deadlines(self, game_id: str, viewer: str | None,
+                        game: Current | None = None) -> list[DeadlineView]:
         """Pending deadlines whose scheduling the viewer saw, with real due times for
         countdowns (``due_real``, Unix seconds)."""
-        s = await self.state(game_id)
+        game = game or await self.current(game_id)
+        s = game.state
         latest: dict[str, ev.DeadlineScheduled] = {}
-        for _, e in await self._indexed(game_id):
-            if isinstance(e, ev.DeadlineScheduled):
-                latest[e.key] = e
-        d = schema.deadlines
-        async with self.service.store.reading() as tx:
-            rows = {r.key: r.due_real for r in await tx.conn.execute(
-                select(d.c.key, d.c.due_real).where(and_(d.c.game_id == game_id, d.c.status == "pending")))}
-        out = []
-        for key, due in s.deadlines.items():
-            scheduled = latest.get(key)
-            if scheduled is None or not visible_to(scheduled, viewer):
-                continue
-            out.append({"key": key, "kind": key.partition(":")[0], "due_at": due.isoformat(),
-                        "due_real": rows.get(key)})
-        out.sort(key=lambda x: str(x["due_at"]))
+        for _, e in visible(await self.events(game), viewer, ev.DeadlineScheduled):
+            latest[e.key] = e
+        out = [DeadlineView(key, key.partition(":")[0], due.isoformat(), game.meta.clock.to_real(due))
+               for key, due in s.deadlines.items() if key in latest]
+        out.sort(key=lambda d: d.due_at)
         return out
 
+    async def comments(self, game_id: str, viewer: str | None,
+                       game: Current | None = None) -> dict[str, list[dict[str, Any]]]:
+        """POST-1, POST-2: every post's comments as the viewer may see them."""
+        game = game or await self.current(game_id)
+        return comments_of(await self.events(game), viewer)
+
     async def duties(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
-        """What the viewer's offices and role ask of him now."""
-        return duties_of(await self.state(game_id), viewer)
-
-    async def unread_total(self, game_id: str, viewer: str) -> int:
-        return sum(i["unread"] for i in await self.inboxes(game_id, viewer))
-
-    async def message_count(self, game_id: str) -> int:
-        m = schema.messages
-        async with self.service.store.reading() as tx:
-            return int((await tx.conn.execute(
-                select(func.count()).select_from(m).where(m.c.game_id == game_id))).scalar_one())
+        """What the viewer's offices and role ask of him now: ``engine.duties``, as JSON."""
+        game = await self.current(game_id)
+        return [duty_json(d) for d in duties(game.state, viewer, game.now)]
 
 
-def without_audience(payload: Payload) -> Payload:
-    """A payload for a client: the audience would name the event's other readers (§9)."""
-    event = payload.get("event")
-    if event is None:
-        return payload
-    return {**payload, "event": {k: v for k, v in event.items() if k != "audience"}}
+def _header(game: Current, inbox_id: str, viewer: str | None) -> InboxHeader:
+    s = game.state
+    inbox = s.inboxes[inbox_id]
+    policy = POLICY[Kind(inbox.kind)]
+    level = access(s, inbox_id, viewer, now=game.now)
+    members = member_list(s, inbox_id, viewer)
+    return InboxHeader(
+        inbox=inbox.id, kind=inbox.kind, city=inbox.city, title=inbox.title,
+        subject=inbox.subject if not policy.pseudonymous else None, archived=inbox.archived,
+        access=level.name.lower(), read_only=level is Access.READ,
+        keywords_only=policy.keywords_only,
+        members=tuple(members) if members is not None else None)
 
 
-_KIND_ORDER = {k.value: i for i, k in enumerate(Kind)}
+def _tally(s: GameState, city: str, candidate: str) -> TallyView | None:
+    c = s.cities.get(city)
+    book = c.voting if c else None
+    if c is None or book is None or candidate not in book.candidates:
+        return None
+    counted = next(t for t in live_tallies(s, city) if t.candidate == candidate)
+    return TallyView(city=city, candidate=candidate, inbox=live_inbox(s, Kind.VOTING, city, candidate),
+                     day=book.day, votes=counted.votes, voters=counted.voters, closed=book.closed)
 
 
-def _json(event: Event) -> dict[str, Any]:
-    data = codec.encode_event(event)
-    data.pop("audience", None)
-    return data
-
-
-def _death(r: Any) -> dict[str, Any]:
+def _death(r: Resident) -> dict[str, Any]:
     return {"user": r.user, "city": r.city, "cause": r.cause.value if r.cause else None,
             "label": r.died_in, "faction": r.faction.value if r.faction else None}
 
 
-def duties_of(s: GameState, viewer: str) -> list[dict[str, Any]]:
-    """Pending duties, each ``{"office", "duty", "command", ...}``; only what the
-    viewer's own office or role already lets him know."""
-    out: list[dict[str, Any]] = []
+_CONSOLES = {Seat.PROCURATOR: "procurator", Seat.CONSIGLIERE: "consigliere", Seat.ARBITER: "arbiter",
+             Seat.TRIBUNE: "tribune"}
 
-    def add(office: str, duty: str, command: str, **fields: Any) -> None:
-        out.append({"office": office, "duty": duty, "command": command, **fields})
 
-    night = s.phase is PhaseKind.NIGHT
-    day = s.phase is PhaseKind.DAY
-    if viewer == s.procurator:
-        if s.stage is Stage.RECRUITING:
-            if s.consigliere is None:
-                add("procurator", "appoint_consigliere", "AppointHost", target_office="consigliere")
-            if s.arbiter is None and s.has_court:
-                add("procurator", "appoint_arbiter", "AppointHost", target_office="arbiter")
-            add("procurator", "form_cities", "FormCities", signups=len(s.signups))
-        if s.stage is Stage.SEALED:
-            for name in s.cities:
-                if name not in s.deal.numbers:
-                    add("procurator", "name_numbers", "NameMafiaNumbers", city=name,
-                        count=s.cities[name].mafia_count, population=len(s.cities[name].residents))
-        if s.stage is Stage.DEALT:
-            add("procurator", "start_game", "StartGame")
-        for name, c in s.cities.items():
-            if c.appointment_open and c.offer is None and c.commissar is None and c.decided is None:
-                add("procurator", "offer_commissar", "OfferCommissar", city=name,
-                    attempt=len(c.offers_made) + 1)
-    if viewer == s.consigliere:
-        if s.stage is Stage.FORMED:
-            add("consigliere", "seal_deal", "SealDeal")
-        for name, c in s.cities.items():
-            if c.godfather_election_open and night and s.living_mafia(name):
-                add("consigliere", "appoint_godfather", "AppointGodfather", city=name)
-    for name, c in s.cities.items():
-        if c.tribune != viewer or c.decided is not None:
-            continue
-        if day and c.voting is None and s.stage is Stage.RUNNING:
-            add("tribune", "schedule_vote", "ScheduleExecutionVote", city=name)
-    if viewer == s.arbiter:
-        for name, c in s.cities.items():
-            if c.verdict is not None:
-                add("arbiter", "verdict_pending", "VotePardon", city=name)
-            if c.judge is None and c.election is None and c.decided is None and s.has_court \
-                    and s.stage is Stage.RUNNING:
-                add("arbiter", "schedule_judge_election", "ScheduleJudgeElection", city=name)
-    r = s.residents.get(viewer)
-    if r is not None and r.alive and s.cities[r.city].decided is None:
-        city = s.cities[r.city]
-        if r.faction is Faction.MAFIA and viewer not in s.deal.acknowledged:
-            add("resident", "acknowledge_role", "AcknowledgeRole")
-        offer = city.offer
-        if offer and offer.candidate == viewer and offer.accepted is None and not offer.lapsed:
-            add("resident", "answer_offer", "AnswerCommissarOffer", inbox=offer.inbox)
-        if city.commissar == viewer and s.checks_open and city.checked_tonight is None:
-            add("commissar", "check", "CheckResident", city=r.city)
-        deciding = city.godfather == viewer or city.godfather is None
-        if r.faction is Faction.MAFIA and night and not s.decisions_closed and s.day >= 2 and deciding:
-            add("mafia", "declare_kill", "DeclareKill", city=r.city)
-        if city.godfather_election_open and r.faction is Faction.MAFIA and night:
-            add("mafia", "vote_godfather", "VoteGodfather", city=r.city)
-        if city.voting is not None and not city.voting.closed:
-            for candidate in city.voting.candidates:
-                box = s.current.get(f"voting:{r.city}/{candidate}")
-                if box and access(s, box, viewer) is Access.WRITE:
-                    add("resident", "vote", "PostMessage", inbox=box, candidate=candidate)
-        if city.verdict is not None and city.judge == viewer:
-            add("judge", "vote_pardon", "VotePardon", city=r.city)
-    for name, c in s.cities.items():
-        if c.judge == viewer and c.verdict is None:
-            for other, oc in s.cities.items():
-                if oc.verdict is not None and other != name and viewer not in oc.verdict.votes:
-                    add("judge", "vote_pardon", "VotePardon", city=other)
-    return out
+def duty_json(d: Duty) -> dict[str, Any]:
+    """One duty for a client: its stable kind (a page translates it), its seat, whether
+    it is required, its deadline, the command it takes with the prefilled arguments, and
+    the choices. The prefilled arguments are also spread at the top level for templates."""
+    args = {k: _plain(v) for k, v in d.args}
+    return args | {
+        "kind": d.kind.value, "duty": d.kind.value, "seat": d.seat.value,
+        "office": _CONSOLES.get(d.seat, "resident"), "rule": d.rule, "required": d.required,
+        "deadline": d.deadline.isoformat() if d.deadline else None,
+        "command": d.command.__name__, "args": args, "choice": d.choice,
+        "choices": [_plain(c) for c in d.choices],
+    }
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value

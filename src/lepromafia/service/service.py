@@ -19,6 +19,7 @@ import hashlib
 import logging
 import secrets
 import zlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
@@ -26,10 +27,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..engine.commands import Command, CreateGame, FireDeadline, GiveArchiveConsent, RequestArchive
-from ..engine.decide import decide
+from ..engine.decide import decide_and_evolve
 from ..engine.errors import RuleViolation
 from ..engine.events import Event
-from ..engine.evolve import evolve
 from ..engine.progress import Context
 from ..engine.state import GameState, Stage
 from ..engine.table import next_deadline
@@ -43,6 +43,7 @@ from ..store.event_store import (
     GameMeta,
     GameWrite,
     Transaction,
+    replay_rows,
 )
 from ..store.projection import Changes, GameClock, Projector, Step, merge
 from .clock import Clock, SystemClock
@@ -82,6 +83,20 @@ class Handle:
     snapshot_seq: int
 
 
+@dataclass(frozen=True)
+class Current:
+    """A game as of the store's latest commit: its ``games`` row, its state, and the
+    game time at which it was read (the ``now`` of every rule question a read asks)."""
+
+    meta: GameMeta
+    state: GameState
+    now: datetime
+
+    @property
+    def version(self) -> int:
+        return self.meta.version
+
+
 @dataclass
 class _Job:
     game_id: str
@@ -114,7 +129,8 @@ def fingerprint(command: Command) -> str:
 class GameService:
     def __init__(self, store: EventStore, clock: Clock | None = None, *, snapshot_every: int = 500,
                  lanes: int | None = None, max_batch: int = 512, sweep_interval: float = 1.0,
-                 lease_seconds: float = 30.0, broker: Broker | None = None) -> None:
+                 lease_seconds: float = 30.0, broker: Broker | None = None,
+                 read_cache: int = 256) -> None:
         self.store = store
         self.clock = clock or SystemClock()
         self.broker = broker or Broker()
@@ -126,6 +142,8 @@ class GameService:
         self._lanes = [_Lane(self) for _ in range(count)]
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
+        self._reads: OrderedDict[str, Current] = OrderedDict()
+        self._read_cache = read_cache
 
     @classmethod
     @asynccontextmanager
@@ -178,6 +196,7 @@ class GameService:
         if command is not None and (not isinstance(command_id, str) or not command_id
                                     or len(command_id) > MAX_COMMAND_ID):
             raise ServiceError(ServiceErrorCode.COMMAND_ID_INVALID)
+        await self.store.release_reads()  # hold no read connection while the lane writes
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._lane(game_id).queue.put_nowait(_Job(game_id, command, command_id, future, time_scale))
         return await future
@@ -212,15 +231,57 @@ class GameService:
     # --- reads ---------------------------------------------------------------------
 
     async def state(self, game_id: str) -> GameState:
-        handle = self._lane(game_id).handles.get(game_id)
-        if handle is not None:
-            return handle.state
-        async with self.store.reading() as tx:
-            loaded = await _load(tx, game_id)
-        return loaded.state
+        return (await self.current(game_id)).state
 
-    def game_now(self, clock: GameClock) -> datetime:
-        return clock.to_game(self.clock.now())
+    async def current(self, game_id: str) -> Current:
+        """The game as of the latest commit in the store, whichever worker made it.
+
+        One cheap read of the ``games`` row compares the store's version with this
+        process's cached copies (the lane's handle after its own commits, or the read
+        cache); a copy that is behind catches up by applying only the missing events.
+        So a page served by any worker reflects every commit acknowledged before it.
+        """
+        async with self.store.reading() as tx:
+            meta = await tx.meta(game_id)
+            if meta is None:
+                raise ServiceError(ServiceErrorCode.UNKNOWN_GAME, game=game_id)
+            handle = self._lane(game_id).handles.get(game_id)
+            now = meta.clock.to_game(self.clock.now())
+            if handle is not None and handle.meta.version >= meta.version:
+                return Current(handle.meta, handle.state, now)
+            cached = self._reads.get(game_id)
+            if cached is not None and cached.version == meta.version:
+                self._reads.move_to_end(game_id)
+                return replace(cached, now=now)
+            known = [cached, Current(handle.meta, handle.state, now) if handle else None]
+            base = max((c for c in known if c is not None and c.version <= meta.version),
+                       key=lambda c: c.version, default=None)
+            current = await _catch_up(tx, meta, base, now)
+        self._remember(current)
+        return current
+
+    def _remember(self, current: Current) -> None:
+        game_id = current.meta.game_id
+        self._reads[game_id] = current
+        self._reads.move_to_end(game_id)
+        while len(self._reads) > self._read_cache:
+            self._reads.popitem(last=False)
+
+
+async def _catch_up(tx: Transaction, meta: GameMeta, base: Current | None, now: datetime) -> Current:
+    """``base`` brought to ``meta.version`` with the events after it (a full load without
+    a base, or if the tail is not exactly the missing events)."""
+    if base is not None:
+        rows = [r for r in await tx.event_rows(meta.game_id, after=base.version)
+                if r["seq"] <= meta.version]
+        try:
+            state, applied = replay_rows(meta.game_id, rows, base.state, base.version)
+        except CorruptLog as exc:
+            raise ServiceError(ServiceErrorCode.CORRUPT_LOG, game=meta.game_id, seq=exc.seq) from exc
+        if state is not None and base.version + applied == meta.version:
+            return Current(meta, state, now)
+    loaded = await _load(tx, meta.game_id)
+    return Current(loaded.meta, loaded.state, now)
 
 
 async def _load(tx: Transaction, game_id: str) -> Handle:
@@ -404,11 +465,9 @@ class _Lane:
     def _apply(self, draft: _Draft, command: Command, command_id: str, mark: str,
                now: datetime, changes: Changes) -> Ack:
         before = draft.state
-        events = decide(before, command, Context(now))  # may raise RuleViolation
+        # Deciding folds each event as it is made: evolve once per event (issue 9).
+        events, state = decide_and_evolve(before, command, Context(now))  # may raise RuleViolation
         first = draft.version + 1
-        state = before
-        for event in events:
-            state = evolve(state, event)
         assert state is not None
         numbered = tuple(zip(range(first, first + len(events)), events, strict=True))
         game_id = draft.meta.game_id

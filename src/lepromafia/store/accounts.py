@@ -34,7 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .event_store import EventStore
-from .schema import ID, metadata
+from .schema import ID, inbox_reads, metadata
 
 users = Table(
     "users",
@@ -111,14 +111,6 @@ csrf_nonces = Table(
     Column("expires_real", Float, nullable=False),
 )
 
-inbox_reads = Table(
-    "inbox_reads",
-    metadata,
-    Column("game_id", ID, primary_key=True),
-    Column("inbox", String(200), primary_key=True),
-    Column("user_id", String(32), primary_key=True),
-    Column("last_seq", Integer, nullable=False),
-)
 
 
 @dataclass(frozen=True)
@@ -160,7 +152,7 @@ class AccountStore:
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
-        async with self.store.engine.connect() as conn:
+        async with self.store.connection() as conn:
             yield conn
 
     # --- users and sessions --------------------------------------------------------

@@ -9,12 +9,13 @@ the log.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, delete, func, select, tuple_, update
+from sqlalchemy import and_, case, delete, func, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -25,6 +26,7 @@ from ..engine.state import GameState
 from . import codec, schema
 from .database import DatabaseConfig, create_engine
 from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
+from .schema import inbox_reads
 
 
 class ConcurrencyConflict(Exception):
@@ -86,6 +88,27 @@ class GameWrite:
     snapshot: Row | None = None
 
 
+class _ReadScope:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._opened: Any = None
+        self._conn: AsyncConnection | None = None
+
+    async def connection(self) -> AsyncConnection:
+        if self._conn is None:
+            self._opened = self.store.engine.connect()
+            self._conn = await self._opened.__aenter__()
+        return self._conn
+
+    async def release(self) -> None:
+        opened, self._opened, self._conn = self._opened, None, None
+        if opened is not None:
+            await opened.__aexit__(None, None, None)
+
+
+_SCOPE: ContextVar[_ReadScope | None] = ContextVar("lepromafia_read_scope", default=None)
+
+
 @dataclass
 class EventStore:
     config: DatabaseConfig
@@ -102,20 +125,59 @@ class EventStore:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
-        """A write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite). It first ends this task's
+        shared read (``read_scope``), so the reads after it see what it wrote."""
+        await self.release_reads()
         async with self.writer.begin() as conn:
             yield Transaction(conn, self.config.is_sqlite)
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[Transaction]:
-        async with self.engine.connect() as conn:
+        async with self.connection() as conn:
             yield Transaction(conn, self.config.is_sqlite)
+
+    # --- one read transaction per request ---------------------------------------------
+
+    @asynccontextmanager
+    async def read_scope(self) -> AsyncIterator[None]:
+        """Inside, every read of this task shares one connection and one transaction (one
+        ``BEGIN``, one consistent snapshot), opened at the first read and closed at the end
+        or before a write (``release_reads``). The web wraps each HTTP request in one."""
+        scope = _ReadScope(self)
+        token = _SCOPE.set(scope)
+        try:
+            yield
+        finally:
+            _SCOPE.reset(token)
+            await scope.release()
+
+    async def release_reads(self) -> None:
+        """End this task's shared read, if any (before waiting for a write)."""
+        scope = _SCOPE.get()
+        if scope is not None and scope.store is self:
+            await scope.release()
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection]:
+        """A read connection for the store's modules: the task's shared one inside a
+        ``read_scope``, else a fresh one."""
+        scope = _SCOPE.get()
+        if scope is None or scope.store is not self:
+            async with self.engine.connect() as conn:
+                yield conn
+            return
+        conn = await scope.connection()
+        try:
+            yield conn
+        except BaseException:
+            await scope.release()  # a failed statement may leave the transaction unusable
+            raise
 
     # --- convenience reads ---------------------------------------------------------
 
     async def list_games(self) -> list[GameMeta]:
         async with self.reading() as tx:
-            rows = (await tx.conn.execute(select(schema.games).order_by(schema.games.c.game_id))).all()
+            rows = (await tx._conn.execute(select(schema.games).order_by(schema.games.c.game_id))).all()
         return [_meta(r._mapping) for r in rows]
 
     async def event_rows(self, game_id: str) -> list[Row]:
@@ -129,17 +191,37 @@ class EventStore:
     async def command_rows(self, game_id: str) -> list[Row]:
         async with self.reading() as tx:
             c = schema.commands
-            rows = await tx.conn.execute(select(c).where(c.c.game_id == game_id).order_by(c.c.first_seq))
+            rows = await tx._conn.execute(select(c).where(c.c.game_id == game_id).order_by(c.c.first_seq))
             return [dict(r._mapping) for r in rows]
 
 
-@dataclass
+@dataclass(frozen=True)
+class MessageRow:
+    seq: int
+    inbox: str
+    author: str
+    text: str
+    at: str
+
+
+@dataclass(frozen=True)
+class InboxCount:
+    """One inbox's messages for one reader: how many, and how many after his read marker."""
+
+    total: int
+    unread: int
+    last_read: int
+
+
 class Transaction:
-    conn: AsyncConnection
-    is_sqlite: bool
+    """One connection's work. Its connection is private: every query is a method here."""
+
+    def __init__(self, conn: AsyncConnection, is_sqlite: bool) -> None:
+        self._conn = conn
+        self.is_sqlite = is_sqlite
 
     async def meta(self, game_id: str) -> GameMeta | None:
-        row = (await self.conn.execute(
+        row = (await self._conn.execute(
             select(schema.games).where(schema.games.c.game_id == game_id))).first()
         return _meta(row._mapping) if row else None
 
@@ -155,7 +237,7 @@ class Transaction:
         start = 0
         if use_snapshot:
             s = schema.snapshots
-            snap = (await self.conn.execute(
+            snap = (await self._conn.execute(
                 select(s.c.seq, s.c.payload).where(s.c.game_id == game_id)
                 .order_by(s.c.seq.desc()).limit(1))).first()
             if snap is not None:
@@ -174,7 +256,7 @@ class Transaction:
 
     async def event_rows(self, game_id: str, after: int = 0) -> list[Row]:
         e = schema.events
-        rows = await self.conn.execute(
+        rows = await self._conn.execute(
             select(e.c.seq, e.c.type, e.c.payload, e.c.command_id)
             .where(and_(e.c.game_id == game_id, e.c.seq > after)).order_by(e.c.seq))
         return [dict(r._mapping) for r in rows]
@@ -183,10 +265,66 @@ class Transaction:
         if not ids:
             return {}
         c = schema.commands
-        rows = await self.conn.execute(
+        rows = await self._conn.execute(
             select(c.c.command_id, c.c.fingerprint, c.c.command, c.c.first_seq, c.c.last_seq)
             .where(and_(c.c.game_id == game_id, c.c.command_id.in_(list(set(ids))))))
         return {r.command_id: CommandRecord(*r) for r in rows}
+
+    async def events_of(self, game_id: str, types: Collection[str] | None, *, after: int = 0,
+                        upto: int | None = None, exclude: bool = False) -> list[tuple[int, Event]]:
+        """Decoded events after ``after`` (and up to ``upto``) whose type is in ``types``
+        (or, with ``exclude``, not in it); every type with ``types=None``."""
+        e = schema.events
+        where = [e.c.game_id == game_id, e.c.seq > after]
+        if upto is not None:
+            where.append(e.c.seq <= upto)
+        if types is not None:
+            names = sorted(types)
+            where.append(e.c.type.not_in(names) if exclude else e.c.type.in_(names))
+        rows = await self._conn.execute(
+            select(e.c.seq, e.c.payload).where(and_(*where)).order_by(e.c.seq))
+        return [(r.seq, codec.decode_event(codec.loads(r.payload))) for r in rows]
+
+    async def messages(self, game_id: str, inbox: str, *, after: int = 0, limit: int | None = None,
+                       reader: str | None = None) -> tuple[list[MessageRow], int]:
+        """An inbox's messages after ``after``, and ``reader``'s read marker there (0 if he
+        has none, or there is no message), in one statement."""
+        m, r = schema.messages, inbox_reads
+        marker = (select(r.c.last_seq).where(and_(r.c.game_id == game_id, r.c.inbox == inbox,
+                                                  r.c.user_id == reader))
+                  .scalar_subquery())
+        query = (select(m.c.seq, m.c.inbox, m.c.author, m.c.text, m.c.at, marker)
+                 .where(and_(m.c.game_id == game_id, m.c.inbox == inbox, m.c.seq > after))
+                 .order_by(m.c.seq))
+        if limit is not None:
+            query = query.limit(limit)
+        rows = (await self._conn.execute(query)).all()
+        return [MessageRow(*row[:5]) for row in rows], int(rows[0][5] or 0) if rows else 0
+
+    async def inbox_counts(self, game_id: str, inboxes: Collection[str],
+                           reader: str) -> dict[str, InboxCount]:
+        """Per inbox: its messages and the reader's unread ones, in one statement."""
+        if not inboxes:
+            return {}
+        m, r = schema.messages, inbox_reads
+        last = func.coalesce(r.c.last_seq, 0)
+        rows = await self._conn.execute(
+            select(m.c.inbox, func.count(), func.sum(case((m.c.seq > last, 1), else_=0)),
+                   func.max(last))
+            .select_from(m.outerjoin(r, and_(r.c.game_id == m.c.game_id, r.c.inbox == m.c.inbox,
+                                             r.c.user_id == reader)))
+            .where(and_(m.c.game_id == game_id, m.c.inbox.in_(sorted(inboxes))))
+            .group_by(m.c.inbox))
+        return {row[0]: InboxCount(int(row[1]), int(row[2] or 0), int(row[3] or 0)) for row in rows}
+
+    async def mark_read(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
+        """Move the reader's marker forward to ``seq`` (never back), in one statement."""
+        r = inbox_reads
+        insert = (sqlite.insert if self.is_sqlite else postgresql.insert)(r)
+        await self._conn.execute(insert.values(game_id=game_id, inbox=inbox, user_id=reader, last_seq=seq)
+                                 .on_conflict_do_update(index_elements=[r.c.game_id, r.c.inbox, r.c.user_id],
+                                                        set_={"last_seq": insert.excluded.last_seq},
+                                                        where=r.c.last_seq < insert.excluded.last_seq))
 
     async def write(self, writes: Sequence[GameWrite], changes: Changes) -> None:
         """Append a batch; raises ConcurrencyConflict naming the first game that moved."""
@@ -197,12 +335,12 @@ class Transaction:
                 exists = await self.meta(w.game_id)
                 if exists is not None:
                     raise ConcurrencyConflict(w.game_id)
-                await self.conn.execute(g.insert().values(
+                await self._conn.execute(g.insert().values(
                     game_id=w.game_id, title=w.meta.title, created_at=w.meta.created_at,
                     stage=w.meta.stage, version=new_version, time_scale=w.meta.clock.scale,
                     clock_epoch=w.meta.clock.epoch))
                 continue
-            result = await self.conn.execute(
+            result = await self._conn.execute(
                 update(g).where(and_(g.c.game_id == w.game_id, g.c.version == w.expected_version))
                 .values(version=new_version, stage=w.meta.stage))
             if result.rowcount != 1:
@@ -217,7 +355,7 @@ class Transaction:
 
     async def _insert(self, table: Any, rows: list[Row]) -> None:
         if rows:
-            await self.conn.execute(table.insert(), rows)
+            await self._conn.execute(table.insert(), rows)
 
     async def _apply(self, changes: Changes) -> None:
         for name, rows in changes.items():
@@ -238,9 +376,9 @@ class Transaction:
                     set_={c: getattr(insert.excluded, c) for c in columns}
                     | ({"lease_until": None} if name == "deadlines" else {}),
                 )
-                await self.conn.execute(stmt, upserts)
+                await self._conn.execute(stmt, upserts)
             for chunk in _chunks(deletes, 500):
-                await self.conn.execute(delete(table).where(
+                await self._conn.execute(delete(table).where(
                     tuple_(*[table.c[k] for k in keys]).in_(chunk)))
 
     async def read_model(self, game_id: str) -> dict[str, dict[PK, Row]]:
@@ -248,12 +386,12 @@ class Transaction:
         for name, keys in PRIMARY_KEYS.items():
             table = schema.metadata.tables[name]
             cols = [c for c in table.c if c.name not in schema.NOT_PROJECTED]
-            rows = await self.conn.execute(select(*cols).where(table.c.game_id == game_id))
+            rows = await self._conn.execute(select(*cols).where(table.c.game_id == game_id))
             model[name] = {tuple(r._mapping[k] for k in keys): dict(r._mapping) for r in rows}
         return model
 
     async def count(self, table: Any, game_id: str) -> int:
-        return int((await self.conn.execute(
+        return int((await self._conn.execute(
             select(func.count()).select_from(table).where(table.c.game_id == game_id))).scalar_one())
 
     async def claim_due(self, now_real: float, lease_seconds: float, limit: int = 200) -> list[str]:
@@ -267,10 +405,10 @@ class Transaction:
         query = select(d.c.game_id, d.c.key).where(due).order_by(d.c.due_real).limit(limit)
         if not self.is_sqlite:
             query = query.with_for_update(skip_locked=True)
-        rows = (await self.conn.execute(query)).all()
+        rows = (await self._conn.execute(query)).all()
         if not rows:
             return []
-        await self.conn.execute(
+        await self._conn.execute(
             update(d).where(tuple_(d.c.game_id, d.c.key).in_([(r.game_id, r.key) for r in rows]))
             .values(lease_until=now_real + lease_seconds))
         return list(dict.fromkeys(r.game_id for r in rows))

@@ -17,8 +17,9 @@ from typing import Any
 from ..engine import events as ev
 from ..engine.calendar import MOSCOW
 from ..engine.commands import Command, CreateGame
-from ..engine.inboxes import POLICY, Kind
-from ..engine.state import GameState, VoteBook
+from ..engine.inboxes import Access, access, readers_of
+from ..engine.state import GameState
+from ..engine.votes import live_tallies
 from . import codec
 
 Row = dict[str, Any]
@@ -67,20 +68,16 @@ Members = Mapping[tuple[str, str], str]
 """(inbox, user) -> 'write' | 'read'."""
 
 
-def members_of(state: GameState) -> dict[tuple[str, str], str]:
-    """Who may post ('write') or only read ('read') in every inbox (INBOX-GEN-1)."""
+def members_of(state: GameState, now: datetime) -> dict[tuple[str, str], str]:
+    """Who may post ('write') or only read ('read') in every inbox at ``now``, as
+    ``engine.inboxes.access`` answers it: a member under a ban reads only (INBOX-GEN-1,
+    HOST-ARB-3)."""
     found: dict[tuple[str, str], str] = {}
     for inbox in state.inboxes.values():
-        if inbox.archived:
-            for user in inbox.former:
-                found[(inbox.id, user)] = "read"
-            continue
-        policy = POLICY[Kind(inbox.kind)]
-        writers = policy.organizer(state, inbox) | policy.writers(state, inbox)
-        for user in policy.readers(state, inbox) - writers:
-            found[(inbox.id, user)] = "read"
-        for user in writers:
-            found[(inbox.id, user)] = "write"
+        for user in readers_of(state, inbox):
+            level = access(state, inbox.id, user, now=now)
+            if level is not Access.NONE:
+                found[(inbox.id, user)] = "write" if level is Access.WRITE else "read"
     return found
 
 
@@ -94,7 +91,10 @@ class Projector:
 
     @classmethod
     def resume(cls, game_id: str, clock: GameClock, state: GameState | None) -> Projector:
-        return cls(game_id, clock, members_of(state) if state is not None else {})
+        """After a load. Membership is recounted as at the game's creation, when every
+        unlifted ban is still in force: the strictest answer, so the next membership
+        change rewrites any row a ban's expiry has made stale, and never misses one."""
+        return cls(game_id, clock, members_of(state, state.created_at) if state is not None else {})
 
     def project(self, step: Step) -> Changes:
         changes: Changes = {name: {} for name in PRIMARY_KEYS}
@@ -108,7 +108,7 @@ class Projector:
                 }
         self._inboxes(changes, before, after)
         if any(not isinstance(e, MEMBERSHIP_NEUTRAL) for _, e in step.events):
-            self._membership(changes, after)
+            self._membership(changes, after, step.events[-1][1].at)
         self._tallies(changes, before, after)
         self._deadlines(changes, step)
         self._audit(changes, step)
@@ -124,13 +124,13 @@ class Projector:
                 "subject": inbox.subject, "title": inbox.title, "archived": inbox.archived,
             }
 
-    def _membership(self, changes: Changes, after: GameState) -> None:
-        new = members_of(after)
+    def _membership(self, changes: Changes, after: GameState, now: datetime) -> None:
+        new = members_of(after, now)
         g = self.game_id
-        for key, access in new.items():
-            if self.members.get(key) != access:
+        for key, level in new.items():
+            if self.members.get(key) != level:
                 changes["inbox_members"][(g, *key)] = {
-                    "game_id": g, "inbox": key[0], "user_id": key[1], "access": access,
+                    "game_id": g, "inbox": key[0], "user_id": key[1], "access": level,
                 }
         for key in self.members.keys() - new.keys():
             changes["inbox_members"][(g, *key)] = None
@@ -140,9 +140,9 @@ class Projector:
         for name, city in after.cities.items():
             book = city.voting
             old = before.cities.get(name) if before else None
-            if book is None or (old is not None and old.voting is book):
-                continue
-            for row in tally_rows(self.game_id, name, book):
+            if book is None or (old is not None and old.voting is book and old.immune is city.immune):
+                continue  # a confirmed disclosure changes the tally too (MAFIA-DISCLOSE-4)
+            for row in tally_rows(self.game_id, after, name):
                 changes["tallies"][(row["game_id"], name, book.day, row["candidate"])] = row
 
     def _deadlines(self, changes: Changes, step: Step) -> None:
@@ -187,17 +187,15 @@ class Projector:
         }
 
 
-def tally_rows(game_id: str, city: str, book: VoteBook) -> list[Row]:
-    rows = []
-    for candidate in book.candidates:
-        active = book.active.get(candidate, {})
-        voters = sorted(active, key=lambda voter: (active[voter], voter))
-        rows.append({
-            "game_id": game_id, "city": city, "day": book.day, "candidate": candidate,
-            "votes": len(voters), "voters": json.dumps(voters, ensure_ascii=False),
-            "closed": book.closed,
-        })
-    return rows
+def tally_rows(game_id: str, state: GameState, city: str) -> list[Row]:
+    """The ``tallies`` rows of a city's vote: the engine's live tally, stored as is."""
+    book = state.cities[city].voting
+    assert book is not None
+    return [{
+        "game_id": game_id, "city": city, "day": book.day, "candidate": t.candidate,
+        "votes": t.votes, "voters": json.dumps(list(t.voters), ensure_ascii=False),
+        "closed": book.closed,
+    } for t in live_tallies(state, city)]
 
 
 def merge(into: Changes, new: Changes) -> None:

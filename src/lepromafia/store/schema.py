@@ -144,8 +144,15 @@ audit_log = Table(
     Column("at", String(40), nullable=False),
 )
 
-READ_MODELS = (messages, inboxes, inbox_members, tallies, deadlines, audit_log)
-"""Tables rebuilt by replay, in a stable order."""
+inbox_reads = Table(
+    # A reader's marker per inbox: personal, not part of the log, not rebuilt by replay.
+    "inbox_reads",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("inbox", String(200), primary_key=True),
+    Column("user_id", String(32), primary_key=True),
+    Column("last_seq", Integer, nullable=False),
+)
 
 NOT_PROJECTED = {"lease_until"}
 """Columns that are scheduler state, not read model."""

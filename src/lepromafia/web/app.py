@@ -1,7 +1,8 @@
 """The composition root: ``create_app(settings)`` builds everything; nothing at import.
 
 The lifespan opens the store (migrating it if ``auto_migrate``), starts the
-``GameService`` and the account service, runs the start-up hooks
+``GameService`` and the account service, builds the one per-process ``EventIndex`` that
+every read of a game's events shares (queries and archives), runs the start-up hooks
 (``app.state.startup_hooks``: the demo uses one), and stops it all on shutdown.
 """
 
@@ -20,7 +21,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..service.accounts import AccountPolicy, AccountService
+from ..service.archive import Archives
 from ..service.clock import Clock
+from ..service.event_index import EventIndex
 from ..service.queries import GameQueries
 from ..service.redis_bus import RedisBroker
 from ..service.service import GameService
@@ -63,7 +66,9 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
                                argon2_time_cost=settings.argon2_time_cost,
                                argon2_memory_kib=settings.argon2_memory_kib)
         accounts = AccountService(store, settings.fernet_key(), clock=service.clock, policy=policy)
-        web = Web(settings, service, accounts, GameQueries(service, store))
+        events = EventIndex(service.store, max_games=settings.cached_games)
+        web = Web(settings, service, accounts, GameQueries(service, store, events),
+                  Archives(service, events))
         app.state.web = web
         for hook in app.state.startup_hooks:
             await hook(web)
@@ -85,6 +90,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     app.state.startup_hooks = list(startup_hooks or [])
     app.state.render_error = None
     errors.install(app)
+    app.add_middleware(OneReadPerRequest)
     app.add_middleware(Limits, max_body=settings.max_body_bytes, secure=settings.cookie_secure,
                        max_upload=settings.max_upload_bytes)
     if STATIC_DIR.is_dir():
@@ -112,6 +118,23 @@ def _is_upload(path: str) -> bool:
     """A Sound Library media upload: /api/games/<game>/sound/media (SOUND, 3-minute audio)."""
     parts = path.strip("/").split("/")
     return len(parts) == 5 and parts[:2] == ["api", "games"] and parts[3:] == ["sound", "media"]
+
+
+class OneReadPerRequest:
+    """ASGI middleware: each HTTP request reads the store in one transaction (one
+    ``BEGIN``, one snapshot), ended before any write it makes (``EventStore.read_scope``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        web = getattr(scope.get("app"), "state", None)
+        web = getattr(web, "web", None) if web is not None else None
+        if scope["type"] != "http" or web is None:
+            await self.app(scope, receive, send)
+            return
+        async with web.service.store.read_scope():
+            await self.app(scope, receive, send)
 
 
 class Limits:

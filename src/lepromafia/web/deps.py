@@ -2,7 +2,8 @@
 
 Names here are the contract for ``web/api`` and ``web/pages``:
 ``WebDep``, ``ServiceDep``, ``CurrentUser``, ``RequireUser``, ``Lang``, ``csrf_token``,
-``verify_csrf`` (``CsrfChecked``), ``access_game_for_action``, ``set_session_cookie``,
+``verify_csrf`` (``CsrfChecked``), ``verify_command_csrf`` (``CommandCsrfChecked``),
+``access_game_for_action``, ``set_session_cookie``,
 ``clear_session_cookie``.
 """
 
@@ -18,6 +19,7 @@ from fastapi import Depends, Request, Response
 
 from ..engine.state import GameState
 from ..service.accounts import AccountService, Session, SessionExpired, User
+from ..service.archive import Archives
 from ..service.errors import ServiceError, ServiceErrorCode
 from ..service.queries import GameQueries
 from ..service.service import GameService
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 SESSION_COOKIE = "lepromafia_session"
 CSRF_COOKIE = "lepromafia_csrf"
 CSRF_FIELD = "csrf_token"
+COMMAND_FIELD = "command_id"
 CSRF_HEADER = "x-csrf-token"
 CSRF_TTL = 4 * 3600.0
 LANG_COOKIE = "lang"
@@ -44,6 +47,7 @@ class Web:
     service: GameService
     accounts: AccountService
     queries: GameQueries
+    archives: Archives
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     def now(self) -> float:
@@ -141,13 +145,31 @@ def csrf_token(request: Request) -> str:
 async def verify_csrf(request: Request) -> None:
     """Reject a form without a valid, unused token bound to this browser (header
     ``X-CSRF-Token`` also accepted)."""
+    await _verify_csrf(request, retry=False)
+
+
+async def verify_command_csrf(request: Request) -> None:
+    """``verify_csrf`` for a form that sends one engine command: a browser's retry of the
+    very same form (its token already used) passes if it carries the command id the form
+    was rendered with (the token's own nonce, see ``csrf_field``). The service then answers
+    the retry with the first attempt's result, so it has one effect, as an API retry."""
+    await _verify_csrf(request, retry=True)
+
+
+def form_command_id(token: str) -> str:
+    """The command id a rendered form carries: its CSRF token's nonce."""
+    return token.split(".", 1)[0]
+
+
+async def _verify_csrf(request: Request, retry: bool) -> None:
     token = request.headers.get(CSRF_HEADER)
-    if token is None:
-        ctype = request.headers.get("content-type", "")
-        if ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
-            form = await request.form()
-            value = form.get(CSRF_FIELD)
-            token = value if isinstance(value, str) else None
+    form: Any = None
+    ctype = request.headers.get("content-type", "")
+    if ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+        form = await request.form()
+    if token is None and form is not None:
+        value = form.get(CSRF_FIELD)
+        token = value if isinstance(value, str) else None
     web = get_web(request)
     parts = (token or "").split(".")
     if len(parts) != 3 or not parts[1].isdigit():
@@ -158,11 +180,15 @@ async def verify_csrf(request: Request) -> None:
     expected = _mac(web.settings.signing_key(), seed, nonce, expires)
     if not seed or not hmac.compare_digest(mac, expected) or expires <= web.now():
         raise WebError(WebErrorCode.CSRF_INVALID)
-    if not await web.accounts.consume_nonce(nonce, float(expires)):
-        raise WebError(WebErrorCode.CSRF_INVALID)
+    if await web.accounts.consume_nonce(nonce, float(expires)):
+        return
+    if retry and form is not None and form.get(COMMAND_FIELD) == nonce:
+        return  # the same form again: the command id makes it idempotent
+    raise WebError(WebErrorCode.CSRF_INVALID)
 
 
 CsrfChecked = Depends(verify_csrf)
+CommandCsrfChecked = Depends(verify_command_csrf)
 
 
 # --- games ----------------------------------------------------------------------------

@@ -38,6 +38,8 @@ class WebSettings(BaseSettings):
     """Sound Library media uploads only (the media store checks its own cap too)."""
     ws_buffer: int = 512
     """Events queued for one WebSocket before it is dropped with ``resync``."""
+    cached_games: int = 128
+    """Games whose events this process keeps in memory (the least recently read goes)."""
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 64 * 1024
     cookie_secure: bool = False

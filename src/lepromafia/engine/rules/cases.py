@@ -278,7 +278,7 @@ def decide_private_case(p: Progress, c: hc.DecidePrivateCase) -> None:
             assert inbox is not None
             check(Kind(inbox.kind) in allowed, ErrorCode.BAN_NOT_ALLOWED, "HOST-ARB-3",
                   detail=inbox.kind)
-            check(access(s, box, case.accused, p.now) is Access.WRITE, ErrorCode.BAN_NOT_ALLOWED,
+            check(access(s, box, case.accused, now=p.now) is Access.WRITE, ErrorCode.BAN_NOT_ALLOWED,
                   "HOST-ARB-3", detail=f"{case.accused} cannot post in {box}")
     organizers = {organizer_of(s, box) for box in inboxes}
     p.emit(hev.PrivateCaseDecided, only(s.arbiter, case.complainant, case.accused, organizers),

@@ -9,7 +9,7 @@ from .. import events as ev
 from ..audience import PUBLIC, only
 from ..calendar import DayPlan, at_local
 from ..errors import ErrorCode, check
-from ..inboxes import Kind, readers
+from ..inboxes import POLICY, Kind, live_inbox, readers
 from ..keywords import Keyword
 from ..progress import Progress
 from ..state import City, DeathCause, GameState, Stage
@@ -153,7 +153,7 @@ def open_voting(p: Progress, rest: str, seed: int) -> None:
 
 
 def voting_inbox(s: GameState, city: str, candidate: str) -> str | None:
-    return s.current.get(f"voting:{city}/{candidate}")
+    return live_inbox(s, Kind.VOTING, city, candidate)
 
 
 def _cast(p: Progress, city: str, candidate: str, voter: str, keyword: Keyword,
@@ -173,8 +173,9 @@ def cast_vote(p: Progress, inbox_id: str, voter: str, keyword: Keyword) -> None:
     check(book is not None and not book.closed and not inbox.archived, ErrorCode.VOTING_CLOSED,
           "INBOX-VOTE-3")
     assert book is not None
-    check(keyword in (Keyword.EXECUTE, Keyword.WITHDRAW), ErrorCode.NOT_A_KEYWORD, "EXEC-13",
-          keywords="казнить / не казнить")
+    allowed = POLICY[Kind.VOTING].keywords
+    check(keyword in allowed, ErrorCode.NOT_A_KEYWORD, "EXEC-13", keywords=" / ".join(allowed))
+    check(voter in s.residents, ErrorCode.INBOX_READ_ONLY, "INBOX-VOTE-1")
     active = voter in book.active[inbox.subject]
     if keyword is Keyword.EXECUTE:
         check(not active, ErrorCode.VOTE_ALREADY_ACTIVE, "EXEC-8")

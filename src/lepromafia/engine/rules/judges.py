@@ -10,7 +10,7 @@ from .. import commands as cmd
 from .. import events as ev
 from ..audience import PUBLIC, only
 from ..errors import ErrorCode, check
-from ..inboxes import Kind, inbox_id, readers
+from ..inboxes import POLICY, Kind, inbox_id, live_inbox, readers
 from ..keywords import Keyword
 from ..progress import Progress
 from ..state import City, Election, GameState
@@ -169,7 +169,7 @@ def open_polls(p: Progress, rest: str, seed: int) -> None:
 
 
 def polling_inbox(s: GameState, city: str, candidate: str) -> str | None:
-    return s.current.get(f"polling:{city}/{candidate}")
+    return live_inbox(s, Kind.POLLING, city, candidate)
 
 
 def _cast(p: Progress, city: str, candidate: str, voter: str, in_favour: bool, proxy: bool = False) -> None:
@@ -189,8 +189,8 @@ def cast_vote(p: Progress, inbox: str, voter: str, keyword: Keyword) -> None:
     check(election is not None and election.opened and not box.archived, ErrorCode.VOTING_CLOSED,
           "INBOX-POLL-3")
     assert election is not None
-    check(keyword in (Keyword.GANDHI, Keyword.HITLER), ErrorCode.NOT_A_KEYWORD, "JUDGE-ELECT-10",
-          keywords="Он — Ганди! / Он — Гитлер!")
+    allowed = POLICY[Kind.POLLING].keywords
+    check(keyword in allowed, ErrorCode.NOT_A_KEYWORD, "JUDGE-ELECT-10", keywords=" / ".join(allowed))
     check(voter not in election.votes[box.subject], ErrorCode.VOTE_ALREADY_CAST, "JUDGE-ELECT-6")
     check(voter in s.residents and s.residents[voter].alive, ErrorCode.INBOX_READ_ONLY, "INBOX-POLL-1")
     _cast(p, box.city, box.subject, voter, keyword is Keyword.GANDHI)

@@ -6,13 +6,11 @@ from .. import commands as cmd
 from .. import events as ev
 from ..audience import only
 from ..errors import ErrorCode, check
-from ..inboxes import POLICY, Access, Kind, access, author_label, readers
+from ..inboxes import POLICY, Access, Kind, access, author_label, can_read, readers
 from ..keywords import parse_keyword
 from ..progress import Progress
 from ..state import GameState, Stage
-from . import judges
 from .common import archive_inbox, open_inbox, renew_inbox
-from .execution import cast_vote
 
 MAX_SECRET_MEMBERS = 200
 
@@ -20,7 +18,7 @@ MAX_SECRET_MEMBERS = 200
 def post_message(p: Progress, c: cmd.PostMessage) -> None:
     s = p.state
     check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
-    level = access(s, c.inbox, c.actor, p.now)  # p.now: Arbiter's bans expire (HOST-ARB-3)
+    level = access(s, c.inbox, c.actor, now=p.now)  # Arbiter's bans expire (HOST-ARB-3)
     # An inbox one cannot read does not exist for him: same code either way (§9.1 p.3).
     check(level is not Access.NONE, ErrorCode.UNKNOWN_INBOX)
     inbox = s.inboxes[c.inbox]
@@ -31,16 +29,12 @@ def post_message(p: Progress, c: cmd.PostMessage) -> None:
     limit = s.settings.message_max_length
     check(len(text) <= limit, ErrorCode.MESSAGE_TOO_LONG, limit=limit)
     policy = POLICY[Kind(inbox.kind)]
-    if policy.keywords_only:
+    if policy.ballot is not None:
         keyword = parse_keyword(text)
-        allowed = "казнить / не казнить" if inbox.kind == Kind.VOTING else "Он — Ганди! / Он — Гитлер!"
-        check(keyword is not None, ErrorCode.NOT_A_KEYWORD, "EXEC-13", keywords=allowed)
+        check(keyword in policy.keywords, ErrorCode.NOT_A_KEYWORD, "EXEC-13",
+              keywords=" / ".join(policy.keywords))
         assert keyword is not None
-        if inbox.kind == Kind.VOTING:
-            check(c.actor in s.residents, ErrorCode.INBOX_READ_ONLY, "INBOX-VOTE-1")
-            cast_vote(p, c.inbox, c.actor, keyword)
-        else:
-            judges.cast_vote(p, c.inbox, c.actor, keyword)
+        policy.ballot(p, c.inbox, c.actor, keyword)
         return
     p.emit(ev.MessagePosted, only(readers(s, c.inbox)), inbox=c.inbox,
            author=author_label(s, inbox, c.actor), text=text)
@@ -74,7 +68,7 @@ def close_secret_inbox(p: Progress, c: cmd.CloseSecretInbox) -> None:
     """INBOX-SECRET-2: its organizer may close it; members keep read access."""
     s = p.state
     inbox = s.inboxes.get(c.inbox)
-    check(inbox is not None and access(s, c.inbox, c.actor) is not Access.NONE,
+    check(inbox is not None and can_read(s, c.inbox, c.actor),
           ErrorCode.UNKNOWN_INBOX)
     assert inbox is not None
     check(inbox.kind == Kind.SECRET and inbox.subject == c.actor, ErrorCode.NOT_ORGANIZER,
@@ -88,7 +82,7 @@ def renew(p: Progress, c: cmd.RenewInbox) -> None:
     s = p.state
     check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
     inbox = s.inboxes.get(c.inbox)
-    check(inbox is not None and access(s, c.inbox, c.actor) is not Access.NONE,
+    check(inbox is not None and can_read(s, c.inbox, c.actor),
           ErrorCode.UNKNOWN_INBOX)
     assert inbox is not None
     policy = POLICY[Kind(inbox.kind)]

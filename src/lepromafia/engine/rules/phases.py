@@ -31,6 +31,7 @@ from . import (
     verdicts,
 )
 from .common import renew_inbox, require_procurator, require_running, schedule
+from .liveness import check_calendar
 from .pause import paused
 
 
@@ -182,6 +183,7 @@ def set_day_start(p: Progress, c: cmd.SetDayStart) -> None:
     check(parse_hhmm(c.time) is not None, ErrorCode.SCHEDULE_INVALID, "TIME-4", detail="HH:MM")
     _require_future_day(s, c.day)
     p.emit(ev.DayStartSet, PUBLIC, day=c.day, time=c.time)
+    check_calendar(p.state)  # D7: a later start must not pass a shortened day's end
     _reschedule_first_day(p, c.day)
 
 
@@ -192,6 +194,7 @@ def declare_long_day(p: Progress, c: cmd.DeclareLongDay) -> None:
     check(c.length_days in (2, 3), ErrorCode.SCHEDULE_INVALID, "TIME-3", detail="2 or 3 days")
     _require_future_day(s, c.day)
     p.emit(ev.LongDayDeclared, PUBLIC, day=c.day, length_days=c.length_days)
+    check_calendar(p.state)  # D7: moving later days' dates must not strand a shortened day
 
 
 def shorten_day(p: Progress, c: cmd.ShortenDay) -> None:
@@ -210,6 +213,7 @@ def shorten_day(p: Progress, c: cmd.ShortenDay) -> None:
     p.emit(ev.DayShortened, PUBLIC, day=c.day, end_at=c.end_at, next_start_at=c.next_start_at,
            decision_offset_minutes=c.decision_offset_minutes,
            ambush_window_minutes=c.ambush_window_minutes)
+    check_calendar(p.state)  # D7, D11: after its own start, by 00:00
 
 
 def _reschedule_first_day(p: Progress, day: int) -> None:

@@ -11,7 +11,7 @@ from ..audience import PUBLIC, only
 from ..calendar import MOSCOW
 from ..deal import commitment, mafia_count, mafiosi_at
 from ..errors import ErrorCode, check
-from ..inboxes import Kind
+from ..inboxes import Kind, live_inbox
 from ..progress import Progress
 from ..state import City, DeathCause, GameState, PhaseKind
 from . import court, deaths, execution, outcome
@@ -82,7 +82,7 @@ def _begin(p: Progress, name: str) -> None:
     waited = not city.execution_final
     if city.voting is not None and not city.voting.closed:
         for candidate in city.voting.candidates:
-            box = p.state.current.get(f"voting:{name}/{candidate}")
+            box = live_inbox(p.state, Kind.VOTING, name, candidate)
             if box and not p.state.inboxes[box].archived:
                 archive_inbox(p, box)
         p.emit(ev.NoExecution, PUBLIC, city=name, day=s.day, reason="restoration")

@@ -11,7 +11,7 @@ from .. import commands_host as hc
 from .. import events_host as hev
 from ..audience import PUBLIC, Audience, only
 from ..errors import ErrorCode, check
-from ..inboxes import Kind, readers
+from ..inboxes import Kind, live_inbox, readers
 from ..progress import Progress
 from ..records import RequestState, SoundKind, SoundRequest
 from ..state import DeathCause, GameState
@@ -48,7 +48,7 @@ def library_audience(s: GameState, city: str) -> Audience:
 def voting_inbox_live(s: GameState, user: str) -> bool:
     """EXEC-12: the candidate's voting inbox exists and has not been killed."""
     r = s.residents.get(user)
-    box = s.current.get(f"voting:{r.city}/{user}") if r else None
+    box = live_inbox(s, Kind.VOTING, r.city, user) if r else None
     return box is not None and not s.inboxes[box].archived
 
 

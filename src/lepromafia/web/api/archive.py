@@ -22,11 +22,7 @@ router = APIRouter(prefix="/api/games/{game_id}/archive", tags=["archive"],
 
 
 def archives(request: Request, web: WebDep) -> Archives:
-    found: Archives | None = getattr(request.app.state, "archives", None)
-    if found is None or found.service is not web.service:
-        found = Archives(web.service)
-        request.app.state.archives = found
-    return found
+    return web.archives
 
 
 ArchivesDep = Depends(archives)

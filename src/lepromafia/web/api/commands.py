@@ -1,6 +1,6 @@
 """Every engine command as ``POST /api/games/{game_id}/commands/{CommandName}``.
 
-The routes are made in a loop over the engine's command classes (``store.codec``'s
+The routes are made in a loop over the engine's command classes (``service.commands``'s
 registry), so a new command needs no edit here. Each body is a Pydantic model derived
 from the command's dataclass minus ``actor`` (always the session's user; an ``actor``
 in the body is rejected) plus the client's ``command_id``. The engine's own decoder
@@ -27,7 +27,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, create_model
 from ...engine import commands as cmd
 from ...engine import commands_host
 from ...engine.state import Stage
-from ...store import codec
+from ...service.commands import COMMAND_TYPES, CommandShapeError, decode_command
 from ..deps import RequireUser, WebDep, access_game_for_action
 from ..errors import WebError, WebErrorCode
 from .games import ack_out, scoped
@@ -58,7 +58,7 @@ def _nested(cls: type) -> type[BaseModel]:
 
 
 def _annotation(hint: Any) -> Any:
-    """The JSON shape of an engine type, as ``store.codec`` encodes it."""
+    """The JSON shape of an engine type, as the service decodes it."""
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if hint is datetime:
@@ -102,8 +102,8 @@ def body_model(cls: type[cmd.Command]) -> type[BaseModel]:
 def build_command(name: str, actor: str, body: BaseModel) -> cmd.Command:
     data = body.model_dump(mode="json", exclude={"command_id"})
     try:
-        return codec.decode_command({codec.TYPE_KEY: name, "actor": actor, **data})
-    except codec.CodecError as exc:
+        return decode_command(name, actor, data)
+    except CommandShapeError as exc:
         raise WebError(WebErrorCode.BAD_JSON, detail=str(exc)) from exc
 
 
@@ -131,7 +131,7 @@ def _register(name: str, cls: type[cmd.Command]) -> None:
 
 
 COMMANDS: dict[str, type[cmd.Command]] = {
-    name: cls for name, cls in sorted(codec.COMMAND_TYPES.items()) if name not in NOT_GENERATED
+    name: cls for name, cls in sorted(COMMAND_TYPES.items()) if name not in NOT_GENERATED
 }
 for _name, _cls in COMMANDS.items():
     _register(_name, _cls)

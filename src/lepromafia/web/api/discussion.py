@@ -12,7 +12,7 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from ...engine.seeds import MAX_COMMENT
-from ...service.discussion import DISCUSSION, post_comment
+from ...service.discussion import post_comment
 from ..deps import CurrentUser, RequireUser, WebDep, access_game_for_action
 from .games import ack_out, scoped
 from .models import COMMAND_ID, ERRORS, AckOut, Body
@@ -29,8 +29,7 @@ class CommentBody(Body):
 async def comments(game_id: str, user: CurrentUser, web: WebDep) -> dict[str, list[dict[str, Any]]]:
     """Every post's comments, oldest first; a hidden one has ``text: null`` and the
     Procurator's reason under ``hidden``."""
-    await web.service.state(game_id)  # an unknown game is a 404
-    found = await DISCUSSION.comments(web.service, game_id, user.user_id if user else None)
+    found = await web.queries.comments(game_id, user.user_id if user else None)  # unknown: 404
     return {post: [_json(c) for c in items] for post, items in found.items()}
 
 

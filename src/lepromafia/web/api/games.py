@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from ...engine.commands import CreateGame, SignUp
 from ...engine.settings import GameSettings
 from ...service.service import Ack
+from ...service.views import DeadlineView, GameSummary, InboxListRow, InboxView, TallyView
 from ..deps import CurrentUser, RequireUser, WebDep, access_game_for_action
 from ..errors import WebError, WebErrorCode
 from .models import ERRORS, AckOut, CreateGameBody, SignUpBody
@@ -28,7 +29,7 @@ def scoped(user_id: str, command_id: str) -> str:
 
 
 @router.get("/games")
-async def list_games(web: WebDep) -> list[dict[str, Any]]:
+async def list_games(web: WebDep) -> list[GameSummary]:
     return await web.queries.games()
 
 
@@ -68,13 +69,13 @@ async def role_card(game_id: str, user: RequireUser, web: WebDep) -> dict[str, A
 
 
 @router.get("/games/{game_id}/inboxes")
-async def inboxes(game_id: str, user: RequireUser, web: WebDep) -> list[dict[str, Any]]:
+async def inboxes(game_id: str, user: RequireUser, web: WebDep) -> list[InboxListRow]:
     return await web.queries.inboxes(game_id, user.user_id)
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}")
 async def inbox(game_id: str, inbox_id: str, user: RequireUser, web: WebDep,
-                after: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=2000)) -> dict[str, Any]:
+                after: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=2000)) -> InboxView:
     found = await web.queries.inbox(game_id, inbox_id, user.user_id, after_seq=after, limit=limit)
     if found is None:  # unknown or not readable: indistinguishable on purpose
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
@@ -87,12 +88,12 @@ async def duties(game_id: str, user: RequireUser, web: WebDep) -> list[dict[str,
 
 
 @router.get("/games/{game_id}/deadlines")
-async def deadlines(game_id: str, user: CurrentUser, web: WebDep) -> list[dict[str, Any]]:
+async def deadlines(game_id: str, user: CurrentUser, web: WebDep) -> list[DeadlineView]:
     return await web.queries.deadlines(game_id, user.user_id if user else None)
 
 
 @router.get("/games/{game_id}/tallies")
-async def tallies(game_id: str, user: CurrentUser, web: WebDep) -> list[dict[str, Any]]:
+async def tallies(game_id: str, user: CurrentUser, web: WebDep) -> list[TallyView]:
     return await web.queries.tallies(game_id, user.user_id if user else None)
 
 

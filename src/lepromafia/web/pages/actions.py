@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ...engine import events as ev
+from ...engine import targets
+from ...engine.duties import Duty, DutyKind, duties
 from ...engine.events import Event
 from ...engine.rules import ambush
 from ...engine.rules.commissar import may_accept
-from ...engine.state import City, Faction, GameState, PhaseKind, Stage
+from ...engine.state import City, Faction, GameState, Stage
 from ...engine.visibility import visible_to
 
 
@@ -61,16 +64,13 @@ def _running(s: GameState) -> bool:
     return s.stage is Stage.RUNNING
 
 
-def _mafia_night(s: GameState, uid: str, city: City, events: Sequence[tuple[int, Event]]) -> MafiaNight:
+def _mafia_night(s: GameState, uid: str, city: City, events: Sequence[tuple[int, Event]],
+                 mine_now: Sequence[Duty]) -> MafiaNight:
+    """The forms of a mafioso's night, their choices as the engine lists them (targets,
+    duties), never re-derived here."""
     book = city.night
-    living = s.living(city.name)
     mafia = s.living_mafia(city.name)
-    kill_targets = [u for u in living if u not in mafia]
-    tour_targets: list[str] = []
-    if s.touring_city == city.name:
-        for name, other in s.cities.items():
-            if name != city.name and other.decided is None:
-                tour_targets += [u for u in s.living(name) if u != other.judge]
+    kinds = {d.kind for d in mine_now}
     declarations = [
         (e.mafioso, e.target, e.tour)
         for _seq, e in events
@@ -81,9 +81,9 @@ def _mafia_night(s: GameState, uid: str, city: City, events: Sequence[tuple[int,
     return MafiaNight(
         godfather=city.godfather,
         is_godfather=city.godfather == uid,
-        kill_targets=kill_targets,
+        kill_targets=list(targets.kill_targets(s, city.name)),
         tour_city=s.touring_city,
-        tour_targets=tour_targets if s.touring_city == city.name else [],
+        tour_targets=list(targets.tour_targets(s, city.name)),
         order=book.order,
         tour_order=book.tour_order,
         declarations=declarations,
@@ -92,11 +92,14 @@ def _mafia_night(s: GameState, uid: str, city: City, events: Sequence[tuple[int,
         my_vote=book.godfather_votes.get(uid),
         demanded=uid in book.reelection_demands,
         ambush_right=ambush.ambush_night(s, city) is not None,
-        ambush_targets=[u for u in living if u not in mafia],
+        ambush_targets=list(targets.ambush_targets(s, uid)),
         my_ambush=mine,
         judge=city.judge,
-        can_decide=s.phase is PhaseKind.NIGHT and not s.decisions_closed and s.day >= 2,
+        can_decide=bool(kinds & _STRIKES),
     )
+
+
+_STRIKES = {DutyKind.ORDER_KILL, DutyKind.DECLARE_KILL, DutyKind.ORDER_TOUR, DutyKind.DECLARE_TOUR}
 
 
 def _night_start(s: GameState, events: Sequence[tuple[int, Event]]) -> Any:
@@ -111,8 +114,9 @@ def check_log(uid: str, city: str, events: Sequence[tuple[int, Event]]) -> list[
             if isinstance(e, ev.CheckAnswered) and e.city == city and visible_to(e, uid)]
 
 
-def role_actions(s: GameState, uid: str, events: Sequence[tuple[int, Event]]) -> RoleActions:
+def role_actions(s: GameState, uid: str, events: Sequence[tuple[int, Event]], now: datetime) -> RoleActions:
     me = s.residents.get(uid)
+    mine = duties(s, uid, now)
     out = RoleActions()
     if me is None or not _running(s):
         return out
@@ -124,12 +128,12 @@ def role_actions(s: GameState, uid: str, events: Sequence[tuple[int, Event]]) ->
     if not me.alive or city.decided is not None:
         return out
     if me.faction is Faction.MAFIA:
-        out.mafia = _mafia_night(s, uid, city, events)
+        out.mafia = _mafia_night(s, uid, city, events, mine)
     if city.commissar == uid:
         out.checks = {
-            "open": s.phase is PhaseKind.NIGHT and s.checks_open and city.checked_tonight is None,
+            "open": any(d.kind is DutyKind.CHECK for d in mine),
             "checked_tonight": city.checked_tonight,
-            "targets": [u for u in s.living(city.name) if u != uid],
+            "targets": list(targets.check_targets(s, uid)),
             "log": check_log(uid, city.name, events),
         }
     out.suicide = "withdraw" if uid in city.suicides else "declare"

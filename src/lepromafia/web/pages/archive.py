@@ -83,7 +83,7 @@ RU.update({
     "Log in to give consent or ask for an inbox.": "Войдите, чтобы дать согласие или запросить ящик.",
 })
 
-HIDDEN = {"type", "at", "at_dt", "seq", "audience", "summary"}
+HIDDEN = {"type", "at", "at_dt", "seq", "summary"}
 
 
 def summary(row: dict[str, Any], limit: int = 180) -> str:

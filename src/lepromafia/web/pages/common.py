@@ -13,9 +13,12 @@ from fastapi.responses import RedirectResponse, Response
 
 from ...engine.state import GameState
 from ...service.errors import ServiceError, ServiceErrorCode
-from ...store.event_store import GameMeta
+from ...service.event_index import Indexed
+from ...service.service import Current
+from ...service.views import GameMeta
 from ..deps import Web
-from ..errors import ErrorInfo, WebError, WebErrorCode, describe
+from ..errors import ErrorInfo, WebError, WebErrorCode
+from .regions import LIVE_KINDS
 from .strings import translate
 from .views import Seat, phase_key, seat_of
 
@@ -25,9 +28,19 @@ FLASH_COOKIE = "lp_flash"
 @dataclass
 class GameCtx:
     id: str
-    state: GameState
-    meta: GameMeta
-    now: datetime
+    current: Current
+
+    @property
+    def state(self) -> GameState:
+        return self.current.state
+
+    @property
+    def meta(self) -> GameMeta:
+        return self.current.meta
+
+    @property
+    def now(self) -> datetime:
+        return self.current.now
 
     @property
     def title(self) -> str:
@@ -51,35 +64,47 @@ class GameCtx:
 
 
 async def load_game(web: Web, game_id: str) -> GameCtx:
+    """The game as of the latest commit (one cheap version read), or 404."""
     try:
-        state = await web.service.state(game_id)
+        return GameCtx(game_id, await web.queries.current(game_id))
     except ServiceError as exc:
         if exc.code is ServiceErrorCode.UNKNOWN_GAME:
             raise WebError(WebErrorCode.NOT_FOUND, what=game_id) from exc
         raise
-    async with web.service.store.reading() as tx:
-        meta = await tx.meta(game_id)
-    if meta is None:
-        raise WebError(WebErrorCode.NOT_FOUND, what=game_id)
-    return GameCtx(game_id, state, meta, meta.clock.to_game(web.service.clock.now()))
+
+
+async def page_events(web: Web, game: GameCtx) -> Indexed:
+    """The game's events from the service's one event index (filter them with
+    ``service.outbound`` for the viewer)."""
+    return await web.queries.events(game.current)
 
 
 async def game_context(web: Web, request: Request, game: GameCtx, user: str | None,
-                       nav: str) -> dict[str, Any]:
+                       nav: str, *, unread: bool = True) -> dict[str, Any]:
+    """What every page of a game needs. A live region that shows no unread count passes
+    ``unread=False`` and skips counting the viewer's inboxes."""
     seat: Seat = seat_of(game.state, user)
-    unread = 0
-    if user is not None and (seat.city or seat.host):
-        unread = await web.queries.unread_total(game.id, user)
+    total = 0
+    if unread and user is not None and (seat.city or seat.host):
+        total = await web.queries.unread_total(game.id, user, game=game.current)
     return {
         "game": game,
         "seat": seat,
         "nav": nav,
-        "unread_total": unread,
+        "unread_total": total,
         "live_game": game.id,
         "live_seq": game.version,
+        "live_kinds": LIVE_KINDS,
         "game_clock": game.meta.clock,
         "now_game": game.now,
     }
+
+
+def rendered_at(response: Response, game: GameCtx) -> Response:
+    """Mark a live region's response with the version it shows (``X-Live-Seq``): live.js
+    then skips the WebSocket events up to it (the echo of one's own command)."""
+    response.headers["X-Live-Seq"] = str(game.version)
+    return response
 
 
 # --- the flash: one message carried across a redirect ------------------------------
@@ -128,6 +153,3 @@ def safe_next(path: str | None, default: str = "/") -> str:
         return default
     return path
 
-
-def error_info(exc: BaseException, lang: str) -> ErrorInfo | None:
-    return describe(exc, lang)

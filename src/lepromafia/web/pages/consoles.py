@@ -14,12 +14,11 @@ from ...engine import events_host as hev
 from ...engine.inboxes import can_read
 from ...engine.rules.cases import IMPEACH_OUTCOMES, bannable_kinds
 from ...engine.rules.host import SANCTION_RULES, offices_of
-from ...engine.visibility import visible_to
 from ...service.accounts import AccountError
+from ...service.outbound import visible
 from ..deps import Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode
-from .common import GameCtx, load_game
-from .data import PAGE_EVENTS
+from .common import GameCtx, load_game, page_events
 from .game import city_rows, clocks, game_page, inbox_rows, posts_of
 from .labels import inbox_label
 from .strings import RU, translate
@@ -122,11 +121,7 @@ def _allowed(seat: Seat, office: str) -> bool:
 
 
 async def _visible(web: Any, game: GameCtx, uid: str, kinds: tuple[type, ...]) -> list[tuple[int, Any]]:
-    return [
-        (s, e)
-        for s, e in await PAGE_EVENTS.read(web.service, game.id)
-        if isinstance(e, kinds) and visible_to(e, uid)
-    ]
+    return list(visible(await page_events(web, game), uid, kinds))
 
 
 def _duty_text(lang: str, duty: dict[str, Any]) -> str:
@@ -140,8 +135,10 @@ def _duty_text(lang: str, duty: dict[str, Any]) -> str:
         "seal_deal": "Запечатать раздачу",
         "appoint_godfather": "Назначить крёстного отца · {city}",
         "schedule_vote": "Назначить голосование · {city}",
-        "verdict_pending": "Идёт окно помилования · {city}",
         "schedule_judge_election": "Назначить выборы судьи · {city}",
+        "choose_pardon_preset": "Выбрать правило большинства Суда",
+        "answer_check": "Ответить на проверку · {city}",
+        "sign_restoration": "Подписать восстановление · {city}",
     }
     en = {
         "appoint_consigliere": "Appoint the Consigliere",
@@ -153,8 +150,10 @@ def _duty_text(lang: str, duty: dict[str, Any]) -> str:
         "seal_deal": "Seal the deal",
         "appoint_godfather": "Appoint a Godfather · {city}",
         "schedule_vote": "Schedule the vote · {city}",
-        "verdict_pending": "A pardon window is open · {city}",
         "schedule_judge_election": "Schedule a judge election · {city}",
+        "choose_pardon_preset": "Choose the Court's majority rule",
+        "answer_check": "Answer a check · {city}",
+        "sign_restoration": "Sign the restoration · {city}",
     }
     table = ru if lang == "ru" else en
     template = str(table.get(duty["duty"], duty["duty"]))

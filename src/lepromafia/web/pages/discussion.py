@@ -1,7 +1,7 @@
 """Public discussion under the Recruitment Post and every Day Post (POST-1, POST-2).
 
 Every post's comments sit under it, live (the posts region and the recruitment comments
-re-fetch on each event), with a composer for whoever the engine lets comment and a hide
+re-fetch on a comment event, ``regions.py``), with a composer for whoever the engine lets comment and a hide
 form with a reason for the Procurator. The engine answers who may comment.
 """
 
@@ -18,12 +18,12 @@ from ...engine.errors import RuleViolation
 from ...engine.rules.seeds import comment_refusal, posts
 from ...engine.seeds import MAX_COMMENT
 from ...service.accounts import AccountError
-from ...service.discussion import DISCUSSION, hide_comment, post_comment
+from ...service.discussion import hide_comment, post_comment
 from ...service.errors import ServiceError
 from ..api.games import scoped
-from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import ErrorInfo, WebError, WebErrorCode, describe
-from .common import GameCtx, game_context, load_game, redirect
+from .common import GameCtx, game_context, load_game, redirect, rendered_at
 from .render import render
 
 router = APIRouter()
@@ -45,11 +45,10 @@ async def discussion_context(web: Any, game: GameCtx, uid: str | None, lang: str
             except AccountError as exc:
                 refusal = exc.message(lang)
     return {
-        "comments": await DISCUSSION.comments(web.service, game.id, uid),
+        "comments": await web.queries.comments(game.id, uid, game=game.current),
         "comment_refusal": refusal,
         "comment_max": MAX_COMMENT,
         "comment_anchor": anchor,
-        "comment_nonce": secrets.token_hex(8),
         "is_procurator": uid == game.state.procurator,
     }
 
@@ -57,9 +56,9 @@ async def discussion_context(web: Any, game: GameCtx, uid: str | None, lang: str
 async def _section(request: Request, web: Any, game: GameCtx, uid: str | None, lang: str, post: str,
                    error: ErrorInfo | None = None, draft: str = "") -> Response:
     ctx = await discussion_context(web, game, uid, lang)
-    ctx.update(await game_context(web, request, game, uid, ""))
+    ctx.update(await game_context(web, request, game, uid, "", unread=False))
     ctx.update(user=uid, post_id=post, comment_error=error, comment_draft=draft)
-    return render(request, "partials/comments.html", ctx, lang=lang)
+    return rendered_at(render(request, "partials/comments.html", ctx, lang=lang), game)
 
 
 @router.get("/games/{game_id}/posts/{post}/comments", include_in_schema=False)
@@ -73,7 +72,7 @@ async def comments_part(request: Request, game_id: str, post: str, web: WebDep, 
 
 
 @router.post("/games/{game_id}/posts/{post}/comments", include_in_schema=False,
-             dependencies=[CsrfChecked])
+             dependencies=[CommandCsrfChecked])
 async def comment(request: Request, game_id: str, post: str, web: WebDep, user: RequireUser,
                   lang: Lang) -> Response:
     """POST-1, POST-2: one comment; an error comes back next to the composer, text kept."""
@@ -96,7 +95,7 @@ async def comment(request: Request, game_id: str, post: str, web: WebDep, user: 
 
 
 @router.post("/games/{game_id}/comments/{number}/hide", include_in_schema=False,
-             dependencies=[CsrfChecked])
+             dependencies=[CommandCsrfChecked])
 async def hide(request: Request, game_id: str, number: int, web: WebDep, user: RequireUser,
                lang: Lang) -> Response:
     """POST-2: the Procurator hides a comment, with a reason everybody reads in its place."""

@@ -3,8 +3,10 @@ stable code ``bad_form``) before anything reaches the service; the engine judges
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import date, datetime
 from typing import Any
 
@@ -17,7 +19,22 @@ from ..errors import WebError, WebErrorCode
 Form = dict[str, Any]
 """Field -> str, or list[str] for repeated fields."""
 
-_rng = secrets.SystemRandom()
+_DRAWS: ContextVar[random.Random] = ContextVar("page_draws")
+
+
+def _rng() -> random.Random:
+    """The platform's draws for the form being handled: ``platform_rng`` keyed by its
+    command id (set by the route with ``draws``), so a retried form draws the same."""
+    return _DRAWS.get()
+
+
+@contextmanager
+def draws(rng: random.Random) -> Iterator[None]:
+    token = _DRAWS.set(rng)
+    try:
+        yield
+    finally:
+        _DRAWS.reset(token)
 
 
 class FormError(WebError):
@@ -97,16 +114,16 @@ def shuffled_lists(state: GameState) -> tuple[tuple[tuple[str, tuple[str, ...]],
     lists = []
     for name, city in state.cities.items():
         order = list(city.residents)
-        _rng.shuffle(order)
+        _rng().shuffle(order)
         lists.append((name, tuple(order)))
-    return tuple(lists), secrets.token_hex(16)
+    return tuple(lists), f"{_rng().getrandbits(128):032x}"
 
 
 def drawn_numbers(state: GameState, city: str) -> tuple[int, ...]:
     c = state.cities.get(city)
     if c is None:
         raise FormError("city")
-    return tuple(sorted(_rng.sample(range(1, len(c.residents) + 1), c.mafia_count)))
+    return tuple(sorted(_rng().sample(range(1, len(c.residents) + 1), c.mafia_count)))
 
 
 def shuffled_living(state: GameState, city: str) -> tuple[tuple[str, ...], str]:
@@ -114,8 +131,8 @@ def shuffled_living(state: GameState, city: str) -> tuple[tuple[str, ...], str]:
     if city not in state.cities:
         raise FormError("city")
     order = list(state.living(city))
-    _rng.shuffle(order)
-    return tuple(order), secrets.token_hex(16)
+    _rng().shuffle(order)
+    return tuple(order), f"{_rng().getrandbits(128):032x}"
 
 
 def drawn_restoration_numbers(state: GameState, city: str) -> tuple[int, ...]:
@@ -124,7 +141,7 @@ def drawn_restoration_numbers(state: GameState, city: str) -> tuple[int, ...]:
     if c is None or c.restoration is None or not c.restoration.order:
         raise FormError("city")
     r = c.restoration
-    return tuple(sorted(_rng.sample(range(1, len(r.order) + 1), r.mafia_count)))
+    return tuple(sorted(_rng().sample(range(1, len(r.order) + 1), r.mafia_count)))
 
 
 def city_plans(raw: str) -> tuple[cmd.CityPlan, ...]:
@@ -275,7 +292,8 @@ ACTIONS: dict[str, Builder] = {
     "seal": _seal,
     "numbers": _numbers,
     "start": lambda f, a, s: cmd.StartGame(actor=a, first_day=day_of(f, "first_day")),
-    "offer": lambda f, a, s: cmd.OfferCommissar(actor=a, city=text(f, "city"), draw=_rng.randrange(1 << 30)),
+    "offer": lambda f, a, s: cmd.OfferCommissar(actor=a, city=text(f, "city"),
+                                                draw=_rng().randrange(1 << 30)),
     "answer_offer": lambda f, a, s: cmd.AnswerCommissarOffer(
         actor=a, accept=choice(f, "accept", ("yes", "no")) == "yes"),
     "day_start": lambda f, a, s: cmd.SetDayStart(actor=a, day=integer(f, "day", 1, 999),

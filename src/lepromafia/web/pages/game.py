@@ -13,10 +13,9 @@ from fastapi.responses import HTMLResponse, Response
 from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
-from ...engine.archive import readable
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
 from ...engine.errors import RuleViolation
-from ...engine.inboxes import Access, access, can_read, member_list
+from ...engine.inboxes import Access, can_read
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
 from ...engine.state import NO_KILL
@@ -24,20 +23,36 @@ from ...engine.visibility import public_faction
 from ...service.accounts import AccountError
 from ...service.errors import ServiceError
 from ...service.media import library
+from ...service.outbound import visible, visible_now
+from ..api.commands import platform_rng
 from ..api.games import scoped
-from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
 from .actions import citizen_forms, role_actions
-from .common import GameCtx, clear_flash, flash_context, game_context, load_game, redirect, safe_next
-from .data import PAGE_EVENTS
+from .common import (
+    GameCtx,
+    clear_flash,
+    flash_context,
+    game_context,
+    load_game,
+    page_events,
+    redirect,
+    rendered_at,
+    safe_next,
+)
 from .discussion import discussion_context
-from .forms import ACTIONS, Form, FormError, integer, text
+from .forms import ACTIONS, Form, FormError, draws, integer, text
 from .labels import deadline_label, inbox_label
+from .notary import may_certify, notary_view
 from .render import render
 from .sound import KIND_NAMES
-from .views import day_posts, execution_tally, keywords_only, last_closed_vote, readable_inboxes
+from .views import day_posts, execution_tally, keywords_of, last_closed_vote, readable_inboxes
 
 router = APIRouter()
+
+KEYWORD_STYLE = {Keyword.EXECUTE: "", Keyword.WITHDRAW: "secondary", Keyword.GANDHI: "ok",
+                 Keyword.HITLER: "dark"}
+"""The look of each keyword's button; which buttons an inbox has is the policy table's."""
 
 REQUIREMENT_TEXTS = (
     ("active", "I will be active: I read the city inbox and vote every day."),
@@ -71,9 +86,8 @@ async def game_page(
 
 async def clocks(web: Any, game: GameCtx, uid: str | None, lang: str) -> list[tuple[str, datetime, str]]:
     out = []
-    for d in await web.queries.deadlines(game.id, uid):
-        due = datetime.fromisoformat(d["due_at"])
-        out.append((d["key"], due, deadline_label(lang, d["key"])))
+    for d in await web.queries.deadlines(game.id, uid, game=game.current):
+        out.append((d.key, datetime.fromisoformat(d.due_at), deadline_label(lang, d.key)))
     return out
 
 
@@ -110,8 +124,8 @@ async def ending_of(web: Any, game: GameCtx, viewer: str | None = None) -> dict[
     """§9.4: once GameEnded is public, the final result, each city's, every role — every
     commissar who held office (D13), each restoration's factions before and after (D15) —
     and the mafia's decisions and check logs, open to all after the game (D14)."""
-    events = await PAGE_EVENTS.read(web.service, game.id)
-    ended = [e for _s, e in events if isinstance(e, ev.GameEnded) and e.audience.public]
+    events = await page_events(web, game)
+    ended = [e for _s, e in visible(events, None, ev.GameEnded)]
     if not ended:
         return None
     e = ended[-1]
@@ -178,13 +192,16 @@ def _record_line(e: Any) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
+RECORD_KINDS = (ev.GodfatherVoteCast, ev.GodfatherElected, ev.GodfatherElectionFailed,
+                ev.GodfatherReelectionDemanded, ev.KillDeclared, ev.NightDecisionFixed,
+                ev.AmbushPlaced, ev.AmbushesFixed, ev.CheckRequested, ev.CheckAnswered)
+
+
 def mafia_record(s: Any, events: Any, viewer: str | None) -> dict[str, list[dict[str, Any]]]:
     """§9.4, INBOX-MAFIA-4 (D14): per city, the decisions the engine opens at the game's end
     (``engine.archive.readable``), in order."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for _seq, e in events:
-        if not readable(s, e, viewer):
-            continue
+    for _seq, e in visible_now(s, events, viewer, RECORD_KINDS):
         line = _record_line(e)
         if line is not None:
             out.setdefault(e.city, []).append({"at": e.at, "msg": line[0], "fields": line[1]})
@@ -192,7 +209,7 @@ def mafia_record(s: Any, events: Any, viewer: str | None) -> dict[str, list[dict
 
 
 async def posts_of(web: Any, game: GameCtx) -> list[Any]:
-    return [e for _s, e in reversed(day_posts(await PAGE_EVENTS.read(web.service, game.id)))]
+    return [e for _s, e in reversed(day_posts(await page_events(web, game)))]
 
 
 def day_sound(game: GameCtx, uid: str | None, posts: list[Any]) -> dict[int, list[dict[str, Any]]]:
@@ -217,10 +234,9 @@ async def day_contests(web: Any, game: GameCtx, posts: list[Any]) -> dict[int, l
     (or the first post after it, for a day without one). Keyed by the post's day."""
     days = sorted({p.day for p in posts})
     out: dict[int, list[Any]] = {}
-    for _s, e in await PAGE_EVENTS.read(web.service, game.id):
-        if isinstance(e, hev.ContestPublished) and e.audience.public:
-            day = next((d for d in days if d >= e.day), e.day)
-            out.setdefault(day, []).append(e)
+    for _s, e in visible(await page_events(web, game), None, hev.ContestPublished):
+        day = next((d for d in days if d >= e.day), e.day)
+        out.setdefault(day, []).append(e)
     return out
 
 
@@ -246,7 +262,7 @@ NEW_GAME_FIELDS = {
 }
 
 
-@router.post("/games/new", include_in_schema=False, dependencies=[CsrfChecked])
+@router.post("/games/new", include_in_schema=False, dependencies=[CommandCsrfChecked])
 async def create_game(request: Request, web: WebDep, user: RequireUser, lang: Lang) -> Response:
     form = _form(await request.form())
     try:
@@ -342,15 +358,15 @@ async def game_part(
         ctx["ending"] = await ending_of(web, game, uid)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
-        ctx["acts"] = role_actions(game.state, uid, await PAGE_EVENTS.read(web.service, game.id))
+        ctx["acts"] = role_actions(game.state, uid, await page_events(web, game), game.now)
         template = "components/role_actions.html"
     elif name == "inbox-list" and uid:
         ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
         template = "partials/inbox_list.html"
     else:
         raise WebError(WebErrorCode.NOT_FOUND, what=name)
-    ctx.update(await game_context(web, request, game, uid, ""))
-    return render(request, template, ctx, lang=lang)
+    ctx.update(await game_context(web, request, game, uid, "", unread=False))
+    return rendered_at(render(request, template, ctx, lang=lang), game)
 
 
 # --- role card and inboxes ------------------------------------------------------------
@@ -382,7 +398,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         acknowledged=resident.get("acknowledged"),
         nominate_choices=choices,
         my_nomination=mine,
-        acts=role_actions(s, user.user_id, await PAGE_EVENTS.read(web.service, game_id)),
+        acts=role_actions(s, user.user_id, await page_events(web, game), game.now),
         case_accused=[u for u in s.residents if u != user.user_id]
         if me is not None and s.arbiter and s.stage.value == "running" else [],
         citizen=citizen_forms(s, user.user_id),
@@ -390,12 +406,12 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
 
 
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
-    counts = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}
-    rows = readable_inboxes(game.state, uid, include_archived=True)
+    counts = {i.inbox: i for i in await web.queries.inboxes(game.id, uid, game=game.current)}
+    rows = readable_inboxes(game.state, uid, now=game.now, include_archived=True)
     for row in rows:
-        found = counts.get(row.id, {})
-        row.unread = int(found.get("unread", 0))
-        row.messages = int(found.get("messages", 0))
+        found = counts.get(row.id)
+        row.unread = found.unread if found else 0
+        row.messages = found.messages if found else 0
         row.label = inbox_label(lang, game.state, row.id, uid)  # type: ignore[attr-defined]
     return rows
 
@@ -412,6 +428,7 @@ async def inboxes(request: Request, game_id: str, web: WebDep, user: RequireUser
         "inboxes",
         "pages/inboxes.html",
         inboxes=await inbox_rows(web, game, user.user_id, lang),
+        certify=may_certify(game.state, user.user_id),  # INBOX-NOTARY-1
     )
 
 
@@ -419,41 +436,27 @@ async def inbox_context(
     web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str, mark_read: bool = True
 ) -> dict[str, Any]:
     s = game.state
-    before = {i["inbox"]: i for i in await web.queries.inboxes(game.id, uid)}.get(inbox_id, {})
-    found = await web.queries.inbox(game.id, inbox_id, uid, mark_read=mark_read)
-    if found is None or not can_read(s, inbox_id, uid):
+    found = await web.queries.inbox(game.id, inbox_id, uid, mark_read=mark_read, game=game.current)
+    if found is None:
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
     inbox = s.inboxes[inbox_id]
-    level = access(s, inbox_id, uid)
+    level = Access.WRITE if found.access == "write" else Access.READ
     hosts = s.hosts()
-    messages = []
-    for m in found["messages"]:
-        at = m["at"] if isinstance(m["at"], datetime) else datetime.fromisoformat(str(m["at"]))
-        messages.append(
-            {
-                "seq": m["seq"],
-                "author": m["author"],
-                "label": author_label(lang, m["author"]),
-                "text": m["text"],
-                "at": at,
-                "host": m["author"] in hosts,
-                "keyword": keywords_only(inbox.kind),
-            }
-        )
-    unread = int(before.get("unread", 0))
-    read_upto = messages[-unread - 1]["seq"] if 0 < unread < len(messages) else (0 if unread else 10**12)
-    buttons: list[tuple[str, str]] = []
-    if level is Access.WRITE and inbox.kind == "voting":
-        buttons = [(Keyword.EXECUTE.value, ""), (Keyword.WITHDRAW.value, "secondary")]
-    elif level is Access.WRITE and inbox.kind == "polling":
-        buttons = [(Keyword.GANDHI.value, "ok"), (Keyword.HITLER.value, "dark")]
-    tally = None
-    closed = None
-    if inbox.kind == "voting" and inbox.city:
-        tally = execution_tally(s, inbox.city, uid) or []
-        closed = last_closed_vote(await PAGE_EVENTS.read(web.service, game.id), inbox.city)
-        if closed and s.cities[inbox.city].voting and not s.cities[inbox.city].voting.closed:  # type: ignore[union-attr]
-            closed = None
+    messages = [
+        {
+            "seq": m.seq,
+            "author": m.author,
+            "label": author_label(lang, m.author),
+            "text": m.text,
+            "at": datetime.fromisoformat(m.at),
+            "host": m.author in hosts,
+            "keyword": found.keywords_only,
+        }
+        for m in found.messages
+    ]
+    read_upto = found.read_upto
+    buttons = [(k.value, KEYWORD_STYLE[k]) for k in keywords_of(inbox.kind)] if level is Access.WRITE else []
+    tally, closed = await vote_panel(web, game, inbox_id, uid)
     pardons = []
     if inbox.kind == "court" and any(c.judge == uid for c in s.cities.values()):
         for name, c in s.cities.items():  # COURT-2..4: every judge votes on every verdict
@@ -470,24 +473,51 @@ async def inbox_context(
         "inbox": {
             "id": inbox_id,
             "kind": inbox.kind,
+            "city": inbox.city,
             "archived": inbox.archived,
             "label": inbox_label(lang, s, inbox_id, uid),
         },
         "messages": messages,
         "read_upto": read_upto,
         "can_post": level is Access.WRITE,
-        "members": member_list(s, inbox_id, uid),
+        "members": found.members,
         "vote_buttons": buttons,
-        "keywords_only": keywords_only(inbox.kind),
+        "keywords_only": found.keywords_only,
         "max_length": s.settings.message_max_length,
         "tally": tally,
         "closed": closed,
+        "notary": notary_view(s, inbox_id, uid),  # INBOX-NOTARY-2/3
     }
+
+
+async def vote_panel(web: Any, game: GameCtx, inbox_id: str, uid: str) -> tuple[Any, Any]:
+    """A voting inbox's city tally, and the last closed vote's result once it is over."""
+    s = game.state
+    inbox = s.inboxes.get(inbox_id)
+    if inbox is None or inbox.kind != "voting" or not inbox.city:
+        return None, None
+    tally = execution_tally(s, inbox.city, uid) or []
+    book = s.cities[inbox.city].voting
+    if book is not None and not book.closed:
+        return tally, None
+    return tally, last_closed_vote(await page_events(web, game), inbox.city)
+
+
+async def tally_context(web: Any, game: GameCtx, inbox_id: str, uid: str) -> dict[str, Any]:
+    """The tally region alone: no messages, no read marker (it changes nothing)."""
+    found = game.state.inboxes.get(inbox_id)
+    if found is None or not can_read(game.state, inbox_id, uid):
+        raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
+    tally, closed = await vote_panel(web, game, inbox_id, uid)
+    return {"inbox": {"id": inbox_id, "kind": found.kind, "city": found.city}, "tally": tally,
+            "closed": closed}
 
 
 def author_label(lang: str, author: str) -> str:
     if author == "consigliere":
         return {"ru": "Консильери", "en": "Consigliere"}[lang]
+    if author == "notary":  # INBOX-NOTARY-2: sealed content, its organizer unnamed
+        return {"ru": "Нотариально заверено", "en": "Certified"}[lang]
     if author.startswith("commissar:"):
         city = author.partition(":")[2]
         return ("Комиссар " if lang == "ru" else "Commissar of ") + city
@@ -500,9 +530,10 @@ async def inbox_part(
 ) -> Response:
     game = await load_game(web, game_id)
     ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
-    ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
+    ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
+               user=user.user_id)
     ctx["draft"] = request.query_params.get("draft", "")
-    return render(request, "partials/inbox_body.html", ctx, lang=lang)
+    return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang), game)
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}/tally", include_in_schema=False)
@@ -510,13 +541,15 @@ async def tally_part(
     request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
 ) -> Response:
     game = await load_game(web, game_id)
-    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang, mark_read=False)
-    ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
-    return render(request, "partials/tally.html", ctx, lang=lang)
+    ctx = await tally_context(web, game, inbox_id, user.user_id)
+    ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
+               user=user.user_id)
+    return rendered_at(render(request, "partials/tally.html", ctx, lang=lang), game)
 
 
 @router.post(
-    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False, dependencies=[CsrfChecked]
+    "/games/{game_id}/inboxes/{inbox_id:path}/post", include_in_schema=False,
+    dependencies=[CommandCsrfChecked],
 )
 async def post_message(
     request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
@@ -535,9 +568,10 @@ async def post_message(
     if request.headers.get("hx-request"):
         game = await load_game(web, game_id)
         ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
-        ctx.update(await game_context(web, request, game, user.user_id, "inboxes"), user=user.user_id)
+        ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
+                   user=user.user_id)
         ctx.update(error=error, draft=body if error else "", flash=None)
-        return render(request, "partials/inbox_body.html", ctx, lang=lang, status=200)
+        return rendered_at(render(request, "partials/inbox_body.html", ctx, lang=lang, status=200), game)
     if error is not None:
         return redirect(back, error=error, draft=body, lang=lang)
     return redirect(back, lang=lang)
@@ -563,7 +597,7 @@ def _form(raw: Any) -> Form:
     return out
 
 
-@router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CsrfChecked])
+@router.post("/games/{game_id}/do/{action}", include_in_schema=False, dependencies=[CommandCsrfChecked])
 async def do(
     request: Request, game_id: str, action: str, web: WebDep, user: RequireUser, lang: Lang
 ) -> Response:
@@ -573,7 +607,8 @@ async def do(
     back = safe_next(str(form.get("next") or ""), f"/games/{game_id}")
     try:
         game = await load_game(web, game_id)
-        command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
+        raw_id = str(form.get("command_id") or secrets.token_hex(8))
+        command_id = scoped(user.user_id, raw_id)
         if action == "signup":
             await web.accounts.check_not_banned(user.user_id)
             contact = web.accounts.validate_contact(text(form, "contact", required=False))
@@ -586,7 +621,8 @@ async def do(
         builder = ACTIONS.get(action)
         if builder is None:
             raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=action)
-        command = builder(form, user.user_id, game.state)
+        with draws(platform_rng(web, game_id, user.user_id, raw_id, f"page:{action}")):
+            command = builder(form, user.user_id, game.state)
         await web.service.execute(game_id, command, command_id)
         if isinstance(command, hc.RecordSanction):  # OMERTA-2, PLAYER-7: sign-up checks it
             await web.accounts.register_game_sanction(game_id, await web.service.state(game_id),

@@ -2,35 +2,31 @@
 
 from __future__ import annotations
 
+import re
+
+from ...engine.inboxes import POLICY, Kind
 from ...engine.state import GameState
 from .strings import translate
 
 
 def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) -> str:
+    """The inbox's name by its kind's label format in the policy table (``InboxPolicy.label``).
+
+    A viewer's own personal inbox is "me and the Tribune"; a format naming a field the inbox
+    lacks (a game-wide cemetery has no city) falls back to the kind and its renewal number.
+    """
     inbox = state.inboxes[inbox_id]
-    kind = translate(lang, f"kind:{inbox.kind}")
-    ru = lang == "ru"
-    if inbox.kind == "city":
-        return f"{kind} · {inbox.city}"
-    if inbox.kind == "personal":
-        if inbox.subject == viewer:
-            return f"{kind} · {'я и Трибун' if ru else 'me and the Tribune'}"
-        return f"{kind} · {inbox.subject}"
-    if inbox.kind in ("voting", "polling"):
-        return f"{kind} · {inbox.subject} ({inbox.city})"
-    if inbox.kind in ("mafia", "cemetery") and inbox.city:
-        return f"{kind} · {inbox.city}"
-    if inbox.kind == "secret":
-        return f"{kind} · {inbox.title or inbox_id}"
-    if inbox.kind == "line":
-        return f"{kind} · {inbox.city}"
-    if inbox.kind == "offer":
-        return f"{kind} · {inbox.city}"
-    if inbox.kind == "removal":
-        return f"{kind} · {inbox.city}"
-    if inbox.generation:
-        return f"{kind} #{inbox.generation + 1}"
-    return kind
+    policy = POLICY[Kind(inbox.kind)]
+    subject = inbox.subject
+    if policy.kind is Kind.PERSONAL and subject == viewer:
+        subject = "я и Трибун" if lang == "ru" else "me and the Tribune"
+    fields = {"kind": translate(lang, f"kind:{inbox.kind}"), "city": inbox.city, "subject": subject,
+              "title": inbox.title or inbox_id,
+              "number": f" #{inbox.generation + 1}" if inbox.generation else ""}
+    named = set(re.findall(r"{(\w+)}", policy.label))
+    if any(fields[name] is None for name in named):
+        return "{kind}{number}".format(**fields)
+    return policy.label.format(**fields)
 
 
 _DEADLINES_RU = {

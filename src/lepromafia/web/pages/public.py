@@ -21,7 +21,6 @@ from ..deps import (
 )
 from ..errors import describe
 from .common import clear_flash, flash_context, redirect, safe_next
-from .data import PAGE_EVENTS
 from .render import render
 from .rules import SECTIONS
 from .views import day_posts, phase_key
@@ -39,15 +38,16 @@ def page(request: Request, template: str, lang: str, user: Any, **context: Any) 
 @router.get("/", include_in_schema=False)
 async def home(request: Request, web: WebDep, user: CurrentUser, lang: Lang) -> Response:
     games = []
-    for meta in await web.service.store.list_games():
+    for summary in await web.queries.games():
         try:
-            state = await web.service.state(meta.game_id)
+            current = await web.queries.current(summary.game_id)
         except Exception:  # noqa: S112 - a broken game is the operator's business, not the home page's
             continue
-        posts = day_posts(await PAGE_EVENTS.read(web.service, meta.game_id))
+        state = current.state
+        posts = day_posts(await web.queries.events(current))
         last = posts[-1][1] if posts else None
         games.append({
-            "id": meta.game_id, "title": state.title, "phase": phase_key(state), "day": state.day,
+            "id": summary.game_id, "title": state.title, "phase": phase_key(state), "day": state.day,
             "signups": len(state.signups), "cities": state.settings.city_count,
             "recruiting": phase_key(state) == "recruiting",
             "last_post": last,

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from ...engine.calendar import MOSCOW
-from ...store.projection import GameClock
+from ...service.views import GameClock
 from ..deps import csrf_token
 from .strings import translate
 

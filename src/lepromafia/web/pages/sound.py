@@ -16,7 +16,6 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy import and_, select
 
 from ...engine import commands_host as hc
 from ...engine import events as ev
@@ -27,12 +26,12 @@ from ...engine.rules.sound import library_audience
 from ...engine.state import DeathCause, GameState, Stage
 from ...service.errors import ServiceError
 from ...service.media import MediaError, MediaInfo, library, may_upload, requests_for
-from ...store import codec, schema
+from ...service.outbound import admits, visible
 from ..api.games import scoped
 from ..api.sound import media_library
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep, csrf_token
 from ..errors import ErrorInfo, WebError, describe
-from .common import GameCtx, load_game, redirect
+from .common import GameCtx, load_game, page_events, redirect
 from .forms import Form, FormError, flag, integer, moment, text
 from .strings import RU
 
@@ -154,17 +153,10 @@ def _form(raw: Any) -> Form:
 # --- reading -------------------------------------------------------------------------------
 
 
-async def _timeline(web: Any, game_id: str) -> list[tuple[datetime, str, int]]:
-    """The moments days and nights began (to date entries) and each entry's notes."""
-    e = schema.events
-    async with web.service.store.reading() as tx:
-        rows = (await tx.conn.execute(
-            select(e.c.payload).where(and_(
-                e.c.game_id == game_id, e.c.type.in_(("DayStarted", "NightStarted"))))
-            .order_by(e.c.seq))).all()
+async def _timeline(web: Any, game: GameCtx) -> list[tuple[datetime, str, int]]:
+    """The moments days and nights began (to date entries)."""
     out = []
-    for row in rows:
-        event = codec.decode_event(codec.loads(row.payload))
+    for _s, event in visible(await page_events(web, game), None, (ev.DayStarted, ev.NightStarted)):
         if isinstance(event, ev.DayStarted):
             out.append((event.at, "Day {n}", event.day))
         elif isinstance(event, ev.NightStarted):
@@ -172,18 +164,11 @@ async def _timeline(web: Any, game_id: str) -> list[tuple[datetime, str, int]]:
     return out
 
 
-async def _notes(web: Any, game_id: str, state: GameState, viewer: str | None) -> dict[int, str]:
-    e = schema.events
-    async with web.service.store.reading() as tx:
-        rows = (await tx.conn.execute(
-            select(e.c.payload).where(and_(e.c.game_id == game_id, e.c.type == "SoundEntryPublished"))
-            .order_by(e.c.seq))).all()
-    out = {}
-    for row in rows:
-        event = codec.decode_event(codec.loads(row.payload))
-        if isinstance(event, hev.SoundEntryPublished) and event.notes:
-            out[event.entry] = event.notes
-    return out
+async def _notes(web: Any, game: GameCtx) -> dict[int, str]:
+    """Each entry's notes, as published with it (shown only beside the entries
+    ``library`` lets the viewer see)."""
+    return {e.entry: e.notes for _s, e in await page_events(web, game)
+            if isinstance(e, hev.SoundEntryPublished) and e.notes}
 
 
 def when_label(moments: list[tuple[datetime, str, int]], at: datetime) -> tuple[str, int]:
@@ -198,8 +183,7 @@ def visible_cities(state: GameState, viewer: str | None) -> list[dict[str, Any]]
     """Each city, and whether its library is open to the viewer (SOUND-2)."""
     out = []
     for name in state.cities:
-        audience = library_audience(state, name)
-        out.append({"name": name, "open": audience.public or (viewer is not None and viewer in audience.users)})
+        out.append({"name": name, "open": admits(library_audience(state, name), viewer)})
     return out
 
 
@@ -226,8 +210,8 @@ async def library_context(web: Any, game: GameCtx, uid: str | None, city: str | 
     if city not in s.cities:
         own = s.residents.get(uid or "")
         city = own.city if own else next((c["name"] for c in cities if c["open"]), None)
-    moments = await _timeline(web, game.id)
-    notes = await _notes(web, game.id, s, uid)
+    moments = await _timeline(web, game)
+    notes = await _notes(web, game)
     entries = library(s, uid, city) if city else []
     if kind in KINDS:
         entries = [e for e in entries if e["kind"] == kind]

@@ -448,6 +448,27 @@ RU: dict[str, str] = {
     "Night {night}, the commissar asks about {target}": "Ночь {night}, комиссар спрашивает о {target}",
     "Night {night}, check of {target}: mafia": "Ночь {night}, проверка {target}: мафия",
     "Night {night}, check of {target}: not mafia": "Ночь {night}, проверка {target}: не мафия",
+    # notary inboxes for anyone (INBOX-NOTARY-1..3)
+    "kind:certificate": "Нотариальный инбокс",
+    "Certified secret": "Заверенный секрет",
+    "Sealed on {at}. Nobody can change it; its digest is public.": "Заверено {at}. Изменить нельзя; хеш опубликован.",
+    "Digest (SHA-256)": "Хеш (SHA-256)",
+    "Salt": "Соль",
+    "To verify: SHA-256 of the salt, a NUL byte and the text (UTF-8) must equal the digest.": "Проверка: SHA-256 от соли, нулевого байта и текста (UTF-8) должен совпасть с хешем.",
+    "Access": "Доступ",
+    "Only you can read it so far.": "Пока прочесть его можете только вы.",
+    "Let this participant verify it": "Дать проверить участнику",
+    "Grant access": "Дать доступ",
+    "Opened to everyone after the game.": "Открыт всем после игры.",
+    "Open it to everyone": "Открыть всем",
+    "After the game you may open it to everyone (§9.4).": "После игры вы сможете открыть его всем (§9.4).",
+    "Certify a secret": "Заверить секрет",
+    "Sealed at once: nobody can change it, only its digest is public, and you choose who may read it.": "Запечатывается сразу: изменить нельзя, опубликован только хеш, читать его даёте вы.",
+    "The secret to certify": "Секрет, который нужно заверить",
+    "Seal it": "Запечатать",
+    "Sealed. Its digest is public; grant access to whoever must verify it.": "Запечатано. Хеш опубликован; дайте доступ тому, кто должен проверить.",
+    "Access granted.": "Доступ дан.",
+    "Opened to everyone.": "Открыто всем.",
 }
 
 
@@ -468,5 +489,5 @@ EN_KINDS = {
     "kind:office": "Office", "kind:bar": "Bar", "kind:voting": "Voting inbox",
     "kind:polling": "Polling station", "kind:removal": "Judge removal", "kind:impeachment": "Impeachment",
     "kind:notary": "Notary", "kind:secret": "Secret inbox", "kind:offer": "Commissar offer",
-    "kind:line": "Commissar line",
+    "kind:line": "Commissar line", "kind:certificate": "Notary inbox",
 }

@@ -7,15 +7,17 @@ come only from events ``visible_to`` the viewer (RULES.md §9). Templates get pl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...engine import events as ev
 from ...engine.events import Event
-from ...engine.inboxes import POLICY, Access, Kind, access, member_list
-from ...engine.state import Faction, GameState, PhaseKind, Stage
-from ...engine.visibility import visible_to
+from ...engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox
+from ...engine.keywords import Keyword
+from ...engine.state import GameState, PhaseKind, Stage
+from ...engine.votes import live_tallies
+from ...service.outbound import visible
 
 Seq = int
 
@@ -99,33 +101,21 @@ class InboxRow:
 
 
 def inbox_kind_order(kind: str) -> int:
-    order = [
-        "voting",
-        "polling",
-        "city",
-        "personal",
-        "mafia",
-        "court",
-        "offer",
-        "line",
-        "police",
-        "office",
-        "bar",
-        "removal",
-        "impeachment",
-        "secret",
-        "cemetery",
-        "notary",
-    ]
-    return order.index(kind) if kind in order else len(order)
+    """The policy table's order of kinds in a viewer's inbox list."""
+    try:
+        return POLICY[Kind(kind)].order
+    except ValueError:
+        return len(POLICY)
 
 
 def readable_inboxes(
-    state: GameState, viewer: str | None, *, include_archived: bool = False
+    state: GameState, viewer: str | None, *, now: datetime, include_archived: bool = False
 ) -> list[InboxRow]:
+    """The inboxes the viewer may read, with what he may do there at ``now`` (a ban may
+    have expired, HOST-ARB-3)."""
     rows = []
     for inbox in state.inboxes.values():
-        level = access(state, inbox.id, viewer)
+        level = access(state, inbox.id, viewer, now=now)
         if level is Access.NONE or (inbox.archived and not include_archived):
             continue
         rows.append(
@@ -143,41 +133,12 @@ def readable_inboxes(
     return rows
 
 
-@dataclass(frozen=True)
-class Message:
-    seq: Seq
-    at: datetime
-    author: str
-    text: str
-
-
-def messages_in(events: Sequence[tuple[Seq, Event]], inbox: str, viewer: str | None) -> list[Message]:
-    return [
-        Message(seq, e.at, e.author, e.text)
-        for seq, e in events
-        if isinstance(e, ev.MessagePosted) and e.inbox == inbox and visible_to(e, viewer)
-    ]
-
-
-def count_messages(events: Iterable[tuple[Seq, Event]], viewer: str | None) -> dict[str, list[Seq]]:
-    """Inbox -> seqs of the messages the viewer may read there."""
-    found: dict[str, list[Seq]] = {}
-    for seq, e in events:
-        if isinstance(e, ev.MessagePosted) and visible_to(e, viewer):
-            found.setdefault(e.inbox, []).append(seq)
-    return found
-
-
-def members_of(state: GameState, inbox: str, viewer: str | None) -> list[str] | None:
-    """INBOX-GEN-5: the member list where the viewer may see it (None: hidden)."""
-    return member_list(state, inbox, viewer)
-
-
-def keywords_only(kind: str) -> bool:
+def keywords_of(kind: str) -> tuple[Keyword, ...]:
+    """The vote buttons of an inbox kind: its keywords in the policy table."""
     try:
-        return POLICY[Kind(kind)].keywords_only
+        return POLICY[Kind(kind)].keywords
     except ValueError:
-        return False
+        return ()
 
 
 # --- votes --------------------------------------------------------------------------
@@ -193,18 +154,18 @@ class TallyRow:
 
 
 def execution_tally(state: GameState, city: str, viewer: str | None) -> list[TallyRow] | None:
-    """The live tally of a city's open execution vote, candidate by candidate, where the
-    viewer may read the candidate's voting inbox (INBOX-VOTE-1); None if no vote is open."""
+    """The engine's live tally of a city's open execution vote (``votes.live_tallies``:
+    an immune candidate counts 0, MAFIA-DISCLOSE-4), shown where the viewer may read the
+    candidate's voting inbox (INBOX-VOTE-1); None if no vote is open."""
     c = state.cities.get(city)
     if c is None or c.voting is None:
         return None
     rows = []
-    for candidate in c.voting.candidates:
-        inbox = state.current.get(f"voting:{city}/{candidate}")
-        readable = inbox is not None and access(state, inbox, viewer) is not Access.NONE
-        active = c.voting.active.get(candidate, {})
-        voters = sorted(active, key=lambda u: active[u]) if readable else []
-        rows.append(TallyRow(candidate, inbox, len(active) if readable else 0, voters, readable))
+    for t in live_tallies(state, city):
+        inbox = live_inbox(state, Kind.VOTING, city, t.candidate)
+        readable = inbox is not None and can_read(state, inbox, viewer)
+        rows.append(TallyRow(t.candidate, inbox, t.votes if readable else 0,
+                             list(t.voters) if readable else [], readable))
     rows.sort(key=lambda r: (-r.votes, r.candidate))
     return rows
 
@@ -220,55 +181,4 @@ def last_closed_vote(events: Sequence[tuple[Seq, Event]], city: str) -> ev.Votin
 
 
 def day_posts(events: Sequence[tuple[Seq, Event]]) -> list[tuple[Seq, ev.DayPostPublished]]:
-    return [(seq, e) for seq, e in events if isinstance(e, ev.DayPostPublished) and e.audience.public]
-
-
-def public_deaths(events: Sequence[tuple[Seq, Event]]) -> dict[str, ev.ResidentDied]:
-    return {e.user: e for _s, e in events if isinstance(e, ev.ResidentDied) and e.audience.public}
-
-
-def visible_events(
-    events: Sequence[tuple[Seq, Event]], viewer: str | None, kinds: tuple[type[Event], ...]
-) -> list[tuple[Seq, Event]]:
-    return [(s, e) for s, e in events if isinstance(e, kinds) and visible_to(e, viewer)]
-
-
-def fellow_mafiosi(events: Sequence[tuple[Seq, Event]], viewer: str | None, city: str) -> list[str]:
-    """The mafiosi of the viewer's city as his MafiaDealt notice told him (DIST-5)."""
-    for _s, e in events:
-        if isinstance(e, ev.MafiaDealt) and e.city == city and visible_to(e, viewer):
-            return list(e.mafiosi)
-    return []
-
-
-def consigliere_known(state: GameState, viewer: str | None) -> str | None:
-    """HOST-CONS-5: the Consigliere's identity for the Procurator and himself only."""
-    if viewer is not None and viewer in (state.procurator, state.consigliere):
-        return state.consigliere
-    if state.stage is Stage.FINISHED:
-        return state.consigliere
-    return None
-
-
-def my_faction(state: GameState, viewer: str | None) -> Faction | None:
-    r = state.residents.get(viewer or "")
-    return r.faction if r else None
-
-
-def deadlines_for(state: GameState, seat: Seat) -> list[tuple[str, datetime]]:
-    """Deadlines a seat may see on its clocks: the public calendar for everyone; the rest
-    of the keys only for hosts (they name no secret beyond the phase they belong to)."""
-    public_prefixes = (
-        "day_start",
-        "day_end",
-        "vote_open",
-        "vote_close",
-        "poll_open",
-        "poll_close",
-        "pardon_close",
-    )
-    shown = []
-    for key, due in sorted(state.deadlines.items(), key=lambda kv: kv[1]):
-        if seat.procurator or key.startswith(public_prefixes):
-            shown.append((key, due))
-    return shown
+    return visible(events, None, ev.DayPostPublished)

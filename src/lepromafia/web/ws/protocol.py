@@ -49,7 +49,7 @@ class EventMessage(_Msg):
     game: str
     seq: int
     payload: dict[str, Any]
-    """The event as ``store.codec`` encodes it, without its audience."""
+    """The event as ``service.outbound`` lets this viewer receive it."""
 
 
 class MarkerMessage(_Msg):
@@ -84,10 +84,9 @@ server_message: TypeAdapter[Any] = TypeAdapter(ServerToClient)
 
 
 def from_payload(payload: dict[str, Any]) -> EventMessage | MarkerMessage:
-    """A broker payload (``{"game", "seq", "event"?}``) as a message; the audience is
-    dropped (it would name the other readers: §9)."""
+    """A payload of ``service.outbound.payload_for`` (``{"game", "seq", "event"?}``),
+    already filtered for the viewer, as a message."""
     event = payload.get("event")
     if event is None:
         return MarkerMessage(game=payload["game"], seq=payload["seq"])
-    body = {k: v for k, v in event.items() if k != "audience"}
-    return EventMessage(game=payload["game"], seq=payload["seq"], payload=body)
+    return EventMessage(game=payload["game"], seq=payload["seq"], payload=event)

@@ -1,12 +1,37 @@
 /* Lepromafia live pages: one WebSocket per browser tab, countdowns, partial refreshes.
  *
- * The server pushes the viewer's gapless stream (/ws: subscribe {game, since_seq}).
- * Every region marked data-live-src is re-fetched (debounced) when an event arrives;
- * the page stays fully usable without JavaScript. A reconnect resumes from the last
- * seq seen; a "resync" refreshes every region. No third-party code besides htmx.
+ * The server pushes the viewer's gapless stream (/ws: subscribe {game, since_seq}): the
+ * events he may see, and bare markers for the rest. A region marked data-live-src
+ * declares what changes it: data-live-kinds (event types), and optionally data-live-inbox
+ * and data-live-city (only events about that inbox or city). An arriving event re-fetches
+ * (debounced) only the regions it matches, and only if the region was rendered before
+ * that seq (data-live-rendered, from the X-Live-Seq header of the response that drew it:
+ * the htmx answer to one's own vote is not fetched again on its WebSocket echo). A marker
+ * refreshes nothing; a reconnect resumes from the last seq seen; a "resync" refreshes
+ * every region. The page stays fully usable without JavaScript. No third-party code
+ * besides htmx.
  */
+var LepromafiaLive = (function () {
+  "use strict";
+  function words(text) { return (text || "").split(/\s+/).filter(Boolean); }
+
+  // Does an event (the payload of an "event" frame, at seq) change this region?
+  // region: {kinds, inbox, city, rendered} as declared by its data-live-* attributes.
+  function matches(region, event, seq) {
+    if (region.rendered && seq <= parseInt(region.rendered, 10)) { return false; }  // drawn with it
+    if (!region.kinds) { return true; }  // a region that declares nothing: every event
+    if (words(region.kinds).indexOf(event.type) < 0) { return false; }
+    if (region.inbox && event.inbox !== undefined && event.inbox !== region.inbox) { return false; }
+    if (region.city && event.city !== undefined && event.city !== region.city) { return false; }
+    return true;
+  }
+  return { matches: matches };
+})();
+if (typeof module !== "undefined" && module.exports) { module.exports = LepromafiaLive; }
+
 (function () {
   "use strict";
+  if (typeof document === "undefined") { return; }
   var body = document.body;
   var game = body.getAttribute("data-live-game");
   var status = document.getElementById("live-status");
@@ -36,18 +61,34 @@
   if (!game || !("WebSocket" in window)) { return; }
 
   // --- live regions ----------------------------------------------------------------
+  function spec(el) {
+    return { kinds: el.getAttribute("data-live-kinds"), inbox: el.getAttribute("data-live-inbox"),
+             city: el.getAttribute("data-live-city"), rendered: el.getAttribute("data-live-rendered") };
+  }
+  function rendered(el, response) {
+    var seq = response && response.headers ? response.headers.get("X-Live-Seq") : null;
+    if (seq) { el.setAttribute("data-live-rendered", seq); }
+  }
   var pending = false;
-  function refresh() {
-    if (pending) { return; }
+  var due = [];
+  // Re-fetch the regions an event changes (all regions without an event: a resync).
+  function refresh(event, seq) {
+    document.querySelectorAll("[data-live-src]").forEach(function (el) {
+      if (event && !LepromafiaLive.matches(spec(el), event, seq)) { return; }
+      if (due.indexOf(el) < 0) { due.push(el); }
+    });
+    if (pending || !due.length) { return; }
     pending = true;
     setTimeout(function () {
       pending = false;
-      document.querySelectorAll("[data-live-src]").forEach(function (el) {
+      var regions = due;
+      due = [];
+      regions.forEach(function (el) {
         var url = el.getAttribute("data-live-src");
         var active = document.activeElement;
         if (active && active.tagName === "TEXTAREA" && active.value && el.contains(active)) { return; }  // do not eat a draft
         fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } })
-          .then(function (r) { return r.ok ? r.text() : null; })
+          .then(function (r) { if (!r.ok) { return null; } rendered(el, r); return r.text(); })
           .then(function (html) {
             if (html === null) { return; }
             var drafts = [];  // every composer's draft in the region, by its id (comments: one per post)
@@ -69,6 +110,11 @@
     }, 150);
   }
   document.querySelectorAll(".thread").forEach(function (t) { t.scrollTop = t.scrollHeight; });
+  document.body.addEventListener("htmx:afterRequest", function (e) {
+    var target = e.detail && e.detail.target, xhr = e.detail && e.detail.xhr;
+    var seq = xhr ? xhr.getResponseHeader("X-Live-Seq") : null;
+    if (target && seq && target.hasAttribute("data-live-src")) { target.setAttribute("data-live-rendered", seq); }
+  });
   document.body.addEventListener("htmx:afterSwap", function () {
     document.querySelectorAll(".thread").forEach(function (t) { t.scrollTop = t.scrollHeight; });
     tick();
@@ -105,7 +151,7 @@
         last = data.seq;
         body.setAttribute("data-live-seq", String(last));
         try { sessionStorage.setItem(key, String(last)); } catch (e) { /* private mode */ }
-        if (data.type === "event") { refresh(); }
+        if (data.type === "event") { refresh(data.payload, data.seq); }
       } else if (data.type === "resync") {
         last = data.reason === "ahead_of_server" ? 0 : data.since_seq;
         refresh();

@@ -1,7 +1,8 @@
 """The demo (``lepromafia serve --demo``): two games, created once, kept alive by bots.
 
-- ``demo-live``: three cities already running at an accelerated ``time_scale``; bots
-  play every seat except ``demo`` (a resident of the first city, for a visitor).
+- ``demo-live``: three cities already running at an accelerated ``time_scale``; the
+  strategy bots (``bots.strategy.service``, issue 15) play every seat except ``demo`` (a
+  resident of the first city, for a visitor), each from what its seat may see.
 - ``demo-recruiting``: a game in recruitment with free seats.
 
 Every seat has an account with the password ``DEMO_PASSWORD``, so a visitor can also
@@ -14,12 +15,13 @@ import asyncio
 import random
 from datetime import datetime, timedelta
 
-from ..bots.service_bots import ServiceBots, setup_service_game
+from ..bots.service_bots import setup_service_game
 from ..bots.setup import Cast
+from ..bots.strategy.service import StrategyServiceBots
 from ..engine.calendar import MOSCOW
 from ..service.accounts import AccountError
 from ..service.errors import ServiceError
-from .deps import Web
+from ..web.deps import Web
 
 LIVE = "demo-live"
 RECRUITING = "demo-recruiting"
@@ -86,5 +88,5 @@ async def start_demo(web: Web) -> None:
         await setup_service_game(web.service, RECRUITING, recruiting, rng, None,
                                  settings={"population_per_city": 6}, title="Демо: набор игроков",
                                  time_scale=scale, start=False)
-    bots = ServiceBots(web.service, LIVE, rng, humans={HUMAN_SEAT})
+    bots = StrategyServiceBots(web.service, LIVE, rng, humans={HUMAN_SEAT})
     web.tasks.append(asyncio.create_task(bots.run(interval=1.0)))

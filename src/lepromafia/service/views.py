@@ -1,0 +1,100 @@
+"""The typed read models the service hands to the pages and the JSON API.
+
+Frozen values, built by ``service.queries`` from the engine's state and answers and
+from the store's read models, already filtered for one viewer. ``web`` renders them
+or serialises them (FastAPI turns a dataclass into JSON with its OpenAPI schema).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..store.event_store import GameMeta
+from ..store.projection import GameClock
+
+__all__ = ["DeadlineView", "GameClock", "GameMeta", "GameSummary", "InboxHeader", "InboxListRow",
+           "InboxView", "MessageView", "TallyView"]
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A game as the community sees it in the list of games."""
+
+    game_id: str
+    title: str
+    stage: str
+    phase: str
+    day: int
+    procurator: str | None
+    signups: int
+    seats: int
+    cities: tuple[str, ...]
+    result: str | None
+    time_scale: float | None = None
+
+
+@dataclass(frozen=True)
+class MessageView:
+    seq: int
+    author: str
+    text: str
+    at: str
+    """ISO time (game time, Moscow)."""
+
+
+@dataclass(frozen=True)
+class TallyView:
+    """A live execution tally of one candidate as the engine counts it (INBOX-VOTE-1)."""
+
+    city: str
+    candidate: str
+    inbox: str | None
+    day: int
+    votes: int
+    voters: tuple[str, ...]
+    closed: bool
+
+
+@dataclass(frozen=True)
+class InboxHeader:
+    """An inbox as one viewer may know it: his access, and the member list where he may
+    see it (INBOX-GEN-5: None where it is hidden)."""
+
+    inbox: str
+    kind: str
+    city: str | None
+    title: str
+    subject: str | None
+    archived: bool
+    access: str
+    """'write' or 'read'."""
+    read_only: bool
+    keywords_only: bool
+    members: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class InboxListRow(InboxHeader):
+    """One inbox in the viewer's list, with his unread count."""
+
+    unread: int = 0
+    messages: int = 0
+
+
+@dataclass(frozen=True)
+class InboxView(InboxHeader):
+    """An inbox the viewer may read: its messages and, for a voting inbox, its tally."""
+
+    messages: tuple[MessageView, ...] = ()
+    tally: TallyView | None = None
+    read_upto: int = 0
+    """The viewer's read marker before this read: the messages after it are new to him."""
+
+
+@dataclass(frozen=True)
+class DeadlineView:
+    key: str
+    kind: str
+    due_at: str
+    due_real: float | None
+    """Unix seconds of the real clock, for countdowns."""

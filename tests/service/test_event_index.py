@@ -1,0 +1,61 @@
+"""The one per-process event index: read once, then only the tail; bounded; by class.
+
+Cast: two small games «g» and «h» (helpers.small_cast). The pages' reads of a game's
+events cost no SQL once the index has reached the version the read already knows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+
+from lepromafia.engine import commands as cmd
+from lepromafia.engine import events as ev
+from lepromafia.service.event_index import UNINDEXED, EventIndex
+from lepromafia.service.service import GameService
+from lepromafia.store.database import DatabaseConfig
+from lepromafia.store.event_store import EventStore
+
+from .helpers import Ids, at, manual_clock, run, setup_game, small_cast
+
+CAST = small_cast()
+
+
+def test_a_warm_read_runs_no_sql_a_new_commit_reads_only_its_tail_and_old_games_are_evicted(
+        backend: DatabaseConfig) -> None:
+    async def scenario() -> None:
+        clock = manual_clock()
+        svc = GameService(EventStore.open(backend), clock)
+        await svc.start(sweep=False)
+        await setup_game(svc, "g", CAST)
+        await setup_game(svc, "h", CAST, ids=Ids("h-"))
+        statements: list[str] = []
+
+        def count(_c: Any, _cur: Any, statement: str, *_a: Any) -> None:
+            statements.append(statement)
+
+        event.listen(svc.store.engine.sync_engine, "before_cursor_execute", count)
+        index = EventIndex(svc.store, max_games=1)
+        g = await svc.current("g")
+        first = list(await index.events("g", g.version))
+        assert first and not any(isinstance(e, UNINDEXED) for _s, e in first)
+        assert any(isinstance(e, ev.GameStarted) for _s, e in first)
+        statements.clear()
+        assert list(await index.events("g", g.version)) == first
+        assert statements == []  # warm: nothing read
+        clock.set(at(1, "12:00"))
+        city = g.state.current_inbox("city", next(iter(CAST.cities)))
+        ack = await svc.execute("g", cmd.PostMessage(actor="p01_01", inbox=city, text="привет"), "m1")
+        statements.clear()
+        after = await index.events("g", ack.last_seq)
+        assert len([s for s in statements if "FROM events" in s]) == 1  # only the tail
+        assert [s for s, _e in after if s > g.version] == [s for s in range(g.version + 1, ack.last_seq + 1)
+                                                        if s != ack.last_seq]  # the message is unindexed
+        await index.events("h", (await svc.current("h")).version)  # evicts «g»
+        statements.clear()
+        await index.events("g", ack.last_seq)
+        assert any("FROM events" in s for s in statements)  # read again from the start
+        await svc.close()
+
+    run(scenario())

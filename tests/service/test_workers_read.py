@@ -1,0 +1,55 @@
+"""Two workers on one database: a read through either reflects every acknowledged commit.
+
+Cast: the small game of ``helpers.small_cast`` (Лепроград p01_01..p01_06). Worker A serves
+the pages and has read the game; worker B takes p01_03's «казнить». Before the version
+check, A's cached state still showed an empty tally while B's WebSocket event had arrived.
+"""
+
+from __future__ import annotations
+
+from lepromafia.engine import commands as cmd
+from lepromafia.service.queries import GameQueries
+from lepromafia.service.service import GameService
+from lepromafia.store.accounts import AccountStore
+from lepromafia.store.database import DatabaseConfig
+from lepromafia.store.event_store import EventStore
+
+from .helpers import Ids, manual_clock, open_day2_vote, run, setup_game, small_cast, voting_inbox
+
+CAST = small_cast()
+LEPROGRAD = next(iter(CAST.cities))
+
+
+def test_a_vote_committed_by_worker_b_shows_in_worker_a_s_tally_at_once(backend: DatabaseConfig) -> None:
+    """EXEC-5, INBOX-VOTE-1: A's state and A's tally API show B's vote on the next read."""
+
+    async def scenario() -> None:
+        clock = manual_clock()
+        a = GameService(EventStore.open(backend), clock)
+        b = GameService(EventStore.open(backend), clock)
+        await a.start(sweep=False)
+        await b.start(sweep=False)
+        ids = Ids()
+        await setup_game(a, "g", CAST)
+        candidate, _ = await open_day2_vote(a, "g", clock, LEPROGRAD, ids)
+        queries_a = GameQueries(a, AccountStore(a.store))
+        before = await a.current("g")
+        inbox = voting_inbox(before.state, LEPROGRAD, candidate)
+        assert [t.votes for t in await queries_a.tallies("g", "p01_04") if t.candidate == candidate] == [0]
+
+        voter = before.state.living(LEPROGRAD)[2]
+        ack = await b.execute("g", cmd.PostMessage(actor=voter, inbox=inbox, text="казнить"), ids())
+
+        seen = await a.current("g")
+        assert seen.version == ack.last_seq
+        assert voter in seen.state.cities[LEPROGRAD].voting.active[candidate]  # type: ignore[union-attr]
+        tally = [t for t in await queries_a.tallies("g", "p01_04") if t.candidate == candidate]
+        assert [(t.votes, t.voters) for t in tally] == [(1, (voter,))]
+        # A writes next: its lane's handle is behind B's commit and must not fork the log
+        await a.execute("g", cmd.PostMessage(actor=before.state.living(LEPROGRAD)[3], inbox=inbox,
+                                             text="казнить"), ids())
+        assert len((await b.current("g")).state.cities[LEPROGRAD].voting.active[candidate]) == 2  # type: ignore[union-attr]
+        await a.close()
+        await b.close()
+
+    run(scenario())
