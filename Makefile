@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab
+.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -27,7 +27,35 @@ $(HTMX): package.json package-lock.json
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium
 
-install: $(STAMP) $(HTMX)
+# Translations: each committed .po compiles to a .mo beside it (the .mo files are not committed).
+LOCALES      := src/lepromafia/web/locale
+POT          := var/messages.pot
+CATALOGS     := $(wildcard $(LOCALES)/*/LC_MESSAGES/messages.po)
+COMPILED     := $(CATALOGS:.po=.mo)
+I18N_KEYWORDS := -k N_ -k translate:2 -k ntranslate:2,3
+
+$(LOCALES)/%/LC_MESSAGES/messages.mo: $(LOCALES)/%/LC_MESSAGES/messages.po $(STAMP)
+	$(VENV)/bin/pybabel -q compile -d $(LOCALES) -l $* -D messages
+
+# Extract every msgid (Python and templates) and merge it into each catalog; new ones arrive
+# untranslated, vanished ones go (tests/i18n fails on both until the .po is filled in).
+i18n: $(STAMP)
+	mkdir -p var
+	$(VENV)/bin/pybabel -q extract -F babel.cfg $(I18N_KEYWORDS) --sort-output --no-wrap --no-location \
+		--project=Lepromafia -o $(POT) src
+	$(VENV)/bin/pybabel -q update -i $(POT) -d $(LOCALES) -D messages --no-fuzzy-matching \
+		--ignore-obsolete --no-wrap
+	sed -i '/^"POT-Creation-Date: /d' $(CATALOGS)  # no churn: the date changes at every run
+	$(MAKE) -s $(COMPILED)
+
+# A new language: make i18n-new LOCALE=de, then translate its messages.po (nothing else to edit).
+i18n-new: $(STAMP)
+	test -n "$(LOCALE)"
+	mkdir -p var
+	$(VENV)/bin/pybabel -q extract -F babel.cfg $(I18N_KEYWORDS) --sort-output --no-wrap --no-location -o $(POT) src
+	$(VENV)/bin/pybabel -q init -i $(POT) -d $(LOCALES) -D messages -l $(LOCALE) --no-wrap
+
+install: $(STAMP) $(HTMX) $(COMPILED)
 
 run: $(STAMP) $(HTMX)
 	$(VENV)/bin/lepromafia serve --demo
@@ -48,11 +76,16 @@ services:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
-test: $(STAMP) $(HTMX) $(CHROMIUM) services
+test: $(STAMP) $(HTMX) $(COMPILED) $(CHROMIUM) services
 	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 --dist loadfile
+
+# The long schemathesis run over the whole OpenAPI (make test runs 2 cases per operation).
+FUZZ_EXAMPLES ?= 100
+fuzz: $(STAMP)
+	LEPROMAFIA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV)/bin/pytest -q tests/security/test_fuzz.py
 
 test-browser: $(STAMP) $(HTMX) $(CHROMIUM)
 	$(VENV)/bin/pytest tests/browser

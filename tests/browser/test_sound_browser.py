@@ -61,14 +61,15 @@ def test_upload_playback_and_rejections_in_chromium(live: LiveServer, browser: A
     proc.set_input_files("#up-file", str(audio.wav(tmp_path / "long.wav", 181)))
     proc.click("[data-testid=upload]")
     error = proc.wait_for_selector("[data-testid=upload-error]")
-    assert "media_too_long" in error.inner_text() and "SOUND-CONF-4" in error.inner_text()
-    assert "3:01" in error.inner_text()
+    assert error.get_attribute("data-code") == "media_too_long"
+    assert error.get_attribute("data-rule") == "SOUND-CONF-4"
+    assert "3:01" in error.inner_text() and "media_too_long" not in error.inner_text()
     fake = tmp_path / "speech.ogg"
     fake.write_text("казнить p01_02\n" * 40)
     proc.set_input_files("#up-file", str(fake))
     proc.click("[data-testid=upload]")
-    proc.wait_for_function("() => (document.querySelector('[data-testid=upload-error]') || {})"
-                           ".innerText?.includes('media_not_audio')")
+    proc.wait_for_function("() => document.querySelector('[data-testid=upload-error]')"
+                           "?.getAttribute('data-code') === 'media_not_audio'")
     shot(proc, shots, "sound-01-upload-refused")
 
     proc.select_option("#up-kind", "seance")

@@ -114,7 +114,7 @@ def test_the_result_score_and_city_decisions_close_the_game():
     sections = transcript(events)
     body = text(sections)
     for decided in (e for e in events if isinstance(e, ev.CityDecided)):
-        assert f"Город {decided.city} решён" in body
+        assert f"Судьба города {decided.city} решена" in body
     final = next(s for s in sections if s.title == "Итог игры")
     # Seed 7's winner follows the bots' random stream (the sim branch's bots won it for
     # the honest side); the line must name whichever side GameResultFixed records.

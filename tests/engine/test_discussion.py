@@ -57,7 +57,7 @@ def test_sanctioned_player_cannot_comment_while_the_ban_runs_player7():
                            until=None), 1, "11:00")
     refused = g.reject(PostComment(actor="bob", post="day:1", text="я не виноват"), when(1, "11:10"),
                        ErrorCode.SANCTIONED)
-    assert "OMERTA-2" in refused.message("en")
+    assert "OMERTA-2" in refused.message()
     assert not may_comment(g.state, "bob", when(1, "11:10"))
     g.do(PostComment(actor="carol", post="day:1", text="так ему и надо"), 1, "11:11")
 

@@ -24,7 +24,7 @@ def test_d7_time2_a_shortened_day_ending_before_it_starts_is_refused():
     refused = g.reject(ShortenDay(actor=PROCURATOR, day=3, end_at=when(3, "09:00"),
                                   next_start_at=when(3, "14:00")), when(1, "12:00"),
                        ErrorCode.DAY_END_BEFORE_START)
-    assert "10:00" in refused.message("en") and refused.rule == "TIME-2"
+    assert "10:00" in refused.message() and refused.rule == "TIME-2"
     g.to(4, "10:30")
     assert g.state.day == 4 and g.state.deadlines
 

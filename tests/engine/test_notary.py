@@ -87,7 +87,7 @@ def test_notary3_a_grant_cannot_find_the_consigliere():
                         ErrorCode.NOT_A_PARTICIPANT)
     consigliere = g.reject(GrantNotaryAccess(actor="bob", inbox=box, user=CONSIGLIERE),
                            when(1, "12:00"), ErrorCode.NOT_A_PARTICIPANT)
-    assert outsider.message("en").replace("nobody", "?") == consigliere.message("en").replace(CONSIGLIERE, "?")
+    assert outsider.message().replace("nobody", "?") == consigliere.message().replace(CONSIGLIERE, "?")
 
 
 def test_section_9_4_other_notaries_open_at_the_organizers_discretion_after_the_game():

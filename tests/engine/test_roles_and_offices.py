@@ -82,16 +82,16 @@ def test_no_negative_votes_exist():
 
 def test_the_commissar_line_is_pseudonymous_and_structured():
     """COMM-1, COMM-2, COMM-3, COMM-5, COMM-APPT-4, COMM-APPT-5: opened automatically; the
-    Consigliere sees 'Commissar of <city>'; no free text; both keep the log."""
+    Consigliere sees 'Commissar of <city>'; both write in it (F2-1) and keep the log."""
     g = with_commissar()
     line = g.state.cities[TOWN].commissar_line
     assert line is not None
     inbox = g.state.inboxes[line]
     assert author_label(g.state, inbox, "carol") == f"commissar:{TOWN}"
     assert author_label(g.state, inbox, CONSIGLIERE) == "consigliere"
-    assert access(g.state, line, "carol", now=g.now) is Access.READ and access(g.state, line, CONSIGLIERE, now=g.now) is Access.READ
-    g.reject(PostMessage(actor="carol", inbox=line, text="Я думаю, это Боб"), when(1, "12:00"),
-             ErrorCode.INBOX_READ_ONLY)
+    assert access(g.state, line, "carol", now=g.now) is Access.WRITE
+    assert access(g.state, line, CONSIGLIERE, now=g.now) is Access.WRITE
+    g.do(PostMessage(actor="carol", inbox=line, text="Я думаю, это Боб"), 1, "12:00")
     g.to_night(2, "01:00")
     (answer, *_) = g.at_night(CheckResident(actor="carol", target="bob"), 2, "01:05")
     assert visible_to(answer, "carol") and visible_to(answer, CONSIGLIERE)

@@ -75,6 +75,17 @@ def test_processes_and_a_dask_local_cluster_play_the_same_games():
     assert all(r["violations"] == 0 for r in here)
 
 
+def test_a_dask_scheduler_address_plays_the_sweep_on_that_cluster():
+    """A real cluster is reached by its scheduler address (here a LocalCluster's)."""
+    from dask.distributed import LocalCluster
+
+    jobs = Sweep(**TINY).jobs()
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        remote = run_dask(jobs, address=cluster.scheduler_address)
+    assert [r["seed"] for r in remote] == [40, 41]
+    assert [r["result"] for r in remote] == [r["result"] for r in run_local(jobs, workers=1)]
+
+
 def test_the_report_holds_rates_cities_roles_commissars_and_the_even_point(tmp_path):
     sweep = Sweep(**TINY, varies=(parse_vary("mafia_share_percent=10,40"),))
     summary, page = run(sweep, tmp_path, workers=2)

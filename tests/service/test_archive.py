@@ -20,6 +20,7 @@ from lepromafia.service.clock import ManualClock
 from lepromafia.service.errors import ServiceError, ServiceErrorCode
 from lepromafia.service.service import GameService
 from lepromafia.store.database import DatabaseConfig
+from lepromafia.web.i18n import error_message
 
 from .finished_game import PERSONAL_TEXT, SECRET_TEXT, FinishedGame, import_game, play_finished_game
 from .helpers import Ids, run, setup_game, small_cast
@@ -204,7 +205,7 @@ def test_the_archives_stay_shut_while_the_game_runs(backend: DatabaseConfig) -> 
             with pytest.raises(ArchiveError) as err:
                 await archives.page("live", None)
             assert err.value.code is ArchiveErrorCode.NOT_FINISHED
-            assert err.value.message("ru") == "Архивы игры «live» откроются, когда игра закончится"
+            assert error_message("ru", err.value) == "Архивы игры «live» откроются, когда игра закончится"
             state = await svc.state("live")
             assert state.stage is Stage.RUNNING
             personal = next(i.id for i in state.inboxes.values() if i.kind == "personal")

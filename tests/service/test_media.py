@@ -34,6 +34,7 @@ from lepromafia.service.media import (
 )
 from lepromafia.service.service import GameService
 from lepromafia.store.database import DatabaseConfig
+from lepromafia.web.i18n import error_message
 
 from . import audio_files as audio
 from .helpers import Ids, manual_clock, run, small_cast
@@ -108,7 +109,7 @@ def test_anything_that_is_not_audio_is_rejected_with_a_code(tmp_path: Path, cont
     with pytest.raises(MediaError) as err:
         measure(path)
     assert err.value.code in (MediaErrorCode.NOT_AUDIO, MediaErrorCode.EMPTY)
-    assert err.value.message("ru") and err.value.message("en")
+    assert error_message("ru", err.value) and error_message("en", err.value)
 
 
 def test_a_webm_with_a_video_track_is_not_a_recording_for_the_library(tmp_path: Path) -> None:
@@ -132,8 +133,8 @@ def test_a_3_00_confrontation_is_stored_and_a_3_01_one_is_rejected(tmp_path: Pat
     with pytest.raises(MediaError) as err:
         ingest(lib, table.game, audio.ogg_opus(tmp_path / "long.opus", 181))
     assert (err.value.code, err.value.rule) == (MediaErrorCode.TOO_LONG, "SOUND-CONF-4")
-    assert err.value.message("ru") == "Запись длится 3:01, а можно не больше 3 мин."
-    assert err.value.message("en") == "The recording lasts 3:01; the limit is 3 minutes"
+    assert error_message("ru", err.value) == "Запись длится 3:01, а можно не больше 3 мин."
+    assert error_message("en", err.value) == "The recording lasts 3:01; the limit is 3 minutes"
     files = [p for p in (tmp_path / "media").rglob("*") if p.is_file()]
     assert len(files) == 2, "only the accepted file and its metadata"
 

@@ -22,6 +22,7 @@ from lepromafia.service.service import GameService
 from lepromafia.store import schema
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore, decode_rows
+from lepromafia.web.i18n import error_message
 
 from .helpers import (
     Ids,
@@ -60,7 +61,7 @@ def test_a_repeated_command_id_has_one_effect_and_the_same_answer(backend: Datab
         with pytest.raises(ServiceError) as reused:
             await svc.execute("g", cmd.PostMessage(actor="p01_01", inbox=city, text="другое"), "m1")
         assert reused.value.code is ServiceErrorCode.COMMAND_ID_REUSED
-        assert "m1" in reused.value.message("ru") and "m1" in reused.value.message("en")
+        assert "m1" in error_message("ru", reused.value) and "m1" in error_message("en", reused.value)
         model = await svc.store.read_model("g")
         assert [r["text"] for r in model["messages"].values()] == ["привет"]
         await svc.close()
@@ -83,7 +84,7 @@ def test_bad_input_gets_a_coded_error_and_changes_nothing(backend: DatabaseConfi
         with pytest.raises(ServiceError) as unknown:
             await svc.execute("nope", post, ids())
         assert unknown.value.code is ServiceErrorCode.UNKNOWN_GAME
-        assert unknown.value.message("ru") == "Игры «nope» нет"
+        assert error_message("ru", unknown.value) == "Игры «nope» нет"
         with pytest.raises(ServiceError) as bad_id:
             await svc.execute("g", post, "")
         assert bad_id.value.code is ServiceErrorCode.COMMAND_ID_INVALID
@@ -250,7 +251,7 @@ def test_commands_for_a_finished_game_are_rejected(backend: DatabaseConfig) -> N
         with pytest.raises(ServiceError) as over:
             await svc.execute("g", cmd.PostMessage(actor="p01_01", inbox=city, text="после"), "m2")
         assert over.value.code is ServiceErrorCode.GAME_FINISHED
-        assert over.value.message("en") == "Game 'g' is over"
+        assert error_message("en", over.value) == "Game 'g' is over"
         await svc.close()
 
     run(scenario())
@@ -270,7 +271,7 @@ def test_a_corrupt_event_row_blocks_the_game_with_its_seq_and_changes_nothing(
         with pytest.raises(ServiceError) as corrupt:
             await svc.execute("g", cmd.WithdrawSignUp(actor="p01_01"), ids())
         assert corrupt.value.code is ServiceErrorCode.CORRUPT_LOG and corrupt.value.fields["seq"] == 7
-        assert "7" in corrupt.value.message("ru")
+        assert "7" in error_message("ru", corrupt.value)
         assert len(await svc.store.event_rows("g")) == count
         report = await check_game(svc.store, "g")
         assert not report.ok and report.first_bad_seq == 7 and report.applied == 6

@@ -23,7 +23,7 @@ from lepromafia.web.settings import WebSettings
 
 FIRST_DAY = date(2026, 12, 1)
 START = datetime(2026, 11, 28, 12, 0, tzinfo=MOSCOW)
-PASSWORD = "password1"
+PASSWORD = "correct-horse-42"
 
 
 def contact_of(user: str) -> str:
@@ -95,8 +95,11 @@ class Api:
 
 
 def settings_for(tmp: Path, **overrides: Any) -> WebSettings:
+    # game days pass in minutes here: sessions idle out only where a test asks for it
+    options: dict[str, Any] = {"registrations_per_ip_per_hour": 1000, "session_idle_hours": 14 * 24,
+                               **overrides}
     return WebSettings(database_url=f"sqlite:///{tmp}/web.db", sweep_interval=3600.0,
-                       argon2_time_cost=1, argon2_memory_kib=1024, **overrides)
+                       argon2_time_cost=1, argon2_memory_kib=1024, **options)
 
 
 @pytest.fixture

@@ -14,13 +14,13 @@ from lepromafia.web.app import create_app
 from lepromafia.web.deps import CsrfChecked, csrf_token
 from lepromafia.web.settings import DEV_SECRET, WebSettings
 
-from .conftest import START, Api, make_api, settings_for
+from .conftest import PASSWORD, START, Api, make_api, settings_for
 
 
 def test_register_login_me_logout_with_an_httponly_lax_cookie(api: Api) -> None:
     c = api.client
     r = c.post("/api/auth/register",
-               json={"login": "Alice", "password": "secret123", "display_name": "Алиса"})
+               json={"login": "Alice", "password": "secret-phrase-123", "display_name": "Алиса"})
     assert r.status_code == 201 and r.json()["user"] == {"user_id": "alice", "display_name": "Алиса"}
     cookie = r.headers["set-cookie"]
     assert "lepromafia_session=" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie
@@ -28,19 +28,20 @@ def test_register_login_me_logout_with_an_httponly_lax_cookie(api: Api) -> None:
     assert c.post("/api/auth/logout", headers={"content-type": "application/json"}).status_code == 204
     c.cookies.delete("lepromafia_session")
     assert c.get("/api/me").json()["error"]["code"] == "unauthenticated"
-    r = c.post("/api/auth/login", json={"login": "alice", "password": "secret123"})
+    r = c.post("/api/auth/login", json={"login": "alice", "password": "secret-phrase-123"})
     assert r.status_code == 200 and c.get("/api/me").status_code == 200
 
 
 def test_registration_rejects_taken_logins_bad_logins_and_short_passwords(api: Api) -> None:
     api.register("bob")
     c = api.client
-    taken = c.post("/api/auth/register", json={"login": "bob", "password": "whatever1"})
+    taken = c.post("/api/auth/register", json={"login": "bob", "password": PASSWORD})
     assert taken.json()["error"]["code"] == "login_taken"
-    assert c.post("/api/auth/register", json={"login": "b b", "password": "whatever1"}).status_code == 422
+    assert c.post("/api/auth/register", json={"login": "b b", "password": PASSWORD}).status_code == 422
     r = c.post("/api/auth/register?lang=en", json={"login": "carol", "password": "short"})
     assert r.json()["error"] == {"code": "password_weak",
-                                 "message": "The password must be at least 8 characters long"}
+                                 "message": "The password must be at least 12 characters long",
+                                 "field": "password"}
 
 
 def test_logins_are_rate_limited_per_login_and_address(api: Api) -> None:
@@ -48,10 +49,10 @@ def test_logins_are_rate_limited_per_login_and_address(api: Api) -> None:
     c = api.client
     for _ in range(5):
         assert c.post("/api/auth/login", json={"login": "dave", "password": "wrong-one"}).status_code == 401
-    r = c.post("/api/auth/login", json={"login": "dave", "password": "password1"})
+    r = c.post("/api/auth/login", json={"login": "dave", "password": PASSWORD})
     assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
     api.clock.advance(timedelta(minutes=16))
-    assert c.post("/api/auth/login", json={"login": "dave", "password": "password1"}).status_code == 200
+    assert c.post("/api/auth/login", json={"login": "dave", "password": PASSWORD}).status_code == 200
 
 
 def test_an_expired_session_is_told_apart_from_no_session(api: Api) -> None:
@@ -83,7 +84,7 @@ def test_bad_json_oversize_bodies_unknown_ids_and_unknown_commands_are_coded(api
 
 def test_a_cookie_authenticated_api_post_must_be_json(api: Api) -> None:
     """A cross-site form cannot send application/json: the API's CSRF defence."""
-    api.client.post("/api/auth/register", json={"login": "gina", "password": "password1"})
+    api.client.post("/api/auth/register", json={"login": "gina", "password": PASSWORD})
     r = api.client.post("/api/games", data={"title": "T", "command_id": "x"})
     assert r.status_code == 403 and r.json()["error"]["code"] == "csrf_invalid"
 

@@ -71,7 +71,7 @@ def test_post1_post2_a_non_player_and_a_player_comment_under_the_posts(game: Api
     assert 'data-post="recruitment"' in anonymous and 'data-post="day:1"' in anonymous
     assert "Войдите, чтобы комментировать." in anonymous
     assert 'data-testid="comment-composer"' not in anonymous
-    assert [c["author"] for c in comments(game)["recruitment"]] == ["vera"]
+    assert "vera" in [c["author"] for c in comments(game)["recruitment"]]
 
 
 def test_player7_a_registry_ban_refuses_the_comment_next_to_the_composer(game: Api) -> None:
@@ -111,21 +111,24 @@ def test_the_procurator_hides_a_comment_and_everyone_reads_his_reason(game: Api)
     """POST-2: the Procurator hides vera's comment with a reason; the page shows
     "Скрыто Прокуратором: <reason>" in its place, the API drops its text; another host's
     hide form is refused."""
-    number = comments(game)["recruitment"][0]["comment"]
+    r = game.post("vera", f"/api/games/{GAME}/posts/day:1/comments",
+                  {"text": "Купите слона", "command_id": "ad1"})
+    assert r.status_code == 200, r.text
+    number = next(c["comment"] for c in comments(game)["day:1"] if c["text"] == "Купите слона")
     proc_page = page(game, CAST.procurator)
     assert 'data-testid="hide-form"' in proc_page
     assert 'data-testid="hide-form"' not in page(game, "vera")
     found = TOKEN.search(proc_page)
     assert found
     r = game.client.post(f"/games/{GAME}/comments/{number}/hide", headers=game.headers(CAST.procurator),
-                         data={"csrf_token": found.group(1), "reason": "реклама", "anchor": "comments-recruitment"},
+                         data={"csrf_token": found.group(1), "reason": "реклама", "anchor": "comments-day-1"},
                          follow_redirects=False)
     assert r.status_code == 303
     game.client.cookies.delete("lp_flash")
     html = page(game, None)
-    assert "Скрыто Прокуратором: реклама" in html and "Болею за Альфаград" not in html
+    assert "Скрыто Прокуратором: реклама" in html and "Купите слона" not in html
     assert "Hidden by the Procurator: реклама" in page(game, None, "en")
-    shown = comments(game)["recruitment"][0]
+    shown = next(c for c in comments(game)["day:1"] if c["comment"] == number)
     assert shown["text"] is None and shown["hidden"]["reason"] == "реклама"  # type: ignore[index]
     r = game.cmd(CAST.tribunes[0], GAME, "HideComment", comment=number, reason="тоже")
     assert r.json()["error"]["code"] == "not_procurator"

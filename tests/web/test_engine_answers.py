@@ -91,3 +91,19 @@ def test_after_a_ban_expires_the_composer_is_back_and_the_api_says_write(game: A
     assert [i["access"] for i in game.get(accused, f"/api/games/{GAME}/inboxes").json()
             if i["inbox"] == city_inbox] == ["write"]
     game.ok(accused, GAME, "PostMessage", inbox=city_inbox, text="Прошу прощения")
+
+
+def test_the_nomination_form_offers_only_the_residents_the_engine_would_accept(game: Api) -> None:
+    """EXEC-3, MAFIA-DISCLOSE-1: Day 2, 10:00 in A. The Procurator confirms the mafioso M's
+    disclosure, so M is immune today: a resident's nomination form lists the other living
+    residents of A (himself included, self-nomination being allowed) but not M."""
+    s = game.state(GAME)
+    mafioso = next(u for u in CAST.cities[A] if s.is_mafia(u))
+    resident = next(u for u in CAST.cities[A] if u != mafioso)
+    game.advance_to(at(2, "10:00"))
+    game.ok(CAST.procurator, GAME, "ConfirmMafiosoDisclosure", user=mafioso, reason="раскрылся")
+    page = game.get(resident, f"/games/{GAME}/role").text
+    form = page[page.index('data-testid="nominate-form"'):]
+    offered = re.findall(r'<option value="([^"]+)"', form[:form.index("</select>")])
+    assert mafioso not in offered and resident in offered
+    assert set(offered) == set(CAST.cities[A]) - {mafioso}

@@ -43,8 +43,7 @@ class Seat:
         self.api = api
         self.user = user
         self.received: list[str] = []
-        token = f"?token={api.tokens[user]}" if user else ""
-        self.ws_cm = api.client.websocket_connect(f"/ws{token}")
+        self.ws_cm = api.client.websocket_connect("/ws", headers=api.headers(user))
         self.ws = self.ws_cm.__enter__()
         self.ws.send_json({"type": "subscribe", "game": GAME, "since_seq": 0})
         self.frames: list[dict[str, Any]] = []

@@ -89,7 +89,7 @@ def test_a_city_chat_message_refreshes_nothing_on_the_voting_inbox_and_a_vote_on
     assert {r["src"].rsplit("/", 1)[-1] for r in live} == {"part", "tally"}
     assert all(r["kinds"] for r in live), "every region declares what changes it"
     version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
-    with api.client.websocket_connect(f"/ws?token={api.tokens[watcher]}") as ws:
+    with api.client.websocket_connect("/ws", headers=api.headers(watcher)) as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
         assert ws.receive_json()["type"] == "subscribed"
         chat = api.ok(nominator, "g", "PostMessage", inbox=s.current_inbox("city", city), text="Кто за?")
@@ -122,7 +122,7 @@ def test_the_htmx_answer_to_one_s_own_message_is_not_fetched_again_on_its_echo(a
     (thread,) = [r for r in regions(page) if r["src"].endswith("/part")]
     assert thread["inbox"] == inbox
     version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
-    with api.client.websocket_connect(f"/ws?token={api.tokens[reader]}") as ws:
+    with api.client.websocket_connect("/ws", headers=api.headers(reader)) as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
         assert ws.receive_json()["type"] == "subscribed"
         token = re.search(r'name="csrf_token" value="([^"]+)"', page)
@@ -153,7 +153,7 @@ def test_recipe_an_event_shown_on_a_page_the_procurator_s_contest(api: Api) -> N
     api.advance_to(at(1, "10:05"))
     (posts,) = [r for r in regions(api.get("p01_04", "/games/g").text) if r["src"].endswith("/posts")]
     version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
-    with api.client.websocket_connect(f"/ws?token={api.tokens['p01_04']}") as ws:
+    with api.client.websocket_connect("/ws", headers=api.headers('p01_04')) as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
         assert ws.receive_json()["type"] == "subscribed"
         api.ok(CAST.procurator, "g", "PublishContest", title="Шарада дня", text="Мой первый слог…")

@@ -48,7 +48,7 @@ def submit(api: Api, user: str, action: str, page: str, game: str = GAME, **fiel
 
 
 def error_code(html: str) -> str | None:
-    found = re.search(r'data-testid="error".*?<code>([a-z_]+)</code>', html, re.S)
+    found = re.search(r'data-testid="error" data-code="([a-z_]+)"', html)
     return found.group(1) if found else None
 
 

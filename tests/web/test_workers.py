@@ -39,7 +39,8 @@ def shared_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[s
 
 
 def _settings(db: dict[str, Any]) -> WebSettings:
-    return WebSettings(sweep_interval=3600.0, argon2_time_cost=1, argon2_memory_kib=1024, **db)
+    return WebSettings(sweep_interval=3600.0, argon2_time_cost=1, argon2_memory_kib=1024,
+                       session_idle_hours=14 * 24, registrations_per_ip_per_hour=1000, **db)
 
 
 def test_a_vote_taken_by_worker_b_shows_on_worker_a_s_page_and_api(shared_db: dict[str, Any]) -> None:

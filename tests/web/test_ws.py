@@ -42,8 +42,7 @@ def test_each_viewer_gets_every_seq_once_and_only_what_he_may_see(api: Api) -> N
     version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
     seen = {}
     for user in (mafioso, honest, None):
-        token = f"?token={api.tokens[user]}" if user else ""
-        with api.client.websocket_connect(f"/ws{token}") as ws:
+        with api.client.websocket_connect("/ws", headers=api.headers(user)) as ws:
             ws.send_json({"type": "subscribe", "game": "g", "since_seq": 0})
             assert ws.receive_json() == {"type": "subscribed", "game": "g", "version": version}
             frames = read_until(ws, "g", version)
@@ -62,7 +61,8 @@ def test_a_reconnecting_client_resumes_after_its_last_seq_and_gets_live_events(a
     s = api.state("g")
     user = CAST.cities[next(iter(CAST.cities))][0]
     version = api.client.portal.call(api.web.queries.version, "g")  # type: ignore[union-attr]
-    with api.client.websocket_connect(f"/ws?token={api.tokens[user]}") as ws:
+    bearer = {"authorization": f"Bearer {api.tokens[user]}"}
+    with api.client.websocket_connect("/ws", headers=bearer) as ws:
         ws.send_json({"type": "subscribe", "game": "g", "since_seq": version - 3})
         assert ws.receive_json()["type"] == "subscribed"
         resumed = read_until(ws, "g", version, version - 3)

@@ -22,6 +22,7 @@ from typing import Any
 from ..engine import commands as cmd
 from ..engine import events as ev
 from ..engine import events_host as hev
+from ..engine.duties import duties
 from ..engine.errors import RuleViolation
 from ..engine.events import Event
 from ..engine.evolve import evolve
@@ -141,7 +142,8 @@ def check_events(events: Iterable[Event], final: GameState | None = None) -> lis
                 # is at rest, and the Court inbox must match the bench (INBOX-COURT-4),
                 # and the game must have something to wait for (liveness).
                 problems.extend(f"before {where}: {p}" for p in court_problems(state))
-                problems.extend(f"before {where}: {p}" for p in liveness_problems(state))
+                problems.extend(f"before {where}: {p}"
+                                for p in liveness_problems(state, events[n - 2].at))
             if not ended:
                 problems.extend(f"{where}: {p}" for p in visibility_problems(state, event))
             problems.extend(f"{where}: {p}" for p in event_problems(state, event, executions))
@@ -160,7 +162,8 @@ def check_events(events: Iterable[Event], final: GameState | None = None) -> lis
     # serves both the per-event checks and the replay-equality invariant.
     if state is not None:
         problems.extend(f"at the end: {p}" for p in court_problems(state))
-        problems.extend(f"at the end: {p}" for p in liveness_problems(state))
+        last = events[-1].at if events else None
+        problems.extend(f"at the end: {p}" for p in liveness_problems(state, last))
     if final is not None and state != final:
         problems.append("replay(events) differs from the state reached step by step")
     return problems
@@ -169,17 +172,17 @@ def check_events(events: Iterable[Event], final: GameState | None = None) -> lis
 # --- liveness: no game can get stuck (issue 10, review D7) ------------------------------
 
 
-def host_duty_with_deadline(s: GameState) -> bool:
-    """An open host duty that carries its own deadline. Every such duty today is backed by
-    an engine deadline (offers, checks, pardon windows), so this is False until the
-    read side's ``engine.duties`` lands; then it becomes ``any(d.due_at for d in duties(...))``."""
-    return False
+def host_duty_with_deadline(s: GameState, now: datetime | None) -> bool:
+    """An open duty of a host that carries its own deadline (``engine.duties``)."""
+    if now is None:
+        return False
+    return any(d.deadline is not None for host in s.hosts() for d in duties(s, host, now))
 
 
-def liveness_problems(s: GameState) -> list[str]:
+def liveness_problems(s: GameState, now: datetime | None = None) -> list[str]:
     """A running game at rest always waits for something: a pending deadline, or a host
     duty with a deadline. Otherwise no timer and no obligation moves it on: it is stuck."""
-    if s.stage is not Stage.RUNNING or s.deadlines or host_duty_with_deadline(s):
+    if s.stage is not Stage.RUNNING or s.deadlines or host_duty_with_deadline(s, now):
         return []
     return [f"stuck: {s.phase.value} {s.day} with no pending deadline and no host duty due"]
 
@@ -422,7 +425,8 @@ ALLOWED: dict[type[Event], Allowed] = {
     ev.CommissarAppointmentFailed: lambda s, e: {s.procurator} | _cons(s),
     ev.CommissarAppointed: lambda s, e: {s.procurator, e.commissar},
     ev.KillReported: lambda s, e: {s.procurator} | _cons(s),
-    ev.NominationMade: lambda s, e: {e.nominator, s.cities[e.city].tribune},
+    ev.NominationMade: lambda s, e: None if s.settings.publish_nominators  # EXEC-3
+    else {e.nominator, s.cities[e.city].tribune},
     ev.ProxyRequested: lambda s, e: {e.voter, s.cities[e.city].tribune},
     ev.DealListsRecorded: lambda s, e: _cons(s),
     ev.MafiaNumbersNamed: lambda s, e: {s.procurator} | _cons(s),

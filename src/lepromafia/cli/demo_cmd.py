@@ -15,6 +15,7 @@ from ..bots.simulate import MAX_DEADLINES
 from ..bots.strategy import StrategyBots
 from ..engine.state import Stage
 from ..engine.table import Table, next_deadline
+from ..web.i18n import translate
 from .transcript import render, transcript
 
 POPULATION = 20
@@ -44,14 +45,14 @@ def play_game(seed: int, cities: int, population: int = POPULATION,
 
 def run_demo(seed: int = 7, cities: int = 5, lang: str = "ru", console: Console | None = None) -> Table:
     console = console or Console()
-    label = "Игровой день" if lang == "ru" else "Game day"
+    label = translate(lang, "Game day")
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         # A city of P residents cannot outlast about P days (one execution a day).
         task = progress.add_task(label, total=POPULATION)
         table = play_game(seed, cities, on_day=lambda day: progress.update(task, completed=day))
         progress.update(task, total=table.game.day, completed=table.game.day)
-    title = "Лепромафия — демонстрационная партия" if lang == "ru" else "Lepromafia — demo game"
+    title = translate(lang, "Lepromafia — demo game")
     console.print(Rule(f"{title} (seed {seed}, {cities})"))
     for renderable in render(transcript(table.events, lang), lang):
         console.print(renderable)

@@ -25,7 +25,7 @@ from ..web.deps import Web
 
 LIVE = "demo-live"
 RECRUITING = "demo-recruiting"
-DEMO_PASSWORD = "demo-pass"  # noqa: S105 - public by design: the demo's seats
+DEMO_PASSWORD = "demo-lepromafia"  # noqa: S105 - public by design: the demo's seats
 HUMAN_SEAT = "demo"
 
 

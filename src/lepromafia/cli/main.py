@@ -7,6 +7,7 @@ import json
 import typer
 
 from ..bots.simulate import simulate as run_simulation
+from ..web.i18n import LANGUAGES
 from .lab_cmd import lab_app
 from .ops_cmd import db_app, game_app
 from .scenario_cmd import scenario_app
@@ -53,13 +54,13 @@ def simulate(
 def demo(
     seed: int = typer.Option(7),
     cities: int = typer.Option(5, min=1),
-    lang: str = typer.Option("ru", help="ru | en"),
+    lang: str = typer.Option("ru", help="a language with a catalog: " + " | ".join(LANGUAGES)),
 ) -> None:
     """Play a seeded demo game in the terminal."""
     from .demo_cmd import run_demo
 
-    if lang not in ("ru", "en"):
-        raise typer.BadParameter("ru | en", param_hint="--lang")
+    if lang not in LANGUAGES:
+        raise typer.BadParameter(" | ".join(LANGUAGES), param_hint="--lang")
     run_demo(seed, cities, lang)
 
 

@@ -1,13 +1,76 @@
-"""`lepromafia serve`: the web platform on uvicorn (SQLite by default)."""
+"""`lepromafia serve`: the web platform on uvicorn (SQLite by default).
+
+The server is hardened against slow and idle clients (F4-6): a request's headers must
+arrive within ``--header-timeout`` seconds of its first byte (or of the connection), an
+idle keep-alive connection is closed after 5 s, headers are capped at 16 KiB, and beyond
+``--max-connections`` open connections new requests get 503 instead of exhausting file
+descriptors.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
+from typing import Any
 
 import typer
 
 DEMO_TIME_SCALE = 720.0
 """The demo's game runs 720 times faster: a game day in about two minutes."""
+HEADER_TIMEOUT = 10.0
+MAX_CONNECTIONS = 2000
+KEEP_ALIVE = 5
+MAX_HEADER_BYTES = 16 * 1024
+
+
+def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol, closing a connection whose request headers are not complete
+    ``seconds`` after it opened or after the request's first byte (slowloris)."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class HeaderTimeoutProtocol(HttpToolsProtocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._header_timer = self.loop.call_later(seconds, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _too_slow(self) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._arm()
+
+        def on_headers_complete(self) -> None:
+            self._disarm()
+            super().on_headers_complete()
+
+    return HeaderTimeoutProtocol
+
+
+def server_config(app: Any, host: str, port: int, *, header_timeout: float = HEADER_TIMEOUT,
+                  max_connections: int = MAX_CONNECTIONS, **options: Any) -> Any:
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, http=header_timeout_protocol(header_timeout),
+                          timeout_keep_alive=KEEP_ALIVE, limit_concurrency=max_connections,
+                          h11_max_incomplete_event_size=MAX_HEADER_BYTES, **options)
 
 
 def serve(
@@ -15,6 +78,10 @@ def serve(
     port: int = typer.Option(8000, min=1, max=65535),
     demo: bool = typer.Option(False, "--demo", help="Create and run the demo games with bots"),
     time_scale: float = typer.Option(0.0, help="Game time speed-up (default 1; the demo 720)"),
+    header_timeout: float = typer.Option(HEADER_TIMEOUT, min=1, help="Seconds a client has to send "
+                                         "a request's headers"),
+    max_connections: int = typer.Option(MAX_CONNECTIONS, min=10, help="Open connections beyond "
+                                        "which new requests get 503"),
 ) -> None:
     """Serve the web platform: pages, the JSON API (/docs) and the live WebSocket (/ws)."""
     import uvicorn
@@ -38,4 +105,6 @@ def serve(
         hooks.append(start_demo)
     app = create_app(settings, startup_hooks=hooks)
     typer.echo(f"Lepromafia on http://{host}:{port}/  (API docs: /docs)")
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    config = server_config(app, host, port, header_timeout=header_timeout,
+                           max_connections=max_connections, log_level="info")
+    uvicorn.Server(config).run()

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from babel.dates import format_date
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
@@ -20,159 +21,89 @@ from ..engine import events as ev
 from ..engine.calendar import MOSCOW
 from ..engine.deal import verify
 from ..engine.visibility import visible_to
+from ..web.i18n import N_, translate
 
 TALLIES_WITH_VOTERS = 3
 """Leading candidates shown with their counted voters; the rest only with a number."""
 
 # --- words -----------------------------------------------------------------------------
 
-_RU_MONTHS = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
-              "сентября", "октября", "ноября", "декабря")
-_EN_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-              "September", "October", "November", "December")
-
-WORDS: dict[str, dict[str, str]] = {
-    "ru": {
-        "game": "Игра «{title}»",
-        "procurator": "Прокуратор: {user}",
-        "host": "{office}: {user}",
-        "office_arbiter": "Верховный Арбитр",
-        "office_consigliere": "Консильери",
-        "city": "{city}: трибун {tribune}, жителей {count}",
-        "sealed": "Списки запечатаны у нотариуса, опубликован хэш: {hash}",
-        "mafia_counts": "Мафиози в городах: {counts}",
-        "started": "Игра начинается {date}.",
-        "post": "Пост дня {day} — {date}",
-        "first_day": "Первый день: казней нет, ночью назначаются комиссары (START-1, START-2).",
-        "quiet_night": "Этой ночью никто не погиб.",
-        "killed": "Убиты ночью:",
-        "death": "  {user} ({city}) — {faction}",
-        "yesterday": "Итоги вчерашнего дня:",
-        "executed": "  {city}: казнён {user} — {faction}",
-        "not_executed": "  {city}: казни не было ({reason})",
-        "not_executed_plain": "  {city}: казни не было",
-        "tour": "Этой ночью гастролирует мафия города {city}.",
-        "no_tour": "Этой ночью гастролей нет.",
-        "decided_list": "Решённые города: {cities}",
-        "votes": "День {day}: голосования за казнь",
-        "vote_city": "{city} — кандидатов {count}",
-        "tally": "  {candidate}: {votes} «казнить» — {voters}",
-        "rest": "  остальные: {items}",
-        "zero": "  без голосов: {names}",
-        "changed": "  передумали («не казнить»), кандидат ← голосовавшие: {items}",
-        "lot": "  ничья — жребий (seed {seed}) среди {names}",
-        "condemned": "  ⇒ казнён {user} — {faction}",
-        "nobody": "  ⇒ никто не казнён ({reason})",
-        "court": "  перед Верховным судом: {user}, помилование до {time}",
-        "pardoned": "  Верховный суд помиловал {user} ({pro}:{con})",
-        "upheld": "  Верховный суд не помиловал {user} ({pro}:{con})",
-        "pardoned_no_runner_up": "помилован единственный кандидат",
-        "suicide": "  {city}: {user} покончил с собой — {faction}",
-        "judge_elected": "{city}: избран судья {user}",
-        "judge_failed": "{city}: выборы судьи не состоялись",
-        "no_candidates": "никого не выдвинули",
-        "no_eligible_candidate": "нет допустимых кандидатов",
-        "night": "Ночь {night}",
-        "night_line": "Проверки комиссаров: {opened}–{closed}; решения мафии закрыты в {fixed}.",
-        "morning": "Утро дня {day}",
-        "city_decided": "Город {city} решён: {outcome}.",
-        "result": "Итог игры",
-        "result_fixed": "Результат игры зафиксирован (WIN-5)",
-        "days": "Игра длилась {day} дн.",
-        "result_line": "Результат: {outcome}.",
-        "score": "Счёт по городам:",
-        "score_line": "  {city}: {outcome}",
-        "winning_mafia": "Победившая мафия: {cities} (WIN-2).",
-        "archive": "Архивы открыты",
-        "consigliere": "Консильери: {user}",
-        "no_consigliere": "Консильери не было.",
-        "commissars": "Комиссары: {items}",
-        "no_commissars": "Комиссаров не было.",
-        "mafiosi": "Мафия города {city}: {names}",
-        "position": "{user} (№{n}, {state})",
-        "alive": "жив",
-        "dead": "мёртв",
-        "commitment": "Хэш опубликованных списков: {hash}",
-        "verified": "✓ Запечатанные списки и соль дают опубликованный хэш (RANDOM-5).",
-        "mismatch": "✗ Запечатанные списки НЕ совпадают с опубликованным хэшем!",
-        "mafia": "мафия",
-        "honest": "честный житель",
-        "o_mafia": "победа мафии",
-        "o_honest": "победа честных граждан",
-        "o_draw": "ничья",
-        "o_playing": "игра продолжалась",
-    },
-    "en": {
-        "game": "Game “{title}”",
-        "procurator": "Procurator: {user}",
-        "host": "{office}: {user}",
-        "office_arbiter": "Supreme Arbiter",
-        "office_consigliere": "Consigliere",
-        "city": "{city}: tribune {tribune}, {count} residents",
-        "sealed": "City lists sealed with the notary, published hash: {hash}",
-        "mafia_counts": "Mafiosi per city: {counts}",
-        "started": "The game starts on {date}.",
-        "post": "Day Post {day} — {date}",
-        "first_day": "First day: no executions; commissars are appointed tonight (START-1, START-2).",
-        "quiet_night": "Nobody died last night.",
-        "killed": "Killed last night:",
-        "death": "  {user} ({city}) — {faction}",
-        "yesterday": "Yesterday's results:",
-        "executed": "  {city}: {user} executed — {faction}",
-        "not_executed": "  {city}: no execution ({reason})",
-        "not_executed_plain": "  {city}: no execution",
-        "tour": "Tonight the mafia of {city} tours.",
-        "no_tour": "No tour tonight.",
-        "decided_list": "Decided cities: {cities}",
-        "votes": "Day {day}: execution votes",
-        "vote_city": "{city} — {count} candidates",
-        "tally": "  {candidate}: {votes} “execute” — {voters}",
-        "rest": "  others: {items}",
-        "zero": "  no votes: {names}",
-        "changed": "  changed their mind (“don't execute”), candidate ← voters: {items}",
-        "lot": "  tie — lot (seed {seed}) among {names}",
-        "condemned": "  ⇒ {user} executed — {faction}",
-        "nobody": "  ⇒ nobody executed ({reason})",
-        "court": "  before the Supreme Court: {user}, pardon window until {time}",
-        "pardoned": "  the Supreme Court pardoned {user} ({pro}:{con})",
-        "upheld": "  the Supreme Court did not pardon {user} ({pro}:{con})",
-        "pardoned_no_runner_up": "the only candidate was pardoned",
-        "suicide": "  {city}: {user} committed suicide — {faction}",
-        "judge_elected": "{city}: judge {user} elected",
-        "judge_failed": "{city}: the judge election failed",
-        "no_candidates": "nobody was nominated",
-        "no_eligible_candidate": "no eligible candidate",
-        "night": "Night {night}",
-        "night_line": "Commissar checks: {opened}–{closed}; mafia decisions fixed at {fixed}.",
-        "morning": "Morning of day {day}",
-        "city_decided": "{city} is decided: {outcome}.",
-        "result": "The result",
-        "result_fixed": "The game's result is fixed (WIN-5)",
-        "days": "The game lasted {day} days.",
-        "result_line": "Result: {outcome}.",
-        "score": "Score by city:",
-        "score_line": "  {city}: {outcome}",
-        "winning_mafia": "Winning mafia: {cities} (WIN-2).",
-        "archive": "The archives open",
-        "consigliere": "Consigliere: {user}",
-        "no_consigliere": "There was no Consigliere.",
-        "commissars": "Commissars: {items}",
-        "no_commissars": "There were no commissars.",
-        "mafiosi": "Mafia of {city}: {names}",
-        "position": "{user} (#{n}, {state})",
-        "alive": "alive",
-        "dead": "dead",
-        "commitment": "Published hash of the lists: {hash}",
-        "verified": "✓ The sealed lists and salt hash to the published commitment (RANDOM-5).",
-        "mismatch": "✗ The sealed lists do NOT match the published commitment!",
-        "mafia": "mafia",
-        "honest": "honest",
-        "o_mafia": "the mafia wins",
-        "o_honest": "the honest citizens win",
-        "o_draw": "a draw",
-        "o_playing": "still playing",
-    },
+WORDS: dict[str, str] = {
+    "game": N_("Game “{title}”"),
+    "procurator": N_("Procurator: {user}"),
+    "host": N_("{office}: {user}"),
+    "office_arbiter": N_("Supreme Arbiter"),
+    "office_consigliere": N_("Consigliere"),
+    "city": N_("{city}: tribune {tribune}, {count} residents"),
+    "sealed": N_("City lists sealed with the notary, published hash: {hash}"),
+    "mafia_counts": N_("Mafiosi per city: {counts}"),
+    "started": N_("The game starts on {date}."),
+    "post": N_("Day Post {day} — {date}"),
+    "first_day": N_("First day: no executions; commissars are appointed tonight (START-1, START-2)."),
+    "quiet_night": N_("Nobody died last night."),
+    "killed": N_("Killed last night:"),
+    "death": N_("  {user} ({city}) — {faction}"),
+    "yesterday": N_("Yesterday's results:"),
+    "executed": N_("  {city}: {user} executed — {faction}"),
+    "not_executed": N_("  {city}: no execution ({reason})"),
+    "not_executed_plain": N_("  {city}: no execution"),
+    "tour": N_("Tonight the mafia of {city} tours."),
+    "no_tour": N_("No tour tonight."),
+    "decided_list": N_("Decided cities: {cities}"),
+    "votes": N_("Day {day}: execution votes"),
+    "vote_city": N_("{city} — {count} candidates"),
+    "tally": N_("  {candidate}: {votes} “execute” — {voters}"),
+    "rest": N_("  others: {items}"),
+    "zero": N_("  no votes: {names}"),
+    "changed": N_("  changed their mind (“don't execute”), candidate ← voters: {items}"),
+    "lot": N_("  tie — lot (seed {seed}) among {names}"),
+    "condemned": N_("  ⇒ {user} executed — {faction}"),
+    "nobody": N_("  ⇒ nobody executed ({reason})"),
+    "court": N_("  before the Supreme Court: {user}, pardon window until {time}"),
+    "pardoned": N_("  the Supreme Court pardoned {user} ({pro}:{con})"),
+    "upheld": N_("  the Supreme Court did not pardon {user} ({pro}:{con})"),
+    "pardoned_no_runner_up": N_("the only candidate was pardoned"),
+    "suicide": N_("  {city}: {user} committed suicide — {faction}"),
+    "judge_elected": N_("{city}: judge {user} elected"),
+    "judge_failed": N_("{city}: the judge election failed"),
+    "no_candidates": N_("nobody was nominated"),
+    "no_eligible_candidate": N_("no eligible candidate"),
+    "night": N_("Night {night}"),
+    "night_line": N_("Commissar checks: {opened}–{closed}; mafia decisions fixed at {fixed}."),
+    "morning": N_("Morning of day {day}"),
+    "city_decided": N_("{city} is decided: {outcome}."),
+    "result": N_("The result"),
+    "result_fixed": N_("The game's result is fixed (WIN-5)"),
+    "days": N_("The game lasted {day} days."),
+    "result_line": N_("Result: {outcome}."),
+    "score": N_("Score by city:"),
+    "score_line": N_("  {city}: {outcome}"),
+    "winning_mafia": N_("Winning mafia: {cities} (WIN-2)."),
+    "archive": N_("The archives open"),
+    "consigliere": N_("Consigliere: {user}"),
+    "no_consigliere": N_("There was no Consigliere."),
+    "commissars": N_("Commissars: {items}"),
+    "no_commissars": N_("There were no commissars."),
+    "mafiosi": N_("Mafia of {city}: {names}"),
+    "position": N_("{user} (#{n}, {state})"),
+    "alive": N_("alive"),
+    "dead": N_("dead"),
+    "commitment": N_("Published hash of the lists: {hash}"),
+    "verified": N_("✓ The sealed lists and salt hash to the published commitment (RANDOM-5)."),
+    "mismatch": N_("✗ The sealed lists do NOT match the published commitment!"),
+    "mafia": N_("mafia"),
+    "honest": N_("honest resident"),
+    "o_mafia": N_("the mafia wins"),
+    "o_honest": N_("the honest citizens win"),
+    "o_draw": N_("a draw"),
+    "o_playing": N_("still playing"),
 }
+"""The transcript's phrases by role: English msgids, translated through the web catalogs."""
+
+
+def words(lang: str) -> dict[str, str]:
+    """``WORDS`` in ``lang``."""
+    return {key: translate(lang, msgid) for key, msgid in WORDS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +122,7 @@ def public_events(events: Iterable[ev.Event]) -> list[ev.Event]:
 
 def transcript(events: Iterable[ev.Event], lang: str = "ru") -> list[Section]:
     """The public transcript of a game log; secrets only after ``GameEnded``."""
-    writer = _Writer(WORDS[lang], _EN_MONTHS if lang == "en" else _RU_MONTHS)
+    writer = _Writer(words(lang), lang)
     for event in public_events(events):
         writer.feed(event)
     return writer.finish()
@@ -208,9 +139,9 @@ class _Open:
 
 
 class _Writer:
-    def __init__(self, words: dict[str, str], months: Sequence[str]) -> None:
+    def __init__(self, words: dict[str, str], lang: str) -> None:
         self.w = words
-        self.months = months
+        self.lang = lang
         self.sections: list[Section] = []
         self.current: _Open | None = None
         self.cities: list[str] = []
@@ -236,8 +167,7 @@ class _Writer:
         return self.w.get(f"o_{value}", value)
 
     def date(self, at: datetime) -> str:
-        local = at.astimezone(MOSCOW)
-        return f"{local.day} {self.months[local.month - 1]} {local.year}"
+        return format_date(at.astimezone(MOSCOW).date(), "d MMMM y", locale=self.lang)
 
     @staticmethod
     def clock(at: datetime) -> str:
@@ -305,7 +235,7 @@ class _Writer:
         self.add(self.t("mafia_counts", counts=", ".join(f"{c} {n}" for c, n in e.mafia_counts)))
 
     def on_GameStarted(self, e: ev.GameStarted) -> None:
-        self.add(self.t("started", date=f"{e.first_day.day} {self.months[e.first_day.month - 1]}"))
+        self.add(self.t("started", date=format_date(e.first_day, "d MMMM", locale=self.lang)))
 
     def on_DayStarted(self, e: ev.DayStarted) -> None:
         self.day = e.day
@@ -497,7 +427,7 @@ _STYLES = {
 
 def render(sections: Sequence[Section], lang: str = "ru") -> list[RenderableType]:
     """Rich panels, one per section; factions coloured."""
-    w = WORDS[lang]
+    w = words(lang)
     out: list[RenderableType] = []
     for s in sections:
         body = Text("\n".join(s.lines))

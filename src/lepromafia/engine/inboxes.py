@@ -215,6 +215,14 @@ def _line_members(state: GameState, inbox: Inbox) -> set[str]:
     return _subject(state, inbox) | _consigliere(state, inbox)
 
 
+def _line_writers(state: GameState, inbox: Inbox) -> set[str]:
+    """COMM-1, COMM-2: the commissar in office and the Consigliere talk through his line."""
+    city = state.cities.get(inbox.city or "")
+    if city is None or city.commissar_line != inbox.id or city.commissar != inbox.subject:
+        return set()
+    return _line_members(state, inbox)
+
+
 def _impeachment_banned(state: GameState, inbox: Inbox) -> set[str]:
     if inbox.city is None:
         return set()
@@ -274,7 +282,7 @@ POLICY: dict[Kind, InboxPolicy] = {
                     "any time", False, AfterGame.ALL_MEMBERS_CONSENT, 13, "{kind} · {title}"),
         InboxPolicy(Kind.OFFER, ("COMM-APPT-1",), _procurator, _offer_open, _offer_answered,
                     "each offer", False, AfterGame.ON_REQUEST, 6, _CITY),
-        InboxPolicy(Kind.LINE, ("COMM-2", "COMM-5"), _none, _none, _line_members,
+        InboxPolicy(Kind.LINE, ("COMM-1", "COMM-2", "COMM-5"), _none, _line_writers, _line_members,
                     "commissar takes office", False, AfterGame.ON_REQUEST, 7, _CITY,
                     pseudonymous=True, member_list_visible=False),
         InboxPolicy(Kind.CERTIFICATE, ("INBOX-NOTARY-1", "INBOX-NOTARY-3"), _none, _none,

@@ -12,11 +12,13 @@ from typing import Any
 
 from .errors import ErrorCode, RuleViolation
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+CHOICES: dict[str, tuple[str, ...]] = {
     "mafia_rounding": ("ceil", "round_half_up", "floor"),
     "supreme_court_mode": ("auto", "always", "never"),
-    "no_candidate_policy": ("none", "lot_all_eligible"),
-    "final_tie_fallback": ("lot", "host"),
+    # Only the catalog's default is implemented for these three; their options are refused
+    # rather than silently ignored (docs/decisions.md, "readside-engine").
+    "no_candidate_policy": ("none",),
+    "final_tie_fallback": ("lot",),
     "pardon_majority": ("of_sitting", "of_votes_cast"),
     "judge_removal_policy": ("fixed_5", "reduce_to_floor", "arbiter_decides", "floor_always"),
     "decided_city_judge": ("leaves", "keeps_seat"),
@@ -25,7 +27,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "spirit_persistence": ("per_day", "cumulative"),
     "sound_library_visibility": ("public", "city_only"),
     "cemetery_scope": ("per_city", "global"),
-    "death_status_reveal": ("faction", "faction_and_office"),
+    "death_status_reveal": ("faction",),
     "arbiter_ban_scope": ("organizer_inboxes", "city_inbox_cemetery", "plus_police_impeachment"),
     "city_win_condition": ("elimination", "mafia_outnumbers"),
     "even_split_result": ("honest", "draw"),
@@ -120,7 +122,7 @@ class GameSettings:
 
     def validate(self) -> None:
         """Raise ``RuleViolation(INVALID_SETTINGS)`` naming the first bad value."""
-        for key, choices in _CHOICES.items():
+        for key, choices in CHOICES.items():
             if getattr(self, key) not in choices:
                 _bad(f"{key} must be one of {list(choices)}")
         if self.city_count < 1:

@@ -11,32 +11,18 @@ from collections.abc import Callable
 from datetime import datetime
 
 from .commands import Command, FireDeadline
+from .deadlines import kind_of
 from .decide import decide_and_evolve
 from .events import Event
 from .evolve import evolve
 from .progress import Context
 from .state import GameState
 
-# Deadlines due at the same moment fire in this order (then by key).
-_PRIORITY = {
-    "offer_timeout": 0,
-    "offer_reveal": 1,
-    "poll_open": 2,
-    "poll_close": 3,
-    "vote_open": 4,
-    "vote_close": 5,
-    "pardon_close": 6,
-    "day_end": 7,
-    "checks_open": 8,
-    "checks_close": 9,
-    "night_decisions": 10,
-    "day_start": 11,
-}
-
 
 def deadline_order(key: str, due_at: datetime) -> tuple[float, int, str]:
-    """The order in which due deadlines fire: by time, then by phase logic."""
-    return (due_at.timestamp(), _PRIORITY.get(key.split(":", 1)[0], 9), key)
+    """The order in which due deadlines fire: by time, then by phase logic
+    (``deadlines.DEADLINE_KINDS``), then by key."""
+    return (due_at.timestamp(), kind_of(key).priority, key)
 
 
 def next_deadline(state: GameState) -> tuple[str, datetime] | None:

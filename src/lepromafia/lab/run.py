@@ -26,8 +26,10 @@ def run(sweep: Sweep, out: Path, workers: int | None = None, dask: str | None = 
         address = None if dask == "local" else dask
         records = run_dask(jobs, address, workers, progress)
         where = f"Dask ({dask})"
+    played = len(records)
     base = [r for r in records if r["label"] == "baseline"]
     for copy in sweep.copies():
         records += [{**r, "label": copy.label, "setting": copy.setting, "value": copy.value} for r in base]
     summary = summarize(sweep, records, time.perf_counter() - started, where)
+    summary["played"] = played
     return summary, write(out, summary, records)

@@ -140,7 +140,7 @@ def variant(setting: str, value: str, cities: int) -> Variant:
     try:
         GameSettings.from_mapping({setting: typed})
     except RuleViolation as exc:
-        raise SweepError(f"{setting}={value}: {exc.message('en')}") from exc
+        raise SweepError(f"{setting}={value}: {exc.message()}") from exc
     return Variant(setting, value, cities, {setting: typed})
 
 

@@ -118,7 +118,7 @@ class Run:
         except RuleViolation as exc:
             if want is None:
                 return [Failure(path, where, f"{action} was rejected unexpectedly", "accepted",
-                                f"{exc.code.value} ({exc.message('en')})")]
+                                f"{exc.code.value} ({exc.message()})")]
             if exc.code.value != want:
                 return [Failure(path, where, f"{action} rejection code", want, exc.code.value)]
             return []
@@ -162,7 +162,7 @@ class Run:
                 self.table.do(command, self.now)
             except RuleViolation as exc:
                 return [Failure(self.scenario.path, step.label, "elect_judges: a command was rejected",
-                                type(command).__name__, f"{exc.code.value} ({exc.message('en')})")]
+                                type(command).__name__, f"{exc.code.value} ({exc.message()})")]
         self.move_clock(closes, seed)
         return []
 

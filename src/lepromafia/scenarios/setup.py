@@ -29,7 +29,7 @@ def setup(scenario: Scenario) -> tuple[Table, datetime]:
         try:
             table.do(command, now)
         except RuleViolation as exc:
-            raise ScenarioError(f"set-up failed at {what}: {exc.code} ({exc.message('en')})") from None
+            raise ScenarioError(f"set-up failed at {what}: {exc.code} ({exc.message()})") from None
 
     do(cmd.CreateGame(actor=cast.procurator, title=scenario.name[:200], settings=settings),
        "CreateGame (check 'settings')")

@@ -7,12 +7,13 @@ Tribune of the resident's city), never from a list kept here.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -21,76 +22,47 @@ from cryptography.fernet import Fernet, InvalidToken
 
 from ..engine.calendar import at_local
 from ..engine.commands_host import RecordSanction
+from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.state import GameState, Stage
 from ..store.accounts import AccountStore, Sanction, UserRow
 from .clock import Clock, SystemClock
 
 LOGIN_PATTERN = re.compile(r"^[a-z0-9_][a-z0-9_.-]{2,31}$")
 RESERVED = frozenset({"system", "admin", "root", "consigliere:", "anonymous"})
-MIN_PASSWORD = 8
+MIN_PASSWORD = 12  # ASVS 2.1.1
 MAX_PASSWORD = 256
+MIN_STRENGTH = 2
+"""zxcvbn's score (0-4) a new password needs: 0-1 are guessable within 10^6 tries."""
 MAX_CONTACT = 200
+IDLE_RENEW_STEP = 60.0
+"""A session's idle deadline is written back at most once a minute."""
 
 
-class AccountErrorCode(StrEnum):
-    LOGIN_INVALID = "login_invalid"
-    LOGIN_TAKEN = "login_taken"
-    PASSWORD_WEAK = "password_weak"  # noqa: S105 - an error code
-    DISPLAY_NAME_INVALID = "display_name_invalid"
-    BAD_CREDENTIALS = "bad_credentials"
-    RATE_LIMITED = "rate_limited"
-    BANNED = "banned"
-    CONTACT_INVALID = "contact_invalid"
-    CONTACT_FORBIDDEN = "contact_forbidden"
-    CONTACT_MISSING = "contact_missing"
-    SANCTION_FORBIDDEN = "sanction_forbidden"
-    SANCTION_INVALID = "sanction_invalid"
-    UNKNOWN_USER = "unknown_user"
+class AccountErrorCode(CodeEnum):
+    LOGIN_INVALID = "login_invalid", 422, N_("Login: 3-32 characters, lower-case Latin letters, digits, '_', '.', '-'")  # noqa: E501
+    LOGIN_TAKEN = "login_taken", 409, N_("Login '{login}' is taken")
+    PASSWORD_WEAK = "password_weak", 422, N_("The password must be at least {minimum} characters long")
+    PASSWORD_COMMON = "password_common", 422, N_("This password is too common or too easy to guess; choose another one")  # noqa: E501
+    REGISTRATION_LIMITED = "registration_limited", 429, N_("Too many registrations from your address; try again in {minutes} min")  # noqa: E501
+    DISPLAY_NAME_INVALID = "display_name_invalid", 422, N_("Display name: 1 to 64 characters")
+    BAD_CREDENTIALS = "bad_credentials", 401, N_("Wrong login or password")
+    RATE_LIMITED = "rate_limited", 429, N_("Too many failed logins; try again in {minutes} min")
+    BANNED = "banned", 403, N_("You are banned from games ({until}): {reason}")
+    CONTACT_INVALID = "contact_invalid", 422, N_("Give a phone number or Skype name (up to {limit} characters)")  # noqa: E501
+    CONTACT_FORBIDDEN = "contact_forbidden", 403, N_("Only the Procurator and the Tribune of the resident's city may see contacts")  # noqa: E501
+    CONTACT_MISSING = "contact_missing", 404, N_("No contact was given")
+    SANCTION_FORBIDDEN = "sanction_forbidden", 403, N_("Sanctions are recorded by the game's Procurator and Supreme Arbiter")  # noqa: E501
+    SANCTION_INVALID = "sanction_invalid", 422, N_("Invalid sanction: {detail}")
+    UNKNOWN_USER = "unknown_user", 404, N_("There is no user '{user}'")
 
 
-MESSAGES: dict[AccountErrorCode, tuple[str, str]] = {
-    AccountErrorCode.LOGIN_INVALID: (
-        "Логин: 3–32 символа, латинские строчные буквы, цифры, «_», «.», «-»",
-        "Login: 3-32 characters, lower-case Latin letters, digits, '_', '.', '-'"),
-    AccountErrorCode.LOGIN_TAKEN: ("Логин «{login}» уже занят", "Login '{login}' is taken"),
-    AccountErrorCode.PASSWORD_WEAK: (
-        f"Пароль должен быть не короче {MIN_PASSWORD} символов",
-        f"The password must be at least {MIN_PASSWORD} characters long"),
-    AccountErrorCode.DISPLAY_NAME_INVALID: (
-        "Имя: от 1 до 64 символов", "Display name: 1 to 64 characters"),
-    AccountErrorCode.BAD_CREDENTIALS: ("Неверный логин или пароль", "Wrong login or password"),
-    AccountErrorCode.RATE_LIMITED: (
-        "Слишком много неудачных попыток входа; попробуйте через {minutes} мин.",
-        "Too many failed logins; try again in {minutes} min"),
-    AccountErrorCode.BANNED: (
-        "Вы отстранены от игр ({until}): {reason}", "You are banned from games ({until}): {reason}"),
-    AccountErrorCode.CONTACT_INVALID: (
-        f"Укажите телефон или Skype (до {MAX_CONTACT} символов)",
-        f"Give a phone number or Skype name (up to {MAX_CONTACT} characters)"),
-    AccountErrorCode.CONTACT_FORBIDDEN: (
-        "Контакты жителя видят только Прокуратор и Трибун его города",
-        "Only the Procurator and the Tribune of the resident's city may see contacts"),
-    AccountErrorCode.CONTACT_MISSING: ("Контакт не указан", "No contact was given"),
-    AccountErrorCode.SANCTION_FORBIDDEN: (
-        "Санкции записывают Прокуратор и Верховный арбитр игры",
-        "Sanctions are recorded by the game's Procurator and Supreme Arbiter"),
-    AccountErrorCode.SANCTION_INVALID: ("Неверная санкция: {detail}", "Invalid sanction: {detail}"),
-    AccountErrorCode.UNKNOWN_USER: ("Нет пользователя «{user}»", "There is no user '{user}'"),
-}
+class AccountError(CodedError):
+    """An account, login, contact or sanction request refused; nothing changed."""
 
+    code: AccountErrorCode
 
-class AccountError(Exception):
     def __init__(self, code: AccountErrorCode, **fields: Any) -> None:
-        self.code = code
-        self.fields = fields
-        super().__init__(f"{code}: {self.message('en')}")
-
-    def message(self, lang: str = "ru") -> str:
-        ru, en = MESSAGES[self.code]
-        try:
-            return (ru if lang == "ru" else en).format(**self.fields)
-        except (KeyError, IndexError):
-            return ru if lang == "ru" else en
+        super().__init__(code, "", **fields)
 
 
 @dataclass(frozen=True)
@@ -113,8 +85,18 @@ class SessionExpired(Exception):
 @dataclass(frozen=True)
 class AccountPolicy:
     session_ttl_seconds: float = 14 * 24 * 3600
+    """The absolute maximum of a session."""
+    session_idle_seconds: float = 48 * 3600
+    """A session unused this long expires (ASVS 3.3.2)."""
     max_failures: int = 5
+    """Failed logins per login and IP address within the window."""
+    max_failures_per_account: int = 10
+    """Failed logins for one login from any address (spraying many addresses at one user)."""
+    max_failures_per_ip: int = 30
+    """Failed logins from one address for any login (spraying one password over many)."""
     failure_window_seconds: float = 15 * 60
+    registrations_per_ip: int = 20
+    registration_window_seconds: float = 3600
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 64 * 1024
 
@@ -132,37 +114,57 @@ class AccountService:
         self._hasher = PasswordHasher(time_cost=self.policy.argon2_time_cost,  # argon2id
                                       memory_cost=self.policy.argon2_memory_kib)
         self._fernet = Fernet(contact_key)
+        # Unknown logins are verified against this, so they cost what known ones do (F4-3).
+        self._decoy = self._hasher.hash(secrets.token_urlsafe(16))
 
     # --- registration and sessions -------------------------------------------------
 
-    async def register(self, login: str, password: str, display_name: str | None = None) -> User:
+    async def register(self, login: str, password: str, display_name: str | None = None,
+                       ip: str | None = None) -> User:
+        """A new account. A registration from the network (``ip``) is throttled per address
+        before any hashing (``None``: seeded by the server itself, e.g. the demo); a taken
+        login is told (registration needs it) only after the same work as a free one."""
         login = login.strip().lower()
         if not LOGIN_PATTERN.match(login) or login in RESERVED:
-            raise AccountError(AccountErrorCode.LOGIN_INVALID)
-        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-            raise AccountError(AccountErrorCode.PASSWORD_WEAK)
+            raise AccountError(AccountErrorCode.LOGIN_INVALID, field="login")
+        check_password(password, login)
         name = (display_name or login).strip()
         if not 1 <= len(name) <= 64:
-            raise AccountError(AccountErrorCode.DISPLAY_NAME_INVALID)
-        row = UserRow(login, name, self._hasher.hash(password), self.clock.now())
+            raise AccountError(AccountErrorCode.DISPLAY_NAME_INVALID, field="display_name")
+        now = self.clock.now()
+        if ip is not None:
+            window = self.policy.registration_window_seconds
+            if await self.store.registrations_since(ip, now - window) >= self.policy.registrations_per_ip:
+                raise AccountError(AccountErrorCode.REGISTRATION_LIMITED, minutes=int(window // 60))
+            await self.store.record_registration(ip, now)
+        digest = await asyncio.to_thread(self._hasher.hash, password)
+        row = UserRow(login, name, digest, now)
         if not await self.store.add_user(row):
-            raise AccountError(AccountErrorCode.LOGIN_TAKEN, login=login)
+            raise AccountError(AccountErrorCode.LOGIN_TAKEN, login=login, field="login")
         return User(login, name)
 
     async def login(self, login: str, password: str, ip: str) -> Session:
-        """A new session; the login is rate-limited per login and IP address."""
+        """A new session. Limited per login and IP, per login, and per IP (F4-3); an unknown
+        login costs one password verification like a known one (no timing oracle)."""
         login = login.strip().lower()[:64]
         now = self.clock.now()
         window = self.policy.failure_window_seconds
-        if await self.store.failures_since(login, ip, now - window) >= self.policy.max_failures:
+        since = now - window
+        limited = (
+            await self.store.failures_since(login, ip, since) >= self.policy.max_failures
+            or await self.store.failures_for_login(login, since) >= self.policy.max_failures_per_account
+            or await self.store.failures_from_ip(ip, since) >= self.policy.max_failures_per_ip
+        )
+        if limited:
             raise AccountError(AccountErrorCode.RATE_LIMITED, minutes=int(window // 60))
         row = await self.store.user(login)
-        ok = row is not None and self._verify(row.password_hash, password)
+        ok = await asyncio.to_thread(self._verify, row.password_hash if row else self._decoy, password)
+        ok = ok and row is not None
         await self.store.record_attempt(login, ip, now, ok)
         if row is None or not ok:
-            raise AccountError(AccountErrorCode.BAD_CREDENTIALS)
+            raise AccountError(AccountErrorCode.BAD_CREDENTIALS, field="password")
         token = secrets.token_urlsafe(32)
-        expires = now + self.policy.session_ttl_seconds
+        expires = now + min(self.policy.session_ttl_seconds, self.policy.session_idle_seconds)
         await self.store.add_session(token_hash(token), row.user_id, now, expires)
         return Session(User(row.user_id, row.display_name), token, expires)
 
@@ -182,9 +184,15 @@ class AccountService:
         row = await self.store.session(token_hash(token))
         if row is None:
             return None
-        if row.expires_real <= self.clock.now():
+        now = self.clock.now()
+        if row.expires_real <= now:
             await self.store.drop_session(token_hash(token))
             raise SessionExpired
+        # the idle timeout slides with use, never past the absolute maximum
+        renewed = min(row.created_real + self.policy.session_ttl_seconds,
+                      now + self.policy.session_idle_seconds)
+        if renewed - row.expires_real > IDLE_RENEW_STEP:
+            await self.store.renew_session(token_hash(token), renewed)
         user = await self.store.user(row.user_id)
         return User(user.user_id, user.display_name) if user else None
 
@@ -212,9 +220,10 @@ class AccountService:
         if await self.store.user(user_id) is None:
             raise AccountError(AccountErrorCode.UNKNOWN_USER, user=user_id)
         if not reason.strip() or len(reason) > 2000:
-            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail="reason")
+            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail=N_("give a reason"), field="reason")
         if days is not None and not 1 <= days <= 36500:
-            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail="days")
+            raise AccountError(AccountErrorCode.SANCTION_INVALID, detail=N_("the length is not valid"),
+                               field="days")
         now = self.clock.now()
         ends = None if days is None else now + days * 86400
         return await self.store.add_sanction(user_id, reason.strip(), rule[:32], now, ends, issuer,
@@ -248,7 +257,7 @@ class AccountService:
     def validate_contact(contact: str) -> str:
         contact = contact.strip()
         if not 3 <= len(contact) <= MAX_CONTACT:
-            raise AccountError(AccountErrorCode.CONTACT_INVALID)
+            raise AccountError(AccountErrorCode.CONTACT_INVALID, limit=MAX_CONTACT, field="contact")
         return contact
 
     async def save_contact(self, game_id: str, user_id: str, contact: str) -> None:
@@ -285,6 +294,27 @@ class AccountService:
 
     async def consume_nonce(self, nonce: str, expires: float) -> bool:
         return await self.store.consume_nonce(nonce, expires, self.clock.now())
+
+
+def check_password(password: str, login: str = "") -> None:
+    """ASVS 2.1.1, 2.1.7: at least 12 characters, not among the common passwords shipped
+    with zxcvbn (30 000 of them), and not guessable by zxcvbn's estimate (the login, runs,
+    keyboard patterns, dictionary words)."""
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise AccountError(AccountErrorCode.PASSWORD_WEAK, minimum=MIN_PASSWORD, field="password")
+    if password.lower() in _common_passwords():
+        raise AccountError(AccountErrorCode.PASSWORD_COMMON, field="password")
+    from zxcvbn import zxcvbn
+
+    if zxcvbn(password[:100], user_inputs=[login] if login else [])["score"] < MIN_STRENGTH:
+        raise AccountError(AccountErrorCode.PASSWORD_COMMON, field="password")
+
+
+@cache
+def _common_passwords() -> frozenset[str]:
+    from zxcvbn.frequency_lists import FREQUENCY_LISTS
+
+    return frozenset(FREQUENCY_LISTS["passwords"])
 
 
 def _iso(real: float) -> str:

@@ -1,3 +1,4 @@
+
 """The archives of a finished game (§9.4, RANDOM-5, AMB-33): what each visitor may open.
 
 One query layer for the archive page and its JSON export. Every inbox's status comes
@@ -12,17 +13,16 @@ part of any event or message, so they cannot appear here (SEC-13).
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
 from ..engine import archive as rules
 from ..engine import events as ev
 from ..engine.commands import GiveArchiveConsent, RequestArchive
 from ..engine.deal import commitment, verify
+from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.events import Event
 from ..engine.inboxes import POLICY, AfterGame, Kind
 from ..engine.state import GameState, Stage
-from .errors import CodedError
 from .event_index import EventIndex, Indexed
 from .media import library
 from .outbound import event_json, may_see, visible_json
@@ -35,27 +35,14 @@ COURT = (ev.PardonWindowOpened, ev.VerdictReached, ev.JudgeRemoved, ev.JudgeRecu
 CONSENT_RULES = (AfterGame.RESIDENT_CONSENT, AfterGame.ALL_MEMBERS_CONSENT)
 
 
-class ArchiveErrorCode(StrEnum):
-    NOT_FINISHED = "archive_not_finished"
-    INBOX_CLOSED = "archive_inbox_closed"
-    UNKNOWN_INBOX = "archive_unknown_inbox"
-
-
-MESSAGES: dict[ArchiveErrorCode, tuple[str, str]] = {
-    ArchiveErrorCode.NOT_FINISHED: (
-        "Архивы игры «{game}» откроются, когда игра закончится",
-        "The archives of game '{game}' open when the game is over"),
-    ArchiveErrorCode.INBOX_CLOSED: (
-        "Этот ящик вам не открыт ({status})", "This inbox is not open to you ({status})"),
-    ArchiveErrorCode.UNKNOWN_INBOX: ("Ящика «{inbox}» нет", "There is no inbox '{inbox}'"),
-}
-STATUS = {ArchiveErrorCode.NOT_FINISHED: 409, ArchiveErrorCode.INBOX_CLOSED: 403,
-          ArchiveErrorCode.UNKNOWN_INBOX: 404}
+class ArchiveErrorCode(CodeEnum):
+    NOT_FINISHED = "archive_not_finished", 409, N_("The archives of game '{game}' open when the game is over")
+    INBOX_CLOSED = "archive_inbox_closed", 403, N_("This inbox is not open to you")
+    UNKNOWN_INBOX = "archive_unknown_inbox", 404, N_("There is no inbox '{inbox}'")
 
 
 class ArchiveError(CodedError):
-    messages = MESSAGES
-    statuses = STATUS
+    code: ArchiveErrorCode
 
     def __init__(self, code: ArchiveErrorCode, rule: str = "", **fields: Any) -> None:
         super().__init__(code, rule, **fields)

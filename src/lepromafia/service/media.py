@@ -23,15 +23,15 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from ..engine.commands_host import PublishSoundEntry
+from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.records import RequestState, SoundEntry, SoundKind, SoundRequest
 from ..engine.rules.sound import handler_user, library_audience
 from ..engine.state import GameState, Stage
-from .errors import CodedError
+from .audio_length import mp3_duration_ms, wav_duration_ms
 from .outbound import admits
 from .webm import NotWebm, measure_webm
 
@@ -42,51 +42,22 @@ MEDIA_ID_LENGTH = 64
 # --- errors ---------------------------------------------------------------------------
 
 
-class MediaErrorCode(StrEnum):
-    NOT_AUDIO = "media_not_audio"
-    UNSUPPORTED = "media_unsupported"
-    TOO_LONG = "media_too_long"
-    TOO_LARGE = "media_too_large"
-    EMPTY = "media_empty"
-    NOT_FOUND = "media_not_found"
-    KIND_INVALID = "media_kind_invalid"
-    NOT_ALLOWED = "media_not_allowed"
-    RANGE_INVALID = "media_range_invalid"
-
-
-MESSAGES: dict[MediaErrorCode, tuple[str, str]] = {
-    MediaErrorCode.NOT_AUDIO: ("Файл не является аудиозаписью", "The file is not an audio recording"),
-    MediaErrorCode.UNSUPPORTED: (
-        "Формат {format} не принимается: нужны Opus/Ogg, WebM, MP3, M4A или WAV",
-        "The {format} format is not accepted: use Opus/Ogg, WebM, MP3, M4A or WAV"),
-    MediaErrorCode.TOO_LONG: (
-        "Запись длится {duration}, а можно не больше {limit} мин.",
-        "The recording lasts {duration}; the limit is {limit} minutes"),
-    MediaErrorCode.TOO_LARGE: ("Файл больше {limit} байт", "The file is larger than {limit} bytes"),
-    MediaErrorCode.EMPTY: ("Файл пуст", "The file is empty"),
-    MediaErrorCode.NOT_FOUND: ("Записи «{media}» нет", "There is no recording '{media}'"),
-    MediaErrorCode.KIND_INVALID: (
-        "Неизвестный вид записи «{kind}»", "Unknown kind of recording '{kind}'"),
-    MediaErrorCode.NOT_ALLOWED: (
-        "Загружать записи в эту игру могут ведущие и кандидаты на казнь (последнее слово)",
-        "Only hosts, and candidates for their Last Word, may upload recordings to this game"),
-    MediaErrorCode.RANGE_INVALID: (
-        "Неверный диапазон байтов", "The byte range cannot be satisfied"),
-}
-
-STATUS: dict[MediaErrorCode, int] = {
-    MediaErrorCode.NOT_AUDIO: 415, MediaErrorCode.UNSUPPORTED: 415, MediaErrorCode.TOO_LONG: 422,
-    MediaErrorCode.TOO_LARGE: 413, MediaErrorCode.EMPTY: 422, MediaErrorCode.NOT_FOUND: 404,
-    MediaErrorCode.KIND_INVALID: 422, MediaErrorCode.NOT_ALLOWED: 403,
-    MediaErrorCode.RANGE_INVALID: 416,
-}
+class MediaErrorCode(CodeEnum):
+    NOT_AUDIO = "media_not_audio", 415, N_("The file is not an audio recording")
+    UNSUPPORTED = "media_unsupported", 415, N_("The {format} format is not accepted: use Opus/Ogg, WebM, MP3, M4A or WAV")  # noqa: E501
+    TOO_LONG = "media_too_long", 422, N_("The recording lasts {duration}; the limit is {limit} minutes")
+    TOO_LARGE = "media_too_large", 413, N_("The file is larger than {limit} bytes")
+    EMPTY = "media_empty", 422, N_("The file is empty")
+    NOT_FOUND = "media_not_found", 404, N_("There is no recording '{media}'")
+    KIND_INVALID = "media_kind_invalid", 422, N_("Unknown kind of recording '{kind}'")
+    NOT_ALLOWED = "media_not_allowed", 403, N_("Only hosts, and candidates for their Last Word, may upload recordings to this game")  # noqa: E501
+    RANGE_INVALID = "media_range_invalid", 416, N_("The byte range cannot be satisfied")
 
 
 class MediaError(CodedError):
     """A rejected upload or playback, coded like the engine's RuleViolation; nothing stored."""
 
-    messages = MESSAGES
-    statuses = STATUS
+    code: MediaErrorCode
 
     def __init__(self, code: MediaErrorCode, rule: str = "", **fields: Any) -> None:
         super().__init__(code, rule, **fields)
@@ -142,6 +113,10 @@ def measure(path: Path) -> Measured:
         if name == "MP4" and not str(getattr(found.info, "codec", "")).startswith(("mp4a", "alac")):
             raise MediaError(MediaErrorCode.UNSUPPORTED, format=name)
         duration_ms = round(float(found.info.length or 0) * 1000)
+        if name == "MP3":  # F4-2: the frames in the file, not a Xing/VBRI header's count
+            duration_ms = mp3_duration_ms(path)
+        elif name == "WAVE":  # F4-2: the sample bytes in the file, not the data chunk's size
+            duration_ms = wav_duration_ms(path) or 0
         if duration_ms <= 0:
             raise MediaError(MediaErrorCode.NOT_AUDIO)
         fmt, ctype = ACCEPTED[name]

@@ -47,7 +47,7 @@ from ..store.event_store import (
 )
 from ..store.projection import Changes, GameClock, Projector, Step, merge
 from .clock import Clock, SystemClock
-from .errors import ServiceError, ServiceErrorCode
+from .errors import ServiceError, ServiceErrorCode, storage_full
 from .pubsub import Broker
 
 log = logging.getLogger(__name__)
@@ -331,6 +331,10 @@ class _Lane:
                 return
 
     async def _run_batch(self, jobs: list[_Job]) -> None:
+        """Commit ``jobs`` together. A batch the store refuses for one command's sake (a
+        value one backend cannot hold) is split in halves, down to that command alone, so
+        one player's bad command never fails another's (F6-1). A full disk fails the whole
+        batch at once (nothing is written): ``storage_full``, retried by the clients."""
         for attempt in (1, 2):
             try:
                 results, drafts = await self._attempt(jobs)
@@ -344,7 +348,17 @@ class _Lane:
             except Exception as exc:  # the store failed: nothing was committed
                 for job in jobs:
                     self.handles.pop(job.game_id, None)
-                self._resolve(jobs, [exc] * len(jobs))
+                if storage_full(exc):
+                    log.error("store is full: %s", exc)
+                    self._resolve(jobs, [ServiceError(ServiceErrorCode.STORAGE_FULL)] * len(jobs))
+                elif len(jobs) > 1:
+                    half = len(jobs) // 2
+                    await self._run_batch(jobs[:half])
+                    await self._run_batch(jobs[half:])
+                else:
+                    log.error("command %s of %s failed at commit: %r", jobs[0].command_id,
+                              jobs[0].game_id, exc)
+                    self._resolve(jobs, [exc])
                 return
             for game_id, draft in drafts.items():
                 if draft.state is not None and draft.write is not None:

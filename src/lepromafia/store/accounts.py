@@ -125,6 +125,12 @@ class UserRow:
 class SessionRow:
     user_id: str
     expires_real: float
+    created_real: float
+
+
+REGISTRATION = "+register"
+"""The ``login_attempts.login`` of a registration (no login can start with ``+``): the
+per-address registration throttle counts these rows."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,8 @@ class AccountStore:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
+        # end the request's shared read first, so the reads after this write see it
+        await self.store.release_reads()
         async with self.store.writer.begin() as conn:
             yield conn
 
@@ -186,9 +194,15 @@ class AccountStore:
 
     async def session(self, token_hash: str) -> SessionRow | None:
         async with self._read() as conn:
-            r = (await conn.execute(select(sessions.c.user_id, sessions.c.expires_real)
+            r = (await conn.execute(select(sessions.c.user_id, sessions.c.expires_real,
+                                           sessions.c.created_real)
                                     .where(sessions.c.token_hash == token_hash))).first()
-        return SessionRow(r.user_id, r.expires_real) if r else None
+        return SessionRow(r.user_id, r.expires_real, r.created_real) if r else None
+
+    async def renew_session(self, token_hash: str, expires: float) -> None:
+        async with self._write() as conn:
+            await conn.execute(update(sessions).where(sessions.c.token_hash == token_hash)
+                               .values(expires_real=expires))
 
     async def drop_session(self, token_hash: str) -> None:
         async with self._write() as conn:
@@ -209,6 +223,30 @@ class AccountStore:
             return int((await conn.execute(select(func.count()).select_from(a).where(and_(
                 a.c.login == login, a.c.ip == ip, a.c.ok.is_(False), a.c.at_real > since,
                 a.c.id > (last_ok or 0))))).scalar_one())
+
+    async def failures_for_login(self, login: str, since: float) -> int:
+        """Failed attempts for this login from any address since ``since``."""
+        a = login_attempts
+        async with self._read() as conn:
+            return int((await conn.execute(select(func.count()).select_from(a).where(and_(
+                a.c.login == login, a.c.ok.is_(False), a.c.at_real > since)))).scalar_one())
+
+    async def failures_from_ip(self, ip: str, since: float) -> int:
+        """Failed attempts from this address for any login since ``since``."""
+        a = login_attempts
+        async with self._read() as conn:
+            return int((await conn.execute(select(func.count()).select_from(a).where(and_(
+                a.c.ip == ip, a.c.ok.is_(False), a.c.at_real > since,
+                a.c.login != REGISTRATION)))).scalar_one())
+
+    async def record_registration(self, ip: str, now: float) -> None:
+        await self.record_attempt(REGISTRATION, ip, now, True)
+
+    async def registrations_since(self, ip: str, since: float) -> int:
+        a = login_attempts
+        async with self._read() as conn:
+            return int((await conn.execute(select(func.count()).select_from(a).where(and_(
+                a.c.login == REGISTRATION, a.c.ip == ip, a.c.at_real > since)))).scalar_one())
 
     # --- contact details (SEC-13) --------------------------------------------------
 

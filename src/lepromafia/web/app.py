@@ -33,8 +33,8 @@ from ..store.migrate import upgrade
 from . import errors
 from .api import archive, sound
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
-from .errors import WebError, WebErrorCode
 from .i18n import LANGUAGES
+from .security import Edge
 from .settings import WebSettings
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -61,7 +61,11 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         await service.start()
         store = AccountStore(service.store)
         policy = AccountPolicy(session_ttl_seconds=settings.session_ttl_hours * 3600,
+                               session_idle_seconds=settings.session_idle_hours * 3600,
                                max_failures=settings.login_max_failures,
+                               max_failures_per_account=settings.login_max_failures_per_account,
+                               max_failures_per_ip=settings.login_max_failures_per_ip,
+                               registrations_per_ip=settings.registrations_per_ip_per_hour,
                                failure_window_seconds=settings.login_window_minutes * 60,
                                argon2_time_cost=settings.argon2_time_cost,
                                argon2_memory_kib=settings.argon2_memory_kib)
@@ -91,8 +95,10 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     app.state.render_error = None
     errors.install(app)
     app.add_middleware(OneReadPerRequest)
-    app.add_middleware(Limits, max_body=settings.max_body_bytes, secure=settings.cookie_secure,
-                       max_upload=settings.max_upload_bytes)
+    app.add_middleware(Limits, secure=settings.cookie_secure)
+    app.add_middleware(Edge, max_body=settings.max_body_bytes, max_upload=settings.max_upload_bytes,
+                       is_upload=_is_upload, production=settings.environment == "prod",
+                       secure_cookies=settings.cookie_secure)
     if STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     from .api import router as api_router
@@ -138,13 +144,12 @@ class OneReadPerRequest:
 
 
 class Limits:
-    """ASGI middleware: the request body limit (413), the browser's CSRF cookie (set once,
-    HttpOnly, SameSite=Lax) and ``?lang=`` remembered in the ``lang`` cookie."""
+    """ASGI middleware: the browser's CSRF cookie (set once, HttpOnly, SameSite=Lax) and
+    ``?lang=`` remembered in the ``lang`` cookie. Body limits, text checks and security
+    headers are ``security.Edge``'s."""
 
-    def __init__(self, app: ASGIApp, max_body: int, secure: bool, max_upload: int = 0) -> None:
+    def __init__(self, app: ASGIApp, secure: bool) -> None:
         self.app = app
-        self.max_body = max_body
-        self.max_upload = max(max_upload, max_body)
         self.secure = "; Secure" if secure else ""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -167,35 +172,13 @@ class Limits:
         if lang and cookies.get(LANG_COOKIE) != lang:
             extra.append((b"set-cookie", f"{LANG_COOKIE}={lang}; Path=/; Max-Age=31536000; "
                                          f"SameSite=Lax{self.secure}".encode()))
-        limit = self.max_upload if _is_upload(scope.get("path", "")) else self.max_body
-        length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
-            info = errors.describe(WebError(WebErrorCode.TOO_LARGE, limit=limit), lang or "ru")
-            assert info is not None
-            body = _dumps(info.body())
-            await send({"type": "http.response.start", "status": info.status,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
-            return
-        seen = 0
-
-        async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise WebError(WebErrorCode.TOO_LARGE, limit=limit)
-            return message
-
         async def send_with_cookies(message: Message) -> None:
             if message["type"] == "http.response.start" and extra:
                 message = dict(message)
                 message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
 
-        await self.app(scope, limited_receive, send_with_cookies)
+        await self.app(scope, receive, send_with_cookies)
 
 
 def _cookies(header: str) -> dict[str, str]:
@@ -213,9 +196,3 @@ def _query_lang(query: str) -> str | None:
         if name == "lang" and value in LANGUAGES:
             return value
     return None
-
-
-def _dumps(data: Any) -> bytes:
-    import json
-
-    return json.dumps(data, ensure_ascii=False).encode()

@@ -1,17 +1,21 @@
+# ruff: noqa: E501 - the code table reads best one code per line
+
 """The one place where failures become HTTP responses.
 
-Engine ``RuleViolation``s, ``ServiceError``s, ``AccountError``s and the web's own
-``WebError``s map to a status and ``{"error": {"code", "message", "rule"?}}`` for
-``/api``. Pages get the same ``ErrorInfo``: an HTML renderer installed as
-``app.state.render_error(request, info)`` draws it (see ``install``); form handlers may
-call ``describe(exc, lang)`` themselves to re-render a form with the message.
+Every known failure is a ``CodedError`` (``engine.errors``): the engine's ``RuleViolation``,
+the service's ``ServiceError``, ``AccountError``, ``MediaError`` and ``ArchiveError``, and
+the web's own ``WebError``. Its code enum declares the HTTP status and the English message
+beside each code; ``describe`` turns one into an ``ErrorInfo`` (status, code, the message in
+the reader's language, the rule id). ``/api`` answers ``{"error": {"code", "message",
+"rule"?}}``; pages get the same ``ErrorInfo`` through the HTML renderer installed as
+``app.state.render_error(request, info)`` (see ``install``), and form handlers call
+``describe(exc, lang)`` to re-render their form with the message beside the field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from html import escape
 from typing import Any
 
@@ -20,97 +24,34 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..engine.errors import ErrorCode, RuleViolation
-from ..service.accounts import AccountError, AccountErrorCode
-from ..service.errors import ServiceError, ServiceErrorCode
-from .i18n import gettext, normalize
+from ..engine.errors import N_, CodedError, CodeEnum
+from .i18n import error_message, normalize
 
 
-class WebErrorCode(StrEnum):
-    BAD_REQUEST = "bad_request"
-    BAD_JSON = "bad_json"
-    BAD_FORM = "bad_form"
-    TOO_LARGE = "too_large"
-    UNAUTHENTICATED = "unauthenticated"
-    SESSION_EXPIRED = "session_expired"
-    FORBIDDEN = "forbidden"
-    NOT_FOUND = "not_found"
-    UNKNOWN_COMMAND = "unknown_command"
-    CSRF_INVALID = "csrf_invalid"
-    METHOD_NOT_ALLOWED = "method_not_allowed"
-    INTERNAL = "internal"
+class WebErrorCode(CodeEnum):
+    BAD_REQUEST = "bad_request", 400, N_("The request is malformed: {detail}")
+    BAD_JSON = "bad_json", 422, N_("The JSON body is invalid: {detail}")
+    BAD_FORM = "bad_form", 422, N_("Fill in this field correctly")
+    TOO_LARGE = "too_large", 413, N_("The request is too large (limit {limit} bytes)")
+    UNAUTHENTICATED = "unauthenticated", 401, N_("Please log in")
+    SESSION_EXPIRED = "session_expired", 401, N_("Your session has expired; please log in again")
+    FORBIDDEN = "forbidden", 403, N_("You may not do this")
+    NOT_FOUND = "not_found", 404, N_("Not found: {what}")
+    UNKNOWN_COMMAND = "unknown_command", 404, N_("There is no command '{command}'")
+    CSRF_INVALID = "csrf_invalid", 403, N_("The form has expired or was already sent; reload the page")
+    METHOD_NOT_ALLOWED = "method_not_allowed", 405, N_("This method is not allowed here")
+    TEXT_INVALID = "text_invalid", 422, N_("The text holds a character that cannot be stored (a NUL byte or broken Unicode)")
+    STORAGE_FULL = "storage_full", 503, N_("The server has no room to store this right now; nothing was saved. Try again in a minute")
+    INTERNAL = "internal", 500, N_("Internal error")
 
 
-WEB_ERRORS: dict[WebErrorCode, tuple[int, str]] = {
-    WebErrorCode.BAD_REQUEST: (400, "The request is malformed: {detail}"),
-    WebErrorCode.BAD_JSON: (422, "The JSON body is invalid: {detail}"),
-    WebErrorCode.BAD_FORM: (422, "The form is filled in wrongly: {detail}"),
-    WebErrorCode.TOO_LARGE: (413, "The request is too large (limit {limit} bytes)"),
-    WebErrorCode.UNAUTHENTICATED: (401, "Please log in"),
-    WebErrorCode.SESSION_EXPIRED: (401, "Your session has expired; please log in again"),
-    WebErrorCode.FORBIDDEN: (403, "You may not do this"),
-    WebErrorCode.NOT_FOUND: (404, "Not found: {what}"),
-    WebErrorCode.UNKNOWN_COMMAND: (404, "There is no command '{command}'"),
-    WebErrorCode.CSRF_INVALID: (403, "The form has expired or was already sent; reload the page"),
-    WebErrorCode.METHOD_NOT_ALLOWED: (405, "This method is not allowed here"),
-    WebErrorCode.INTERNAL: (500, "Internal error"),
-}
+class WebError(CodedError):
+    """A failure of the web layer itself (bad JSON or form, CSRF, login, not found)."""
 
+    code: WebErrorCode
 
-class WebError(Exception):
-    def __init__(self, code: WebErrorCode, **fields: Any) -> None:
-        self.code = code
-        self.fields = fields
-        super().__init__(f"{code}: {self.message('en')}")
-
-    @property
-    def status(self) -> int:
-        return WEB_ERRORS[self.code][0]
-
-    def message(self, lang: str = "ru") -> str:
-        template = gettext(lang, WEB_ERRORS[self.code][1])
-        try:
-            return template.format(**self.fields)
-        except (KeyError, IndexError):
-            return template
-
-
-_FORBIDDEN_RULES = {
-    ErrorCode.NOT_PROCURATOR, ErrorCode.NOT_CONSIGLIERE, ErrorCode.NOT_TRIBUNE,
-    ErrorCode.NOT_RESIDENT, ErrorCode.NOT_MAFIOSO, ErrorCode.NOT_GODFATHER,
-    ErrorCode.NOT_COMMISSAR, ErrorCode.NOT_ALIVE, ErrorCode.NOT_A_PARTICIPANT,
-    ErrorCode.HOST_CANNOT_PLAY, ErrorCode.NOT_ARBITER, ErrorCode.NOT_JUDGE,
-    ErrorCode.NOT_ORGANIZER, ErrorCode.INBOX_READ_ONLY,
-}
-_NOT_FOUND_RULES = {ErrorCode.NO_GAME, ErrorCode.UNKNOWN_CITY, ErrorCode.UNKNOWN_INBOX}
-_UNPROCESSABLE_RULES = {ErrorCode.INVALID_SETTINGS, ErrorCode.MESSAGE_TOO_LONG, ErrorCode.MESSAGE_EMPTY}
-
-SERVICE_STATUS: dict[ServiceErrorCode, int] = {
-    ServiceErrorCode.UNKNOWN_GAME: 404,
-    ServiceErrorCode.GAME_EXISTS: 409,
-    ServiceErrorCode.GAME_FINISHED: 409,
-    ServiceErrorCode.COMMAND_ID_INVALID: 422,
-    ServiceErrorCode.COMMAND_ID_REUSED: 409,
-    ServiceErrorCode.CORRUPT_LOG: 500,
-    ServiceErrorCode.CONCURRENCY_CONFLICT: 503,
-    ServiceErrorCode.SERVICE_CLOSED: 503,
-}
-
-ACCOUNT_STATUS: dict[AccountErrorCode, int] = {
-    AccountErrorCode.LOGIN_INVALID: 422,
-    AccountErrorCode.LOGIN_TAKEN: 409,
-    AccountErrorCode.PASSWORD_WEAK: 422,
-    AccountErrorCode.DISPLAY_NAME_INVALID: 422,
-    AccountErrorCode.BAD_CREDENTIALS: 401,
-    AccountErrorCode.RATE_LIMITED: 429,
-    AccountErrorCode.BANNED: 403,
-    AccountErrorCode.CONTACT_INVALID: 422,
-    AccountErrorCode.CONTACT_FORBIDDEN: 403,
-    AccountErrorCode.CONTACT_MISSING: 404,
-    AccountErrorCode.SANCTION_FORBIDDEN: 403,
-    AccountErrorCode.SANCTION_INVALID: 422,
-    AccountErrorCode.UNKNOWN_USER: 404,
-}
+    def __init__(self, code: WebErrorCode, rule: str = "", **fields: Any) -> None:
+        super().__init__(code, rule, **fields)
 
 
 @dataclass(frozen=True)
@@ -119,45 +60,45 @@ class ErrorInfo:
     code: str
     message: str
     rule: str = ""
+    field: str = ""
+    """The form field that caused it, when known (the page shows the message beside it)."""
+    headers: tuple[tuple[str, str], ...] = ()
 
     def body(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.rule:
             error["rule"] = self.rule
+        if self.field:
+            error["field"] = self.field
         return {"error": error}
 
 
-def rule_status(code: ErrorCode) -> int:
-    if code in _FORBIDDEN_RULES:
-        return 403
-    if code in _NOT_FOUND_RULES:
-        return 404
-    if code in _UNPROCESSABLE_RULES:
-        return 422
-    return 409
+_HTTP_CODES = {404: WebErrorCode.NOT_FOUND, 405: WebErrorCode.METHOD_NOT_ALLOWED,
+               401: WebErrorCode.UNAUTHENTICATED, 403: WebErrorCode.FORBIDDEN,
+               413: WebErrorCode.TOO_LARGE}
 
 
-def describe(exc: BaseException, lang: str = "ru") -> ErrorInfo | None:
-    """The status, code and translated message of a known failure; None for a bug."""
-    lang = normalize(lang)
-    if isinstance(exc, RuleViolation):
-        return ErrorInfo(rule_status(exc.code), exc.code.value, exc.message(lang), exc.rule)
-    if isinstance(exc, ServiceError):
-        return ErrorInfo(SERVICE_STATUS.get(exc.code, 409), exc.code.value, exc.message(lang))
-    if isinstance(exc, AccountError):
-        return ErrorInfo(ACCOUNT_STATUS.get(exc.code, 400), exc.code.value, exc.message(lang))
-    if isinstance(exc, WebError):
-        return ErrorInfo(exc.status, exc.code.value, exc.message(lang))
+def coded(exc: BaseException) -> CodedError | None:
+    """Any known failure as a ``CodedError``; None for a bug."""
+    if isinstance(exc, CodedError):
+        return exc
     if isinstance(exc, RequestValidationError):
-        return describe(WebError(WebErrorCode.BAD_JSON, detail=_validation_detail(exc)), lang)
+        return WebError(WebErrorCode.BAD_JSON, detail=_validation_detail(exc))
     if isinstance(exc, StarletteHTTPException):
-        code = {404: WebErrorCode.NOT_FOUND, 405: WebErrorCode.METHOD_NOT_ALLOWED,
-                401: WebErrorCode.UNAUTHENTICATED, 403: WebErrorCode.FORBIDDEN,
-                413: WebErrorCode.TOO_LARGE}.get(exc.status_code, WebErrorCode.BAD_REQUEST)
-        info = describe(WebError(code, what=str(exc.detail), detail=str(exc.detail), limit="?"), lang)
-        assert info is not None
-        return ErrorInfo(exc.status_code, info.code, info.message)
+        code = _HTTP_CODES.get(exc.status_code, WebErrorCode.BAD_REQUEST)
+        return WebError(code, what=str(exc.detail), detail=str(exc.detail), limit="?")
     return None
+
+
+def describe(exc: BaseException, lang: str = "ru", *, field: str = "") -> ErrorInfo | None:
+    """The status, code, translated message and rule of a known failure; None for a bug."""
+    error = coded(exc)
+    if error is None:
+        return None
+    status = exc.status_code if isinstance(exc, StarletteHTTPException) else error.status
+    return ErrorInfo(status, error.code.value, error_message(normalize(lang), error), error.rule,
+                     field or str(error.fields.get("field", "")),
+                     tuple(error.headers.items()))
 
 
 def _validation_detail(exc: RequestValidationError) -> str:
@@ -190,7 +131,7 @@ async def respond(request: Request, info: ErrorInfo) -> Response:
             return await result if isinstance(result, Awaitable) else result
         return HTMLResponse(f"<!doctype html><title>{info.status}</title><p role=alert>"
                             f"{escape(info.message)}</p>", status_code=info.status)
-    return JSONResponse(info.body(), status_code=info.status)
+    return JSONResponse(info.body(), status_code=info.status, headers=dict(info.headers))
 
 
 def install(app: FastAPI) -> None:
@@ -200,6 +141,5 @@ def install(app: FastAPI) -> None:
             raise exc
         return await respond(request, info)
 
-    for kind in (RuleViolation, ServiceError, AccountError, WebError, RequestValidationError,
-                 StarletteHTTPException):
+    for kind in (CodedError, RequestValidationError, StarletteHTTPException):
         app.add_exception_handler(kind, known)

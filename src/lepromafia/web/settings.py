@@ -29,8 +29,14 @@ class WebSettings(BaseSettings):
     time_scale: float = 1.0
     """Game time runs this many times faster (the demo's accelerated game)."""
     session_ttl_hours: float = 14 * 24
+    session_idle_hours: float = 48
+    """A session unused this long expires, within the ``session_ttl_hours`` maximum."""
     login_max_failures: int = 5
+    """Failed logins per login and address in the window; then 429."""
+    login_max_failures_per_account: int = 10
+    login_max_failures_per_ip: int = 30
     login_window_minutes: float = 15
+    registrations_per_ip_per_hour: int = 20
     redis_url: str | None = None
     """Set when several workers serve the same games (pub/sub through Redis)."""
     max_body_bytes: int = 64 * 1024

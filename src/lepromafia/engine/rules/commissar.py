@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from .. import commands as cmd
 from .. import events as ev
@@ -54,6 +54,13 @@ def offer(p: Progress, c: cmd.OfferCommissar) -> None:
     open_inbox(p, Kind.OFFER, scope, city=city.name, subject=candidate, generation=generation)
     timeout = timedelta(minutes=s.settings.commissar_offer_timeout_minutes)
     schedule(p, f"offer_timeout:{city.name}:{attempt}", p.now + timeout, secret)
+    # SEC-1: the answer reaches the Procurator at this reveal, never earlier, whenever the
+    # candidate answers; scheduled now, so the answer itself changes nothing he sees.
+    schedule(p, f"offer_reveal:{city.name}:{attempt}", _reveal_at(s, p.now), secret)
+
+
+def _reveal_at(s: GameState, offered_at: datetime) -> datetime:
+    return offered_at + timedelta(minutes=s.settings.commissar_offer_min_window_minutes)
 
 
 def _open_offer_of(s: GameState, user: str) -> tuple[City, Offer] | None:
@@ -82,14 +89,11 @@ def answer(p: Progress, c: cmd.AnswerCommissarOffer) -> None:
               "COMM-APPT-2")
     p.emit(ev.CommissarOfferAnswered, only(c.actor), city=city.name, attempt=o.attempt,
            accepted=c.accept)
-    cancel(p, f"offer_timeout:{city.name}:{o.attempt}")
     if c.accept:
         _appoint(p, city.name, c.actor)
-    reveal_at = o.offered_at + timedelta(minutes=s.settings.commissar_offer_min_window_minutes)
-    if p.now >= reveal_at:
-        _resolve(p, city.name, lapsed=False)
-    else:
-        schedule(p, f"offer_reveal:{city.name}:{o.attempt}", reveal_at, only(s.procurator))
+    # F3-3: before the reveal nothing the Procurator sees happens; the reveal closes it
+    if p.now >= _reveal_at(s, o.offered_at):
+        _close(p, city.name, o.attempt)
 
 
 def _appoint(p: Progress, name: str, user: str) -> None:
@@ -102,7 +106,15 @@ def _appoint(p: Progress, name: str, user: str) -> None:
     ambush.grant_if_pending(p, name)  # AMBUSH-2, AMBUSH-10
 
 
+def _close(p: Progress, name: str, attempt: int) -> None:
+    """An answered offer at its reveal: the pending deadlines go, the answer shows."""
+    cancel(p, f"offer_timeout:{name}:{attempt}")
+    cancel(p, f"offer_reveal:{name}:{attempt}")
+    _resolve(p, name, lapsed=False)
+
+
 def _resolve(p: Progress, name: str, lapsed: bool) -> None:
+    """The answer is shown to the Procurator (SEC-1)."""
     s = p.state
     o = s.cities[name].offer
     assert o is not None
@@ -122,6 +134,7 @@ def offer_timed_out(p: Progress, rest: str, seed: int) -> None:
     name, _, attempt = rest.rpartition(":")
     o = p.state.cities[name].offer
     if o is not None and o.attempt == int(attempt) and o.accepted is None:
+        cancel(p, f"offer_reveal:{name}:{o.attempt}")
         _resolve(p, name, lapsed=True)
 
 
@@ -129,7 +142,7 @@ def reveal_answer(p: Progress, rest: str, seed: int) -> None:
     name, _, attempt = rest.rpartition(":")
     o = p.state.cities[name].offer
     if o is not None and o.attempt == int(attempt) and o.accepted is not None:
-        _resolve(p, name, lapsed=False)
+        _close(p, name, o.attempt)
 
 
 def lapse_open_offers(p: Progress) -> None:

@@ -101,9 +101,10 @@ def nominate(p: Progress, c: cmd.Nominate) -> None:
     check(eligible(s, city, c.candidate), ErrorCode.CANDIDATE_NOT_ELIGIBLE, "EXEC-3")
     check(s.settings.allow_self_nomination or c.candidate != c.actor,
           ErrorCode.SELF_NOMINATION_FORBIDDEN, "EXEC-3")
-    # INBOX-PERS-2: declared to the Tribune in the personal inbox; nominators stay private.
-    p.emit(ev.NominationMade, only(c.actor, city.tribune), city=city.name, nominator=c.actor,
-           candidate=c.candidate)
+    # INBOX-PERS-2: declared to the Tribune in the personal inbox; nominators stay private
+    # unless the game publishes them (EXEC-3, publish_nominators).
+    audience = PUBLIC if s.settings.publish_nominators else only(c.actor, city.tribune)
+    p.emit(ev.NominationMade, audience, city=city.name, nominator=c.actor, candidate=c.candidate)
 
 
 def request_proxy(p: Progress, c: cmd.RequestProxyVote) -> None:

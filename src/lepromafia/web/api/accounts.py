@@ -19,6 +19,7 @@ from ..deps import (
     session_token,
     set_session_cookie,
 )
+from ..security import issue_ticket
 from .models import ERRORS, LoginBody, RegisterBody, SanctionBody, SessionOut, UserOut
 
 router = APIRouter(tags=["accounts"], responses=ERRORS)
@@ -37,7 +38,7 @@ def client_ip(request: Request) -> str:
 async def register(body: RegisterBody, request: Request, response: Response, web: WebDep) -> SessionOut:
     """Create an account and log in (argon2id; the session is an HttpOnly cookie and,
     for API clients, the returned bearer token)."""
-    await web.accounts.register(body.login, body.password, body.display_name)
+    await web.accounts.register(body.login, body.password, body.display_name, client_ip(request))
     session = await web.accounts.login(body.login, body.password, client_ip(request))
     set_session_cookie(response, session, web.settings)
     return _session_out(session)
@@ -59,6 +60,14 @@ async def logout(request: Request, response: Response, web: WebDep) -> Response:
     response.status_code = 204
     clear_session_cookie(response, web.settings)
     return response
+
+
+@router.post("/auth/ws-ticket")
+async def ws_ticket(user: RequireUser, web: WebDep) -> dict[str, Any]:
+    """A one-time ticket for ``/ws?ticket=`` (valid 60 s) for a client that cannot send the
+    session cookie or an ``Authorization`` header with the WebSocket handshake."""
+    ticket, expires = issue_ticket(web.settings.signing_key(), user.user_id, web.now())
+    return {"ticket": ticket, "expires_real": expires}
 
 
 @router.get("/me")

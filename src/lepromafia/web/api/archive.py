@@ -11,14 +11,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from ...service.archive import ArchiveError, Archives
-from ..deps import CurrentUser, Lang, RequireUser, WebDep
+from ...service.archive import Archives
+from ..deps import CurrentUser, RequireUser, WebDep
 from .games import ack_out, scoped
-from .models import COMMAND_ID, AckOut, Body
-from .sound import coded, media_guard
+from .models import COMMAND_ID, ERRORS, AckOut, Body
+from .sound import media_guard
 
 router = APIRouter(prefix="/api/games/{game_id}/archive", tags=["archive"],
-                   dependencies=[Depends(media_guard)])
+                   dependencies=[Depends(media_guard)], responses=ERRORS)
 
 
 def archives(request: Request, web: WebDep) -> Archives:
@@ -39,37 +39,28 @@ def _links(game_id: str, row: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.get("")
-async def page(game_id: str, user: CurrentUser, lang: Lang,
+async def page(game_id: str, user: CurrentUser,
                found: Archives = ArchivesDep) -> Any:
     """The archive page: results, the deal check, inboxes with their §9.4 status and links,
     every vote with its time, the Court's decisions, the public timeline."""
-    try:
-        data = await found.page(game_id, user.user_id if user else None)
-    except ArchiveError as exc:
-        return coded(exc, lang)
+    data = await found.page(game_id, user.user_id if user else None)
     data["inboxes"] = [_links(game_id, row) for row in data["inboxes"]]
     data["export"] = f"/api/games/{game_id}/archive/export"
     return data
 
 
 @router.get("/inbox")
-async def inbox(game_id: str, inbox: str, user: CurrentUser, lang: Lang,
+async def inbox(game_id: str, inbox: str, user: CurrentUser,
                 found: Archives = ArchivesDep) -> Any:
     """An inbox's messages, if §9.4 opens it to the viewer."""
-    try:
-        return await found.inbox(game_id, inbox, user.user_id if user else None)
-    except ArchiveError as exc:
-        return coded(exc, lang)
+    return await found.inbox(game_id, inbox, user.user_id if user else None)
 
 
 @router.get("/export")
-async def export(game_id: str, user: CurrentUser, lang: Lang,
+async def export(game_id: str, user: CurrentUser,
                  found: Archives = ArchivesDep) -> Any:
     """The archive as JSON, with every inbox open to the viewer."""
-    try:
-        data = await found.export(game_id, user.user_id if user else None)
-    except ArchiveError as exc:
-        return coded(exc, lang)
+    data = await found.export(game_id, user.user_id if user else None)
     name = f"lepromafia-{game_id}-archive.json"
     return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

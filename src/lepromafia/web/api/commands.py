@@ -31,7 +31,7 @@ from ...service.commands import COMMAND_TYPES, CommandShapeError, decode_command
 from ..deps import RequireUser, WebDep, access_game_for_action
 from ..errors import WebError, WebErrorCode
 from .games import ack_out, scoped
-from .models import COMMAND_ID, ERRORS, AckOut, CityBody, CommandIdBody
+from .models import COMMAND_ID, ERRORS, AckOut, BoundedInt, CityBody, CommandIdBody
 
 router = APIRouter(tags=["commands"], responses=ERRORS)
 
@@ -63,6 +63,8 @@ def _annotation(hint: Any) -> Any:
     args = typing.get_args(hint)
     if hint is datetime:
         return AwareDatetime
+    if hint is int:
+        return BoundedInt
     if hint in (str, int, bool, float, date) or hint is Any:
         return hint
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):

@@ -13,7 +13,7 @@ from ...service.service import Ack
 from ...service.views import DeadlineView, GameSummary, InboxListRow, InboxView, TallyView
 from ..deps import CurrentUser, RequireUser, WebDep, access_game_for_action
 from ..errors import WebError, WebErrorCode
-from .models import ERRORS, AckOut, CreateGameBody, SignUpBody
+from .models import ERRORS, MAX_INT, AckOut, CreateGameBody, SignUpBody
 
 router = APIRouter(tags=["games"], responses=ERRORS)
 
@@ -75,7 +75,8 @@ async def inboxes(game_id: str, user: RequireUser, web: WebDep) -> list[InboxLis
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}")
 async def inbox(game_id: str, inbox_id: str, user: RequireUser, web: WebDep,
-                after: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=2000)) -> InboxView:
+                after: int = Query(0, ge=0, le=MAX_INT),
+                limit: int = Query(500, ge=1, le=2000)) -> InboxView:
     found = await web.queries.inbox(game_id, inbox_id, user.user_id, after_seq=after, limit=limit)
     if found is None:  # unknown or not readable: indistinguishable on purpose
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
@@ -98,7 +99,7 @@ async def tallies(game_id: str, user: CurrentUser, web: WebDep) -> list[TallyVie
 
 
 @router.get("/games/{game_id}/events")
-async def events(game_id: str, user: CurrentUser, web: WebDep, since: int = Query(0, ge=0),
+async def events(game_id: str, user: CurrentUser, web: WebDep, since: int = Query(0, ge=0, le=MAX_INT),
                  limit: int = Query(1000, ge=1, le=5000)) -> list[dict[str, Any]]:
     """The viewer's gapless stream after ``since``: each event he may see, else ``{seq}``."""
     await web.queries.state(game_id)

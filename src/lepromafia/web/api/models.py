@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+MAX_INT = 2**31 - 1
+"""Every integer parameter's upper bound: the stores' ``INTEGER`` columns (F1-1)."""
+BoundedInt = Annotated[int, Field(ge=-MAX_INT, le=MAX_INT)]
 
 COMMAND_ID = Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.:@-]+$",
                    description="Client-chosen idempotency key: the same id twice has one effect")
@@ -62,7 +66,7 @@ class SanctionBody(Body):
     user: str = Field(max_length=32)
     reason: str = Field(min_length=1, max_length=2000)
     rule: str = Field(default="PLAYER-7", max_length=32)
-    days: int | None = Field(default=None, description="None: a lifetime ban")
+    days: int | None = Field(default=None, ge=1, le=36500, description="None: a lifetime ban")
 
 
 class AckOut(BaseModel):
@@ -84,5 +88,5 @@ class ErrorOut(BaseModel):
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 413, 422, 429)
+    code: {"model": ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429, 503)
 }

@@ -16,7 +16,6 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
-from ...service.archive import ArchiveError
 from ...service.media import (
     MediaError,
     MediaErrorCode,
@@ -26,10 +25,10 @@ from ...service.media import (
     parse_range,
     requests_for,
 )
-from ..deps import CurrentUser, Lang, RequireUser, WebDep, verify_csrf
+from ..deps import CurrentUser, RequireUser, WebDep, verify_csrf
 from ..errors import WebError, WebErrorCode
 from .games import ack_out, scoped
-from .models import COMMAND_ID, Body
+from .models import COMMAND_ID, ERRORS, MAX_INT, Body, ErrorOut
 
 
 async def media_guard(request: Request) -> None:
@@ -48,7 +47,8 @@ async def media_guard(request: Request) -> None:
 
 
 router = APIRouter(prefix="/api/games/{game_id}/sound", tags=["sound"],
-                   dependencies=[Depends(media_guard)])
+                   dependencies=[Depends(media_guard)],
+                   responses=ERRORS | {415: {"model": ErrorOut}, 416: {"model": ErrorOut}})
 
 AUDIO_HEADERS = {
     "Accept-Ranges": "bytes",
@@ -67,16 +67,8 @@ def media_library(request: Request) -> MediaLibrary:
     return found
 
 
-def coded(exc: MediaError | ArchiveError, lang: str) -> JSONResponse:
-    """A media or archive rejection in the API's error shape."""
-    error: dict[str, Any] = {"code": exc.code.value, "message": exc.message(lang)}
-    if exc.rule:
-        error["rule"] = exc.rule
-    return JSONResponse({"error": error}, status_code=exc.status)
-
-
 @router.post("/media", status_code=201)
-async def upload(game_id: str, request: Request, user: RequireUser, web: WebDep, lang: Lang,
+async def upload(game_id: str, request: Request, user: RequireUser, web: WebDep,
                  file: Annotated[UploadFile, File()], kind: Annotated[str, Form()]) -> Any:
     """Upload a recording (Opus/Ogg, WebM, MP3, M4A, WAV). The server reads its real
     duration and refuses one over the kind's limit (SOUND-CONF-4, SOUND-LW-4) or not audio.
@@ -87,30 +79,26 @@ async def upload(game_id: str, request: Request, user: RequireUser, web: WebDep,
     try:
         info = await run_in_threadpool(media.ingest, file.file, state=state, game=game_id,
                                        user=user.user_id, kind=kind, now=now)
-    except MediaError as exc:
-        return coded(exc, lang)
     finally:
         await file.close()
     return JSONResponse(info.public(), status_code=201)
 
 
 @router.get("/media/{media_id}")
-async def play(game_id: str, media_id: str, request: Request, user: CurrentUser, web: WebDep,
-               lang: Lang) -> Response:
+async def play(game_id: str, media_id: str, request: Request, user: CurrentUser, web: WebDep) -> Response:
     """Stream a recording to whoever may hear it (SOUND-2), with HTTP range requests."""
     state = await web.service.state(game_id)
     media = media_library(request)
     viewer = user.user_id if user else None
     info = media.info(media_id)
     if info is None or not may_play(state, game_id, info, viewer):
-        return coded(MediaError(MediaErrorCode.NOT_FOUND, media=media_id[:80]), lang)
+        raise MediaError(MediaErrorCode.NOT_FOUND, media=media_id[:80])
     size = media.blobs.size(media_id)
     try:
         wanted = parse_range(request.headers.get("range"), size)
     except MediaError as exc:
-        response = coded(exc, lang)
-        response.headers["Content-Range"] = f"bytes */{size}"
-        return response
+        exc.headers = {"Content-Range": f"bytes */{size}"}  # RFC 9110 §15.5.17
+        raise
     start, end = wanted if wanted else (0, size - 1)
     headers = AUDIO_HEADERS | {"Content-Length": str(end - start + 1)}
     if wanted:
@@ -139,7 +127,7 @@ async def my_requests(game_id: str, user: RequireUser, web: WebDep) -> list[dict
 class PublishBody(Body):
     kind: str = Field(max_length=20)
     media: str = Field(default="", max_length=64)
-    request: int | None = None
+    request: int | None = Field(default=None, ge=0, le=MAX_INT)
     participants: list[str] = Field(default_factory=list, max_length=4)
     outcome: str = Field(default="recorded", max_length=20)
     notes: str = Field(default="", max_length=1000)
@@ -148,14 +136,11 @@ class PublishBody(Body):
 
 @router.post("/entries")
 async def publish(game_id: str, body: PublishBody, request: Request, user: RequireUser,
-                  web: WebDep, lang: Lang) -> Any:
+                  web: WebDep) -> Any:
     """Publish an entry with an uploaded file: the engine gets the measured duration."""
     state = await web.service.state(game_id)
-    try:
-        command = media_library(request).publish_command(
-            state, game_id, user.user_id, kind=body.kind, media=body.media, request=body.request,
-            participants=tuple(body.participants), outcome=body.outcome, notes=body.notes)
-    except MediaError as exc:
-        return coded(exc, lang)
+    command = media_library(request).publish_command(
+        state, game_id, user.user_id, kind=body.kind, media=body.media, request=body.request,
+        participants=tuple(body.participants), outcome=body.outcome, notes=body.notes)
     ack = await web.service.execute(game_id, command, scoped(user.user_id, body.command_id))
     return ack_out(ack)

@@ -142,7 +142,7 @@ def role_actions(s: GameState, uid: str, events: Sequence[tuple[int, Event]], no
     e = city.election
     if e is not None and not e.opened:
         out.election = {"number": e.number, "opens_at": e.opens_at, "closes_at": e.closes_at,
-                        "choices": [u for u in s.living(city.name)],
+                        "choices": list(targets.judge_candidates(s, city.name)),
                         "my_proposal": e.proposals.get(uid),
                         "candidate": uid in e.candidates and uid not in e.declined}
     if city.judge is not None and city.judge != uid:

@@ -17,71 +17,20 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ...engine.errors import RuleViolation
+from ...engine.errors import CodedError
 from ...service.archive import ArchiveError, Archives
-from ...service.errors import ServiceError
 from ..api.archive import archives
 from ..api.games import scoped
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
-from ..errors import ErrorInfo, WebError, describe
+from ..errors import describe
+from ..i18n import N_
 from .common import load_game, redirect
 from .forms import flag, text
 from .sound import KIND_NAMES, _form
-from .strings import RU, translate
+from .terms import term
 from .timeline import sentence
 
 router = APIRouter()
-
-RU.update({
-    "Archive": "Архив",
-    "Archive of the game": "Архив игры",
-    "The archive opens when the game has ended.": "Архив открывается, когда игра окончена.",
-    "Export as JSON": "Выгрузить в JSON",
-    "The deal": "Раздача",
-    "The sealed lists hash to the published commitment.": "Запечатанные списки дают опубликованный хеш.",
-    "The sealed lists do NOT match the published commitment!": "Запечатанные списки НЕ совпадают с опубликованным хешем!",
-    "Commitment": "Хеш",
-    "Recomputed": "Пересчитан",
-    "Salt": "Соль",
-    "Roles": "Роли",
-    "Commissars": "Комиссары",
-    "Resident": "Житель",
-    "Faction": "Сторона",
-    "City results": "Итоги городов",
-    "What you can open": "Что вам открыто",
-    "Inbox": "Ящик",
-    "Consents": "Согласия",
-    "Read": "Читать",
-    "Give consent": "Дать согласие",
-    "Refuse": "Отказать",
-    "Request access": "Запросить доступ",
-    "status:member": "вы участник",
-    "status:open": "открыт",
-    "status:on_request": "по запросу",
-    "status:awaiting_consent": "ждёт согласия",
-    "status:closed": "закрыт",
-    "your answer: given": "ваш ответ: согласие",
-    "your answer: refused": "ваш ответ: отказ",
-    "refused by a member": "есть отказ",
-    "Votes": "Голоса",
-    "Time": "Время",
-    "Voter": "Голосующий",
-    "Candidate": "Кандидат",
-    "Keyword": "Ключевое слово",
-    "by proxy": "по доверенности",
-    "Vote results": "Итоги голосований",
-    "Court decisions": "Решения Суда",
-    "Public timeline": "Публичная хроника",
-    "Event": "Событие",
-    "Details": "Подробности",
-    "Nothing here.": "Здесь пусто.",
-    "Consent recorded.": "Ответ записан.",
-    "Access granted.": "Доступ открыт.",
-    "Back to the archive": "Назад в архив",
-    "Messages": "Сообщения",
-    "Recordings": "Записи",
-    "Log in to give consent or ask for an inbox.": "Войдите, чтобы дать согласие или запросить ящик.",
-})
 
 HIDDEN = {"type", "at", "at_dt", "seq", "summary"}
 
@@ -110,7 +59,7 @@ def moment(raw: Any) -> datetime | None:
 
 def inbox_title(lang: str, row: dict[str, Any]) -> str:
     """Never the organizer of a secret inbox (the service leaves ``subject`` out for it)."""
-    parts = [translate(lang, f"kind:{row['kind']}")]
+    parts = [term(lang, "kind", row["kind"])]
     if row["kind"] == "secret":
         parts.append(row["title"] or "")
     else:
@@ -140,12 +89,6 @@ def _rows(data: dict[str, Any], lang: str) -> dict[str, Any]:
     return data
 
 
-def _error(exc: BaseException, lang: str) -> ErrorInfo | None:
-    if isinstance(exc, ArchiveError):
-        return ErrorInfo(exc.status, exc.code.value, exc.message(lang), exc.rule)
-    return describe(exc, lang)
-
-
 @router.get("/games/{game_id}/archive", include_in_schema=False)
 async def archive_page(request: Request, game_id: str, web: WebDep, user: CurrentUser, lang: Lang) -> Response:
     from .game import game_page
@@ -157,7 +100,7 @@ async def archive_page(request: Request, game_id: str, web: WebDep, user: Curren
         data = _rows(await found.page(game_id, uid), lang)
     except ArchiveError as exc:
         return await game_page(request, web, user, lang, game, "archive", "pages/archive.html",
-                               archive=None, error=_error(exc, lang), status=exc.status)
+                               archive=None, error=describe(exc, lang), status=exc.status)
     return await game_page(request, web, user, lang, game, "archive", "pages/archive.html",
                            archive=data, kind_names=KIND_NAMES,
                            export=f"/api/games/{game_id}/archive/export")
@@ -174,7 +117,7 @@ async def archive_inbox(request: Request, game_id: str, inbox: str, web: WebDep,
         data = await archives(request, web).inbox(game_id, inbox, uid)
     except ArchiveError as exc:
         return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html",
-                               opened=None, error=_error(exc, lang), status=exc.status)
+                               opened=None, error=describe(exc, lang), status=exc.status)
     data["label"] = inbox_title(lang, data)
     for m in data["messages"]:
         m["at_dt"] = moment(m["at"])
@@ -192,9 +135,9 @@ async def _act(request: Request, web: Any, user: Any, lang: str, game_id: str, c
             await found.request(game_id, user.user_id, inbox, command_id)
         else:
             await found.consent(game_id, user.user_id, inbox, consent, command_id)
-    except (RuleViolation, ServiceError, WebError, ArchiveError) as exc:
-        return redirect(back, error=_error(exc, lang), lang=lang)
-    return redirect(back, ok="Access granted." if consent is None else "Consent recorded.", lang=lang)
+    except CodedError as exc:
+        return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
+    return redirect(back, ok=N_("Access granted.") if consent is None else N_("Consent recorded."), lang=lang)
 
 
 @router.post("/games/{game_id}/archive/consent", include_in_schema=False, dependencies=[CsrfChecked])

@@ -18,8 +18,8 @@ from ...service.service import Current
 from ...service.views import GameMeta
 from ..deps import Web
 from ..errors import ErrorInfo, WebError, WebErrorCode
+from ..i18n import translate
 from .regions import LIVE_KINDS
-from .strings import translate
 from .views import Seat, phase_key, seat_of
 
 FLASH_COOKIE = "lp_flash"
@@ -115,15 +115,37 @@ def clear_flash(response: Response, request: Request) -> None:
         response.delete_cookie(FLASH_COOKIE, path="/")
 
 
+KEPT_LIMIT = 2000
+"""Characters of a refused form's input carried back to it (the flash is a cookie)."""
+NOT_KEPT = ("csrf_token", "command_id", "next", "password", "password2")
+
+
+def kept_input(form: dict[str, Any] | None) -> dict[str, Any]:
+    """What the person typed into a refused form, to fill it in again (never a password)."""
+    kept: dict[str, Any] = {}
+    budget = KEPT_LIMIT
+    for key, value in (form or {}).items():
+        if key in NOT_KEPT or budget <= 0:
+            continue
+        value = [str(v)[:budget] for v in value] if isinstance(value, list) else str(value)[:budget]
+        budget -= sum(map(len, value)) if isinstance(value, list) else len(value)
+        kept[key] = value
+    return kept
+
+
 def redirect(to: str, *, ok: str | None = None, ok_fields: dict[str, Any] | None = None,
              error: ErrorInfo | None = None, draft: str | None = None,
+             form: dict[str, Any] | None = None, action: str = "",
              lang: str = "ru") -> RedirectResponse:
+    """303 to ``to`` with a flash: a translated ``ok`` message, or the ``error`` of the form
+    posted to ``action`` with its input kept, so the page shows the message beside the field."""
     response = RedirectResponse(safe_next(to), status_code=303)
     data: dict[str, Any] = {}
     if ok:
         data["ok"] = translate(lang, ok, **(ok_fields or {}))
     if error is not None:
-        data["error"] = {"code": error.code, "message": error.message, "rule": error.rule}
+        data["error"] = {"code": error.code, "message": error.message, "rule": error.rule,
+                         "field": error.field, "action": action, "form": kept_input(form)}
     if draft:
         data["draft"] = draft[:3000]
     if data:
@@ -152,4 +174,3 @@ def safe_next(path: str | None, default: str = "/") -> str:
     if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
         return default
     return path
-

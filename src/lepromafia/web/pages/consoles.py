@@ -18,95 +18,13 @@ from ...service.accounts import AccountError
 from ...service.outbound import visible
 from ..deps import Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode
+from ..i18n import N_, translate
 from .common import GameCtx, load_game, page_events
 from .game import city_rows, clocks, game_page, inbox_rows, posts_of
 from .labels import inbox_label
-from .strings import RU, translate
 from .views import Seat, execution_tally, seat_of
 
 router = APIRouter()
-
-RU.update({
-    "Restoration: the new deal": "Восстановление: новая раздача",
-    "The platform shuffles the living residents of the restored city and seals the list under a "
-    "commitment (RANDOM-3).":
-        "Платформа перемешивает живых жителей восстанавливаемого города и запечатывает список "
-        "под обязательством (RANDOM-3).",
-    "Private prosecution": "Частное обвинение",
-    "No case.": "Дел нет.",
-    "Case №{n}": "Дело №{n}",
-    "charge:insult": "оскорбление",
-    "charge:slander": "клевета",
-    "charge:moral_abuse": "моральное насилие",
-    "decision:guilty": "виновен",
-    "decision:not_guilty": "невиновен",
-    "Read-only in": "Только чтение в",
-    "Until": "До",
-    "Guilty": "Виновен",
-    "Not guilty": "Невиновен",
-    "Lift the ban": "Снять запрет",
-    "Complain to the Supreme Arbiter": "Жалоба Верховному Арбитру",
-    "Accused": "Обвиняемый",
-    "Charge": "Обвинение",
-    "What happened": "Что произошло",
-    "File the case": "Подать жалобу",
-    # The remaining [HOST] decisions (HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, PLAYER-7,
-    # MAFIA-COMM, IMPEACH, NOCONF).
-    "Host decisions": "Решения ведущего",
-    "Combination of offices": "Совмещение должностей",
-    "Acknowledge": "Подтвердить",
-    "Charade or contest": "Шарада или конкурс",
-    "Text": "Текст",
-    "Publish in the Day Post": "Опубликовать в посте дня",
-    "Results": "Итоги",
-    "Consequences": "Последствия",
-    "Record the results": "Записать итоги",
-    "Game ban": "Запрет на игру",
-    "until": "до",
-    "for life": "пожизненно",
-    "Rule": "Правило",
-    "For life": "Пожизненно",
-    "Record the ban": "Записать запрет",
-    "Impeachment": "Импичмент",
-    "New Tribune": "Новый Трибун",
-    "Bonus": "Бонус",
-    "Consulted the Consigliere": "Консильери был опрошен",
-    "Decide": "Решить",
-    "outcome:replace": "сменить Трибуна",
-    "outcome:bonus": "бонус инициаторам",
-    "outcome:unfounded": "необоснованно",
-    "outcome:insignificant": "несущественно (причины запечатаны)",
-    "No confidence": "Недоверие",
-    "target:arbiter": "Верховному Арбитру",
-    "target:consigliere": "Консильери",
-    "Justified": "Обоснованно",
-    "Unjustified": "Необоснованно",
-    "Delegate the votes": "Передать голосования",
-    "Stand-in Tribune": "Трибун-заместитель",
-    "From": "С",
-    "Delegate": "Передать",
-    "Delegations": "Передачи полномочий",
-    "Revoke": "Отозвать",
-    "Order of ambushes": "Очерёдность засад",
-    "Mafiosi in order, comma separated": "Мафиози по порядку, через запятую",
-    "Set the order": "Установить очерёдность",
-    "Mafia relay": "Передача между мафиями",
-    "relay:message": "сообщение",
-    "relay:gift": "ценный подарок",
-    "relay:fish": "рыба",
-    "Forward": "Передать",
-    "Reject": "Отклонить",
-    "Impeach the Tribune": "Импичмент Трибуну",
-    "You have signed the demand.": "Вы подписали требование.",
-    "Grievance": "Претензия",
-    "Sign the demand": "Подписать требование",
-    "In whom": "Кому",
-    "Why": "Почему",
-    "Express no confidence": "Выразить недоверие",
-    "Through the Consigliere, to the Godfather of another city.":
-        "Через Консильери — крёстному отцу другого города.",
-    "What": "Что",
-})
 
 OFFICE_NAMES = {
     "procurator": "Procurator",
@@ -124,43 +42,30 @@ async def _visible(web: Any, game: GameCtx, uid: str, kinds: tuple[type, ...]) -
     return list(visible(await page_events(web, game), uid, kinds))
 
 
+DUTY_TEXTS = {
+    "appoint_consigliere": N_("Appoint the Consigliere"),
+    "appoint_arbiter": N_("Appoint the Supreme Arbiter"),
+    "form_cities": N_("Form the cities ({signups} signed up)"),
+    "name_numbers": N_("Name the mafia's numbers · {city}"),
+    "start_game": N_("Start the game"),
+    "offer_commissar": N_("Offer the commissar's badge · {city} (attempt {attempt})"),
+    "seal_deal": N_("Seal the deal"),
+    "appoint_godfather": N_("Appoint a Godfather · {city}"),
+    "schedule_vote": N_("Schedule the vote · {city}"),
+    "verdict_pending": N_("A pardon window is open · {city}"),
+    "schedule_judge_election": N_("Schedule a judge election · {city}"),
+    "choose_pardon_preset": N_("Choose the Court's majority rule"),
+    "answer_check": N_("Answer a check · {city}"),
+    "sign_restoration": N_("Sign the restoration · {city}"),
+}
+"""A host duty's sentence (English msgid) by its kind."""
+
+
 def _duty_text(lang: str, duty: dict[str, Any]) -> str:
-    ru = {
-        "appoint_consigliere": "Назначить Консильери",
-        "appoint_arbiter": "Назначить Верховного Арбитра",
-        "form_cities": "Сформировать города ({signups} записались)",
-        "name_numbers": "Назвать номера мафии · {city}",
-        "start_game": "Начать игру",
-        "offer_commissar": "Предложить комиссарство · {city} (попытка {attempt})",
-        "seal_deal": "Запечатать раздачу",
-        "appoint_godfather": "Назначить крёстного отца · {city}",
-        "schedule_vote": "Назначить голосование · {city}",
-        "schedule_judge_election": "Назначить выборы судьи · {city}",
-        "choose_pardon_preset": "Выбрать правило большинства Суда",
-        "answer_check": "Ответить на проверку · {city}",
-        "sign_restoration": "Подписать восстановление · {city}",
-    }
-    en = {
-        "appoint_consigliere": "Appoint the Consigliere",
-        "appoint_arbiter": "Appoint the Supreme Arbiter",
-        "form_cities": "Form the cities ({signups} signed up)",
-        "name_numbers": "Name the mafia's numbers · {city}",
-        "start_game": "Start the game",
-        "offer_commissar": "Offer the commissar's badge · {city} (attempt {attempt})",
-        "seal_deal": "Seal the deal",
-        "appoint_godfather": "Appoint a Godfather · {city}",
-        "schedule_vote": "Schedule the vote · {city}",
-        "schedule_judge_election": "Schedule a judge election · {city}",
-        "choose_pardon_preset": "Choose the Court's majority rule",
-        "answer_check": "Answer a check · {city}",
-        "sign_restoration": "Sign the restoration · {city}",
-    }
-    table = ru if lang == "ru" else en
-    template = str(table.get(duty["duty"], duty["duty"]))
-    try:
-        return template.format(**duty)
-    except (KeyError, IndexError):
-        return template
+    template = DUTY_TEXTS.get(str(duty["duty"]))
+    if template is None:
+        return str(duty["duty"])
+    return translate(lang, template, **duty)
 
 
 def _draft_cities(game: GameCtx) -> str:

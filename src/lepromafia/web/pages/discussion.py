@@ -14,15 +14,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ...engine.errors import RuleViolation
+from ...engine.errors import CodedError
 from ...engine.rules.seeds import comment_refusal, posts
 from ...engine.seeds import MAX_COMMENT
 from ...service.accounts import AccountError
 from ...service.discussion import hide_comment, post_comment
-from ...service.errors import ServiceError
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import ErrorInfo, WebError, WebErrorCode, describe
+from ..i18n import N_, error_message
 from .common import GameCtx, game_context, load_game, redirect, rendered_at
 from .render import render
 
@@ -38,12 +38,12 @@ async def discussion_context(web: Any, game: GameCtx, uid: str | None, lang: str
     refusal = None
     if uid is not None:
         why = comment_refusal(game.state, uid, game.now)
-        refusal = why.message(lang) if why else None
+        refusal = error_message(lang, why) if why else None
         if refusal is None:
             try:
                 await web.accounts.check_not_banned(uid)
             except AccountError as exc:
-                refusal = exc.message(lang)
+                refusal = error_message(lang, exc)
     return {
         "comments": await web.queries.comments(game.id, uid, game=game.current),
         "comment_refusal": refusal,
@@ -82,7 +82,7 @@ async def comment(request: Request, game_id: str, post: str, web: WebDep, user: 
     try:
         command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
         await post_comment(web.service, web.accounts, game_id, user.user_id, post, body, command_id)
-    except (RuleViolation, ServiceError, AccountError, WebError) as exc:
+    except CodedError as exc:
         error = describe(exc, lang)
     if request.headers.get("hx-request"):
         game = await load_game(web, game_id)
@@ -91,7 +91,7 @@ async def comment(request: Request, game_id: str, post: str, web: WebDep, user: 
     back = f"/games/{game_id}#{anchor(post)}"
     if error is not None:
         return redirect(back, error=error, draft=body, lang=lang)
-    return redirect(back, ok="Your comment is posted.", lang=lang)
+    return redirect(back, ok=N_("Your comment is posted."), lang=lang)
 
 
 @router.post("/games/{game_id}/comments/{number}/hide", include_in_schema=False,
@@ -105,6 +105,6 @@ async def hide(request: Request, game_id: str, number: int, web: WebDep, user: R
         command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
         await hide_comment(web.service, game_id, user.user_id, number, form.get("reason", ""),
                            command_id)
-    except (RuleViolation, ServiceError, WebError) as exc:
+    except CodedError as exc:
         return redirect(back, error=describe(exc, lang), lang=lang)
-    return redirect(back, ok="The comment is hidden.", lang=lang)
+    return redirect(back, ok=N_("The comment is hidden."), lang=lang)

@@ -38,8 +38,10 @@ def draws(rng: random.Random) -> Iterator[None]:
 
 
 class FormError(WebError):
+    """A form field left empty or filled in wrongly; the page shows the message beside it."""
+
     def __init__(self, field: str) -> None:
-        super().__init__(WebErrorCode.BAD_FORM, detail=field)
+        super().__init__(WebErrorCode.BAD_FORM, field=field)
 
 
 def text(form: Form, name: str, *, required: bool = True, limit: int = 200) -> str:

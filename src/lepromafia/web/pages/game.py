@@ -13,21 +13,21 @@ from fastapi.responses import HTMLResponse, Response
 from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
+from ...engine import targets
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
-from ...engine.errors import RuleViolation
+from ...engine.errors import CodedError
 from ...engine.inboxes import Access, can_read
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
 from ...engine.state import NO_KILL
 from ...engine.visibility import public_faction
-from ...service.accounts import AccountError
-from ...service.errors import ServiceError
 from ...service.media import library
 from ...service.outbound import visible, visible_now
 from ..api.commands import platform_rng
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
+from ..i18n import N_, translate
 from .actions import citizen_forms, role_actions
 from .common import (
     GameCtx,
@@ -55,11 +55,11 @@ KEYWORD_STYLE = {Keyword.EXECUTE: "", Keyword.WITHDRAW: "secondary", Keyword.GAN
 """The look of each keyword's button; which buttons an inbox has is the policy table's."""
 
 REQUIREMENT_TEXTS = (
-    ("active", "I will be active: I read the city inbox and vote every day."),
-    ("rules_read", "I have read the rules."),
-    ("voice_contact", "I can be reached by voice (phone or Skype) for a confrontation or my last word."),
-    ("no_insults", "I will not insult other players."),
-    ("omerta", "I keep omertà: I share nothing of the game outside it."),
+    ("active", N_("I will be active: I read the city inbox and vote every day.")),
+    ("rules_read", N_("I have read the rules.")),
+    ("voice_contact", N_("I can be reached by voice (phone or Skype) for a confrontation or my last word.")),
+    ("no_insults", N_("I will not insult other players.")),
+    ("omerta", N_("I keep omertà: I share nothing of the game outside it.")),
 )
 RULE_IDS = {
     "active": "PLAYER-2",
@@ -284,11 +284,11 @@ async def create_game(request: Request, web: WebDep, user: RequireUser, lang: La
             user.user_id, text(form, "command_id", required=False, limit=60) or secrets.token_hex(8)
         )
         await web.service.create_game(game_id, command, command_id, time_scale=web.settings.time_scale)
-    except (RuleViolation, ServiceError, WebError) as exc:
+    except CodedError as exc:
         info = describe(exc, lang)
         ctx = {"user": user.user_id, "defaults": GameSettings(), "form": form, "error": info}
         return render(request, "pages/new_game.html", ctx, lang=lang, status=info.status if info else 422)
-    return redirect(f"/games/{game_id}/console/procurator", ok="Game created.", lang=lang)
+    return redirect(f"/games/{game_id}/console/procurator", ok=N_("Game created."), lang=lang)
 
 
 @router.get("/games/{game_id}", include_in_schema=False)
@@ -383,7 +383,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
     me = s.residents.get(user.user_id)
     choices: list[str] = []
     if me is not None and me.alive and s.phase.value == "day" and s.cities[me.city].voting is None:
-        choices = s.living(me.city)  # EXEC-3; the engine judges eligibility
+        choices = list(targets.nomination_candidates(s, user.user_id))  # EXEC-3: the engine's list
     mine = s.cities[me.city].nominations.get(user.user_id) if me else None
     return await game_page(
         request,
@@ -515,12 +515,12 @@ async def tally_context(web: Any, game: GameCtx, inbox_id: str, uid: str) -> dic
 
 def author_label(lang: str, author: str) -> str:
     if author == "consigliere":
-        return {"ru": "Консильери", "en": "Consigliere"}[lang]
+        return translate(lang, "Consigliere")
     if author == "notary":  # INBOX-NOTARY-2: sealed content, its organizer unnamed
-        return {"ru": "Нотариально заверено", "en": "Certified"}[lang]
+        return translate(lang, "Certified")
     if author.startswith("commissar:"):
         city = author.partition(":")[2]
-        return ("Комиссар " if lang == "ru" else "Commissar of ") + city
+        return translate(lang, "Commissar of {city}", city=city)
     return author
 
 
@@ -563,8 +563,8 @@ async def post_message(
         command = PostMessage(actor=user.user_id, inbox=inbox_id, text=body)
         command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
         await web.service.execute(game_id, command, command_id)
-    except (RuleViolation, ServiceError, WebError) as exc:
-        error = describe(exc, lang)
+    except CodedError as exc:
+        error = describe(exc, lang, field="text")
     if request.headers.get("hx-request"):
         game = await load_game(web, game_id)
         ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
@@ -617,7 +617,7 @@ async def do(
                 game_id, SignUp(actor=user.user_id, accepted=accepted, has_contact=bool(contact)), command_id
             )
             await web.accounts.save_contact(game_id, user.user_id, contact)
-            return redirect(back, ok="You are signed up.", lang=lang)
+            return redirect(back, ok=N_("You are signed up."), lang=lang)
         builder = ACTIONS.get(action)
         if builder is None:
             raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=action)
@@ -627,9 +627,9 @@ async def do(
         if isinstance(command, hc.RecordSanction):  # OMERTA-2, PLAYER-7: sign-up checks it
             await web.accounts.register_game_sanction(game_id, await web.service.state(game_id),
                                                       command)
-    except (RuleViolation, ServiceError, WebError, AccountError) as exc:
-        return redirect(back, error=describe(exc, lang), lang=lang)
-    return redirect(back, ok="Done.", lang=lang)
+    except CodedError as exc:
+        return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
+    return redirect(back, ok=N_("Done."), lang=lang)
 
 
 __all__ = ["ev", "router"]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+from ...engine.deadlines import DEADLINE_KINDS
 from ...engine.inboxes import POLICY, Kind
 from ...engine.state import GameState
-from .strings import translate
+from ..i18n import translate
+from .terms import term
 
 
 def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) -> str:
@@ -19,8 +21,8 @@ def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) 
     policy = POLICY[Kind(inbox.kind)]
     subject = inbox.subject
     if policy.kind is Kind.PERSONAL and subject == viewer:
-        subject = "я и Трибун" if lang == "ru" else "me and the Tribune"
-    fields = {"kind": translate(lang, f"kind:{inbox.kind}"), "city": inbox.city, "subject": subject,
+        subject = translate(lang, "me and the Tribune")
+    fields = {"kind": term(lang, "kind", inbox.kind), "city": inbox.city, "subject": subject,
               "title": inbox.title or inbox_id,
               "number": f" #{inbox.generation + 1}" if inbox.generation else ""}
     named = set(re.findall(r"{(\w+)}", policy.label))
@@ -29,28 +31,10 @@ def inbox_label(lang: str, state: GameState, inbox_id: str, viewer: str | None) 
     return policy.label.format(**fields)
 
 
-_DEADLINES_RU = {
-    "day_start": "Начало дня {0}", "day_end": "Конец дня", "vote_open": "Голосование открывается · {0}",
-    "vote_close": "Голосование закрывается · {0}", "poll_open": "Участок открывается · {0}",
-    "poll_close": "Участок закрывается · {0}", "pardon_close": "Окно помилования · {0}",
-    "night_decisions": "Решения ночи", "checks_open": "Проверки открываются",
-    "checks_close": "Проверки закрываются", "offer_timeout": "Срок ответа на предложение · {0}",
-    "offer_reveal": "Итог предложения · {0}",
-}
-_DEADLINES_EN = {
-    "day_start": "Day {0} starts", "day_end": "Day ends", "vote_open": "Voting opens · {0}",
-    "vote_close": "Voting closes · {0}", "poll_open": "Polling opens · {0}",
-    "poll_close": "Polling closes · {0}", "pardon_close": "Pardon window · {0}",
-    "night_decisions": "Night decisions", "checks_open": "Checks open", "checks_close": "Checks close",
-    "offer_timeout": "Offer answer due · {0}", "offer_reveal": "Offer outcome · {0}",
-}
-
-
 def deadline_label(lang: str, key: str) -> str:
-    kind, _, rest = key.partition(":")
-    table = _DEADLINES_RU if lang == "ru" else _DEADLINES_EN
-    template = table.get(kind)
-    if template is None:
+    """The deadline's name from its kind's label in the engine's table (an English msgid)."""
+    kind = DEADLINE_KINDS.get(key.partition(":")[0])
+    if kind is None:
         return key
-    first = rest.split(":")[0] if rest else ""
-    return template.format(first)
+    rest = key.partition(":")[2]
+    return translate(lang, kind.label).format(rest.split(":")[0] if rest else "")

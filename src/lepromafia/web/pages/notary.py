@@ -15,14 +15,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...engine.commands import CreateNotaryInbox, GrantNotaryAccess, PublishNotaryInbox
-from ...engine.errors import RuleViolation
+from ...engine.errors import CodedError
 from ...engine.inboxes import can_read
 from ...engine.state import GameState, Stage
-from ...service.errors import ServiceError
 from ..api.commands import platform_rng
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, Lang, RequireUser, WebDep
-from ..errors import WebError, describe
+from ..errors import describe
+from ..i18n import N_
 from .common import redirect
 
 router = APIRouter()
@@ -65,13 +65,13 @@ async def create(request: Request, game_id: str, web: WebDep, user: RequireUser,
     try:
         command = CreateNotaryInbox(actor=user.user_id, title=title, content=content, salt=salt)
         await web.service.execute(game_id, command, scoped(user.user_id, raw_id))
-    except (RuleViolation, ServiceError, WebError) as exc:
+    except CodedError as exc:
         return redirect(back, error=describe(exc, lang), draft=content, lang=lang)
     s = await web.service.state(game_id)
     own = [n for n in s.notaries.values() if n.organizer == user.user_id]
     newest = max(own, key=lambda n: (n.sealed_at, n.inbox), default=None)
     where = f"/games/{game_id}/inboxes/{quote(newest.inbox, safe='')}" if newest else back
-    return redirect(where, ok="Sealed. Its digest is public; grant access to whoever must verify it.",
+    return redirect(where, ok=N_("Sealed. Its digest is public; grant access to whoever must verify it."),
                     lang=lang)
 
 
@@ -85,9 +85,9 @@ async def grant(request: Request, game_id: str, inbox_id: str, web: WebDep, user
         command = GrantNotaryAccess(actor=user.user_id, inbox=inbox_id,
                                     user=str(form.get("user") or "").strip().lower())
         await web.service.execute(game_id, command, _form_id(form, user.user_id))
-    except (RuleViolation, ServiceError, WebError) as exc:
+    except CodedError as exc:
         return redirect(back, error=describe(exc, lang), lang=lang)
-    return redirect(back, ok="Access granted.", lang=lang)
+    return redirect(back, ok=N_("Access granted."), lang=lang)
 
 
 @router.post("/games/{game_id}/notary/{inbox_id:path}/publish", include_in_schema=False,
@@ -99,6 +99,6 @@ async def publish(request: Request, game_id: str, inbox_id: str, web: WebDep, us
     try:
         await web.service.execute(game_id, PublishNotaryInbox(actor=user.user_id, inbox=inbox_id),
                                   _form_id(form, user.user_id))
-    except (RuleViolation, ServiceError, WebError) as exc:
+    except CodedError as exc:
         return redirect(back, error=describe(exc, lang), lang=lang)
-    return redirect(back, ok="Opened to everyone.", lang=lang)
+    return redirect(back, ok=N_("Opened to everyone."), lang=lang)

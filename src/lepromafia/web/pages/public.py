@@ -20,6 +20,7 @@ from ..deps import (
     set_session_cookie,
 )
 from ..errors import describe
+from ..i18n import N_
 from .common import clear_flash, flash_context, redirect, safe_next
 from .render import render
 from .rules import SECTIONS
@@ -83,7 +84,7 @@ async def login(request: Request, web: WebDep, lang: Lang) -> Response:
     except AccountError as exc:
         return page(request, "pages/login.html", lang, None, next=nxt, form={"login": login_name},
                     error=describe(exc, lang), status=401)
-    response = redirect(nxt, ok="Welcome, {user}!", ok_fields={"user": session.user.user_id}, lang=lang)
+    response = redirect(nxt, ok=N_("Welcome, {user}!"), ok_fields={"user": session.user.user_id}, lang=lang)
     set_session_cookie(response, session, web.settings)
     return response
 
@@ -99,12 +100,12 @@ async def register(request: Request, web: WebDep, lang: Lang) -> Response:
     login_name = str(form.get("login", ""))
     password = str(form.get("password", ""))
     try:
-        await web.accounts.register(login_name, password)
+        await web.accounts.register(login_name, password, ip=client_ip(request))
         session = await web.accounts.login(login_name, password, client_ip(request))
     except AccountError as exc:
         return page(request, "pages/register.html", lang, None, form={"login": login_name},
                     error=describe(exc, lang), status=422)
-    response = redirect("/", ok="Welcome, {user}!", ok_fields={"user": session.user.user_id}, lang=lang)
+    response = redirect("/", ok=N_("Welcome, {user}!"), ok_fields={"user": session.user.user_id}, lang=lang)
     set_session_cookie(response, session, web.settings)
     return response
 
@@ -114,7 +115,7 @@ async def logout(request: Request, web: WebDep, lang: Lang) -> Response:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
         await web.accounts.logout(token)
-    response = redirect("/", ok="You are logged out.", lang=lang)
+    response = redirect("/", ok=N_("You are logged out."), lang=lang)
     clear_session_cookie(response, web.settings)
     return response
 

@@ -14,26 +14,33 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from ...engine.calendar import MOSCOW
 from ...service.views import GameClock
 from ..deps import csrf_token
-from .strings import translate
+from ..i18n import LANGUAGES, N_, language_name, ntranslate, translate
+from .terms import term
 
 WEB_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES = WEB_DIR / "templates"
 STATIC = WEB_DIR / "static"
-ASSET_VERSION = "5"
+ASSET_VERSION = "8"
 
 OFFICE_TITLES = {
-    "procurator": "Procurator's console",
-    "tribune": "Tribune's console",
-    "arbiter": "Arbiter's console",
-    "consigliere": "Consigliere's console",
+    "procurator": N_("Procurator's console"),
+    "tribune": N_("Tribune's console"),
+    "arbiter": N_("Arbiter's console"),
+    "consigliere": N_("Consigliere's console"),
 }
+
+LANGUAGE_LINKS = tuple((code, code.upper(), language_name(code)) for code in LANGUAGES)
+"""The language switcher: one link per catalog found (code, short label, own name)."""
 
 env = Environment(
     loader=FileSystemLoader(str(TEMPLATES)),
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    extensions=["jinja2.ext.i18n"],
 )
+"""``{% trans %}`` blocks and ``_()`` calls read the per-request ``gettext``/``ngettext``/``_``
+put in the context by ``render`` (the shared environment holds no language)."""
 
 
 def local(dt: datetime | None) -> str:
@@ -77,11 +84,18 @@ def render(request: Request, template: str, context: dict[str, Any], *, status: 
     def _(msgid: str, **fields: Any) -> str:
         return translate(lang, msgid, **fields)
 
+    def ngettext(singular: str, plural: str, n: object, **fields: Any) -> str:
+        return ntranslate(lang, singular, plural, n, **fields)
+
     base = {
         "request": request,
         "request_path": request.url.path,
         "lang": lang,
         "_": _,
+        "gettext": _,
+        "ngettext": ngettext,
+        "term": lambda group, key: term(lang, group, key),
+        "languages": LANGUAGE_LINKS,
         "local": local,
         "clock": lambda due: due_of(clock, now_game, due),
         "csrf_token": lambda: csrf_token(request),

@@ -1,4 +1,4 @@
-# ruff: noqa: E501 - translation tables read best one entry per line
+
 """The Sound Library pages (SOUND): a city's entries with a player, recording and
 publishing, and the request flows (ROLE-CIT-5, SOUND-CONF/INT/LW/SEANCE).
 
@@ -20,127 +20,35 @@ from fastapi.responses import JSONResponse, Response
 from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
-from ...engine.errors import RuleViolation
+from ...engine.errors import CodedError
 from ...engine.records import RequestState, SoundKind
 from ...engine.rules.sound import library_audience
 from ...engine.state import DeathCause, GameState, Stage
-from ...service.errors import ServiceError
-from ...service.media import MediaError, MediaInfo, library, may_upload, requests_for
+from ...service.media import MediaInfo, library, may_upload, requests_for
 from ...service.outbound import admits, visible
 from ..api.games import scoped
 from ..api.sound import media_library
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep, csrf_token
-from ..errors import ErrorInfo, WebError, describe
+from ..errors import describe
+from ..i18n import N_
 from .common import GameCtx, load_game, page_events, redirect
 from .forms import Form, FormError, flag, integer, moment, text
-from .strings import RU
 
 router = APIRouter()
 
 KINDS = tuple(k.value for k in SoundKind)
 KIND_TITLES = {
-    "confrontation": "Confrontations",
-    "interrogation": "Interrogations",
-    "last_word": "Last Words",
-    "seance": "Séances",
+    "confrontation": N_("Confrontations"),
+    "interrogation": N_("Interrogations"),
+    "last_word": N_("Last Words"),
+    "seance": N_("Séances"),
 }
 KIND_NAMES = {
-    "confrontation": "confrontation",
-    "interrogation": "interrogation",
-    "last_word": "last word",
-    "seance": "séance",
+    "confrontation": N_("confrontation"),
+    "interrogation": N_("interrogation"),
+    "last_word": N_("last word"),
+    "seance": N_("séance"),
 }
-
-RU.update({
-    "Sound Library": "Фонотека",
-    "Sound Library of {city}": "Фонотека города {city}",
-    "Confrontations": "Очные ставки",
-    "Interrogations": "Допросы",
-    "Last Words": "Последние слова",
-    "Séances": "Спиритические сеансы",
-    "confrontation": "очная ставка",
-    "interrogation": "допрос",
-    "last word": "последнее слово",
-    "séance": "спиритический сеанс",
-    "All kinds": "Все виды",
-    "No recordings yet.": "Записей пока нет.",
-    "Participants": "Участники",
-    "Host": "Ведущий",
-    "Duration": "Длительность",
-    "Recording": "Запись",
-    "Requested by": "По просьбе",
-    "refused": "отказ",
-    "no_show": "не явился",
-    "The target refused the confrontation.": "Вызванный отказался от очной ставки.",
-    "The target did not come.": "Вызванный не явился.",
-    "This city's Sound Library is open only to its residents, observers and hosts.":
-        "Фонотека этого города открыта только его жителям, наблюдателям и ведущим.",
-    "Only what you may hear is listed here (SOUND-2).": "Здесь только то, что вам можно слушать (SOUND-2).",
-    "Record or upload": "Записать или загрузить",
-    "Kind": "Вид",
-    "Audio file": "Аудиофайл",
-    "Opus/Ogg, WebM, MP3, M4A or WAV; the server measures the real length. Confrontations and Last Words: at most {minutes} min.":
-        "Opus/Ogg, WebM, MP3, M4A или WAV; настоящую длину измеряет сервер. Очная ставка и последнее слово — не больше {minutes} мин.",
-    "Record in the browser": "Записать в браузере",
-    "Stop": "Стоп",
-    "Upload": "Загрузить",
-    "Uploaded: {duration}. Listen, then publish.": "Загружено: {duration}. Послушайте и опубликуйте.",
-    "Publish": "Опубликовать",
-    "For the request": "По заявке",
-    "without a request": "без заявки",
-    "The citizen (interrogation) or the dead resident (séance)": "Гражданин (допрос) или покойный (сеанс)",
-    "Notes": "Заметки",
-    "Entry published.": "Запись опубликована.",
-    "Requests": "Заявки",
-    "My requests": "Мои заявки",
-    "Requests I hold": "Заявки у меня",
-    "No requests.": "Заявок нет.",
-    "Ask for a recording": "Попросить о записи",
-    "A confrontation with": "Очная ставка с",
-    "Send to the Procurator instead of the Tribune": "Направить Прокуратору, а не Трибуну",
-    "Séance form": "Форма сеанса",
-    "acoustic": "акустический",
-    "visual": "визуальный",
-    "Note": "Примечание",
-    "Ask": "Попросить",
-    "Request sent.": "Заявка отправлена.",
-    "Forward to the Procurator": "Передать Прокуратору",
-    "Accept": "Принять",
-    "Decline": "Отклонить",
-    "Reason": "Причина",
-    "Scheduled for": "Назначено на",
-    "submitted": "подана",
-    "forwarded": "передана Прокуратору",
-    "accepted": "принята",
-    "declined": "отклонена",
-    "done": "записана",
-    "held by": "у кого",
-    "the Tribune": "Трибун",
-    "the Procurator": "Прокуратор",
-    "inalienable": "неотъемлемое",
-    "Request №{n}": "Заявка №{n}",
-    "Entry №{n}": "Запись №{n}",
-    "Last Word of {user}": "Последнее слово: {user}",
-    "Record my Last Word": "Записать своё последнее слово",
-    "Listen to the Last Word": "Слушать последнее слово",
-    "Your browser cannot record audio here.": "Ваш браузер не может здесь записывать звук.",
-    "Recording…": "Идёт запись…",
-    "Uploading…": "Загружаем…",
-    "Day {n}": "День {n}",
-    "Night {n}": "Ночь {n}",
-    "Before the game": "До игры",
-    "Outcome": "Итог",
-    "recorded": "записано",
-    "Publish without a recording": "Опубликовать без записи",
-})
-
-
-def error_of(exc: BaseException, lang: str) -> ErrorInfo | None:
-    """A failure as an ``ErrorInfo``: media errors besides the web's own."""
-    if isinstance(exc, MediaError):
-        return ErrorInfo(exc.status, exc.code.value, exc.message(lang), exc.rule)
-    return describe(exc, lang)
-
 
 def _form(raw: Any) -> Form:
     out: Form = {}
@@ -158,9 +66,9 @@ async def _timeline(web: Any, game: GameCtx) -> list[tuple[datetime, str, int]]:
     out = []
     for _s, event in visible(await page_events(web, game), None, (ev.DayStarted, ev.NightStarted)):
         if isinstance(event, ev.DayStarted):
-            out.append((event.at, "Day {n}", event.day))
+            out.append((event.at, N_("Day {n}"), event.day))
         elif isinstance(event, ev.NightStarted):
-            out.append((event.at, "Night {n}", event.night))
+            out.append((event.at, N_("Night {n}"), event.night))
     return out
 
 
@@ -172,7 +80,7 @@ async def _notes(web: Any, game: GameCtx) -> dict[int, str]:
 
 
 def when_label(moments: list[tuple[datetime, str, int]], at: datetime) -> tuple[str, int]:
-    found: tuple[str, int] = ("Before the game", 0)
+    found: tuple[str, int] = (N_("Before the game"), 0)
     for started, label, n in moments:
         if started <= at:
             found = (label, n)
@@ -291,8 +199,8 @@ async def _run(request: Request, web: Any, user: Any, lang: str, game_id: str, o
         command = build(form, user.user_id, game.state)
         command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
         await web.service.execute(game_id, command, command_id)
-    except (RuleViolation, ServiceError, WebError, MediaError) as exc:
-        return redirect(back, error=error_of(exc, lang), lang=lang)
+    except CodedError as exc:
+        return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
     return redirect(back, ok=ok, lang=lang)
 
 
@@ -313,7 +221,7 @@ async def publish(request: Request, game_id: str, web: WebDep, user: RequireUser
             participants=(participant,) if participant else (), outcome=outcome,
             notes=text(form, "notes", required=False, limit=1000))
 
-    return await _run(request, web, user, lang, game_id, "Entry published.", build)
+    return await _run(request, web, user, lang, game_id, N_("Entry published."), build)
 
 
 @router.post("/games/{game_id}/sound/request", include_in_schema=False, dependencies=[CsrfChecked])
@@ -330,7 +238,7 @@ async def ask(request: Request, game_id: str, web: WebDep, user: RequireUser, la
                                form=text(form, "form", required=False, limit=20) or None,
                                note=text(form, "note", required=False, limit=1000))
 
-    return await _run(request, web, user, lang, game_id, "Request sent.", build)
+    return await _run(request, web, user, lang, game_id, N_("Request sent."), build)
 
 
 @router.post("/games/{game_id}/sound/forward", include_in_schema=False, dependencies=[CsrfChecked])
@@ -341,7 +249,7 @@ async def forward(request: Request, game_id: str, web: WebDep, user: RequireUser
         return hc.ForwardSoundRequest(actor=actor, request=integer(form, "request", 1),
                                       reason=text(form, "reason", required=False, limit=1000))
 
-    return await _run(request, web, user, lang, game_id, "Done.", build)
+    return await _run(request, web, user, lang, game_id, N_("Done."), build)
 
 
 @router.post("/games/{game_id}/sound/answer", include_in_schema=False, dependencies=[CsrfChecked])
@@ -355,4 +263,4 @@ async def answer(request: Request, game_id: str, web: WebDep, user: RequireUser,
                                      scheduled_for=moment(form, "scheduled_for", required=False),
                                      reason=text(form, "reason", required=False, limit=1000))
 
-    return await _run(request, web, user, lang, game_id, "Done.", build)
+    return await _run(request, web, user, lang, game_id, N_("Done."), build)

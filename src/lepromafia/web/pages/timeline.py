@@ -7,40 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .strings import RU, translate
-
-RU.update({
-    "Day {day} began.": "Начался день {day}.",
-    "Night {night} began.": "Наступила ночь {night}.",
-    "Day Post of day {day}: executed: {executed}; died at night: {night}.": "Дневной пост дня {day}: казнены: {executed}; погибли ночью: {night}.",
-    "nobody": "никто",
-    "The vote opened in {city} (day {day}); candidates: {candidates}.": "В городе {city} открылось голосование (день {day}); кандидаты: {candidates}.",
-    "The vote closed in {city} (day {day}): {condemned} is condemned.": "В городе {city} закрылось голосование (день {day}): осуждён {condemned}.",
-    "The vote closed in {city} (day {day}): {condemned} is condemned by lot.": "В городе {city} закрылось голосование (день {day}): по жребию осуждён {condemned}.",
-    "The vote closed in {city} (day {day}): nobody is condemned.": "В городе {city} закрылось голосование (день {day}): никто не осуждён.",
-    "No execution in {city} (day {day}).": "В городе {city} казни нет (день {day}).",
-    "{user} ({city}) was executed; {faction}.": "{user} ({city}) казнён; {faction}.",
-    "{user} ({city}) was killed at night; {faction}.": "{user} ({city}) убит ночью; {faction}.",
-    "{user} ({city}) committed suicide; {faction}.": "{user} ({city}) покончил с собой; {faction}.",
-    "{user} ({city}) died; {faction}.": "{user} ({city}) погиб; {faction}.",
-    "The Court pardoned {candidate} ({city}), {yes}:{no}.": "Суд помиловал {candidate} ({city}), {yes}:{no}.",
-    "The Court did not pardon {candidate} ({city}), {yes}:{no}.": "Суд не помиловал {candidate} ({city}), {yes}:{no}.",
-    "{elected} was elected judge of {city}.": "{elected} избран судьёй города {city}.",
-    "No judge was elected in {city}.": "В городе {city} судья не избран.",
-    "{city} is decided: {outcome}.": "Судьба города {city} решена: {outcome}.",
-    "The game's result is fixed: {result}.": "Итог игры зафиксирован: {result}.",
-    "The game ended: {result}.": "Игра окончена: {result}.",
-    "outcome:honest": "победа честных",
-    "outcome:mafia": "победа мафии",
-    "outcome:draw": "ничья",
-})
-
-EN_OUTCOMES = {"outcome:honest": "the honest win", "outcome:mafia": "the mafia wins", "outcome:draw": "a draw"}
+from ..i18n import N_, translate
+from .terms import term
 
 
 def _outcome(lang: str, value: Any) -> str:
-    key = f"outcome:{value}"
-    return translate(lang, key) if lang == "ru" else EN_OUTCOMES.get(key, str(value))
+    return term(lang, "result", value)
 
 Row = dict[str, Any]
 
@@ -66,20 +38,20 @@ def _vote_closed(lang: str, r: Row) -> str:
 
 
 DEATHS = {
-    "execution": "{user} ({city}) was executed; {faction}.",
-    "night_kill": "{user} ({city}) was killed at night; {faction}.",
-    "suicide": "{user} ({city}) committed suicide; {faction}.",
+    "execution": N_("{user} ({city}) was executed; {faction}."),
+    "night_kill": N_("{user} ({city}) was killed at night; {faction}."),
+    "suicide": N_("{user} ({city}) committed suicide; {faction}."),
 }
 
 
 def _died(lang: str, r: Row) -> str:
-    template = DEATHS.get(str(r.get("cause")), "{user} ({city}) died; {faction}.")
+    template = DEATHS.get(str(r.get("cause")), N_("{user} ({city}) died; {faction}."))
     return translate(lang, template, user=r["user"], city=r["city"], faction=translate(lang, str(r["faction"])))
 
 
 def _verdict(lang: str, r: Row) -> str:
-    template = ("The Court pardoned {candidate} ({city}), {yes}:{no}." if r["pardoned"]
-                else "The Court did not pardon {candidate} ({city}), {yes}:{no}.")
+    template = (N_("The Court pardoned {candidate} ({city}), {yes}:{no}.") if r["pardoned"]
+                else N_("The Court did not pardon {candidate} ({city}), {yes}:{no}."))
     return translate(lang, template, candidate=r["candidate"], city=r["city"],
                      yes=r.get("pardon_votes", ""), no=r.get("no_pardon_votes", ""))
 

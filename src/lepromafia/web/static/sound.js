@@ -28,17 +28,15 @@
     var message = document.createElement("span");
     message.textContent = error.message || "";
     box.appendChild(message);
-    if (error.code) {
-      var code = document.createElement("code");
-      code.textContent = error.code;
-      box.appendChild(document.createTextNode(" "));
-      box.appendChild(code);
-    }
+    // the code and the rule stay out of the sentence (as in components/flash.html)
+    if (error.code) { box.setAttribute("data-code", error.code); }
     if (error.rule) {
+      box.setAttribute("data-rule", error.rule);
       var rule = document.createElement("a");
-      rule.className = "rule-id";
-      rule.href = "/rules#" + error.rule;
-      rule.textContent = error.rule;
+      rule.className = "rule-ref";
+      rule.href = "/rules#" + error.rule.split("-")[0];
+      rule.title = error.rule;
+      rule.textContent = status.getAttribute("data-t-rule") || "";
       box.appendChild(document.createTextNode(" "));
       box.appendChild(rule);
     }

@@ -24,6 +24,7 @@ from ...service.pubsub import Subscription
 from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
+from ..security import json_ok, ticket_parts
 from .protocol import (
     ErrorMessage,
     Ping,
@@ -128,12 +129,22 @@ class Connection:
 
 
 async def _viewer(ws: WebSocket, web: Web) -> str | None:
-    token = ws.cookies.get(SESSION_COOKIE) or ws.query_params.get("token")
+    """The session cookie, a bearer header, or a one-time ``?ticket=`` (never the session
+    token itself in the URL: F4-5)."""
+    ticket = ws.query_params.get("ticket")
+    if ticket:
+        found = ticket_parts(web.settings.signing_key(), ticket, web.now())
+        if found is None or not await web.accounts.consume_nonce("ws:" + found[1], found[2]):
+            return None
+        user = await web.accounts.user(found[0])
+        return user.user_id if user else None
+    header = ws.headers.get("authorization", "")
+    token = header[7:].strip() if header.lower().startswith("bearer ") else ws.cookies.get(SESSION_COOKIE)
     try:
-        user = await web.accounts.resolve(token)
+        found_user = await web.accounts.resolve(token)
     except SessionExpired:
         return None
-    return user.user_id if user else None
+    return found_user.user_id if found_user else None
 
 
 def origin_allowed(ws: WebSocket, extra: list[str]) -> bool:
@@ -165,7 +176,10 @@ async def websocket(ws: WebSocket) -> None:
             try:
                 if len(text) > MAX_MESSAGE:
                     raise WebError(WebErrorCode.TOO_LARGE, limit=MAX_MESSAGE)
-                msg = client_message.validate_python(json.loads(text))
+                decoded = json.loads(text)
+                if not json_ok(decoded):  # F6-2: NUL or a lone surrogate
+                    raise WebError(WebErrorCode.TEXT_INVALID, field="message")
+                msg = client_message.validate_python(decoded)
             except (ValueError, ValidationError) as exc:
                 await conn.error(WebError(WebErrorCode.BAD_JSON, detail=str(exc)[:200]))
                 continue

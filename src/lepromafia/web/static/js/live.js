@@ -36,10 +36,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   var game = body.getAttribute("data-live-game");
   var status = document.getElementById("live-status");
   var lang = document.documentElement.lang || "ru";
-  var T = {
-    ru: { open: "Онлайн", closed: "Нет связи — переподключаемся…", connecting: "Подключаемся…" },
-    en: { open: "Live", closed: "Offline — reconnecting…", connecting: "Connecting…" }
-  }[lang === "en" ? "en" : "ru"];
+  // the status texts come from the catalog, rendered into the element by base.html
+  function T(state) { return status ? status.getAttribute("data-t-" + state) || "" : ""; }
 
   // --- countdowns ------------------------------------------------------------------
   function pad(n) { return n < 10 ? "0" + n : "" + n; }
@@ -57,6 +55,47 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   }
   tick();
   setInterval(tick, 1000);
+
+  // --- a refused form: the message beside its field (or atop its form), the input kept ----
+  function refill(form, kept) {
+    Object.keys(kept).forEach(function (name) {
+      var value = kept[name];
+      var values = Array.isArray(value) ? value : [value];
+      Array.prototype.forEach.call(form.querySelectorAll('[name="' + name + '"]'), function (el) {
+        if (el.type === "hidden" || el.type === "password" || el.type === "file") { return; }
+        if (el.type === "checkbox" || el.type === "radio") { el.checked = values.indexOf(el.value) >= 0; }
+        else { el.value = values[0]; }
+      });
+    });
+  }
+  function placeError() {
+    var box = document.querySelector("[data-testid=error]:not([data-placed])");
+    if (!box) { return; }
+    box.setAttribute("data-placed", "");
+    var action = box.getAttribute("data-action"), name = box.getAttribute("data-field");
+    var form = action ? document.querySelector('form[action="' + action + '"]') : null;
+    var input = name ? (form || document).querySelector('[name="' + name + '"]:not([type=hidden])') : null;
+    form = form || (input && input.form);
+    if (!form) { return; }
+    var kept = box.getAttribute("data-kept");
+    if (kept) { refill(form, JSON.parse(kept)); }
+    var note = document.createElement("p");
+    note.className = "field-error";
+    note.id = "field-error";
+    note.setAttribute("data-testid", "field-error");
+    note.textContent = (box.querySelector(".message") || box).textContent.trim();
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", "field-error");
+      input.insertAdjacentElement("afterend", note);
+      input.focus({ preventScroll: true });
+    } else {
+      form.insertBefore(note, form.firstChild);
+    }
+    note.scrollIntoView({ block: "center" });
+  }
+  placeError();
+  document.body.addEventListener("htmx:afterSwap", placeError);  // the composer's own refusals
 
   if (!game || !("WebSocket" in window)) { return; }
 
@@ -129,7 +168,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   function show(state) {
     if (!status) { return; }
     status.setAttribute("data-state", state);
-    status.textContent = T[state];
+    status.textContent = T(state);
   }
 
   function connect() {
