@@ -162,34 +162,44 @@ def _target(t: str | None) -> str:
 def _record_line(e: Any) -> tuple[str, dict[str, Any]] | None:
     """One of the mafia's (or the commissar's) decisions as a sentence to translate."""
     if isinstance(e, ev.GodfatherVoteCast):
-        return "{voter} votes for {candidate} as Godfather", {"voter": e.voter, "candidate": e.candidate}
+        return N_("{voter} votes for {candidate} as Godfather"), {"voter": e.voter, "candidate": e.candidate}
     if isinstance(e, ev.GodfatherElected):
-        msg = "{user} is appointed Godfather" if e.appointed else "{user} is elected Godfather"
+        msg = N_("{user} is appointed Godfather") if e.appointed else N_("{user} is elected Godfather")
         return msg, {"user": e.godfather}
     if isinstance(e, ev.GodfatherElectionFailed):
-        return "The Godfather election fails", {}
+        return N_("The Godfather election fails"), {}
     if isinstance(e, ev.GodfatherReelectionDemanded):
-        return "{user} demands a re-election", {"user": e.user}
+        return N_("{user} demands a re-election"), {"user": e.user}
     if isinstance(e, ev.KillDeclared):
-        who = "{user} (Godfather)" if e.is_order else "{user}"
-        if e.target == NO_KILL:
-            return who + ": no kill" + (" on tour" if e.tour else ""), {"user": e.mafioso}
-        return who + (": kill {target} on tour" if e.tour else ": kill {target}"), {
-            "user": e.mafioso, "target": e.target}
+        return _KILL_LINES[(e.is_order, e.tour, e.target == NO_KILL)], {"user": e.mafioso, "target": e.target}
     if isinstance(e, ev.NightDecisionFixed):
-        msg = "Night {night}, tour decision: {target}" if e.tour else "Night {night}, decision: {target}"
+        msg = (N_("Night {night}, tour decision: {target}") if e.tour
+               else N_("Night {night}, decision: {target}"))
         return msg, {"night": e.night, "target": _target(e.target)}
     if isinstance(e, ev.AmbushPlaced):
-        return "{user} lies in wait for {target}", {"user": e.mafioso, "target": e.target}
+        return N_("{user} lies in wait for {target}"), {"user": e.mafioso, "target": e.target}
     if isinstance(e, ev.AmbushesFixed):
-        return "Night {night}, ambushes: {list}", {
+        return N_("Night {night}, ambushes: {list}"), {
             "night": e.night, "list": ", ".join(f"{m} → {t}" for m, t in e.ambushes) or "—"}
     if isinstance(e, ev.CheckRequested):
-        return "Night {night}, the commissar asks about {target}", {"night": e.night, "target": e.target}
+        return N_("Night {night}, the commissar asks about {target}"), {"night": e.night, "target": e.target}
     if isinstance(e, ev.CheckAnswered):
-        verdict = "mafia" if e.is_mafia else "not mafia"
-        return "Night {night}, check of {target}: " + verdict, {"night": e.night, "target": e.target}
+        msg = N_("Night {night}, check of {target}: mafia") if e.is_mafia else N_(
+            "Night {night}, check of {target}: not mafia")
+        return msg, {"night": e.night, "target": e.target}
     return None
+
+
+_KILL_LINES = {  # (the Godfather's order, on tour, no kill) -> sentence
+    (True, False, False): N_("{user} (Godfather): kill {target}"),
+    (False, False, False): N_("{user}: kill {target}"),
+    (True, True, False): N_("{user} (Godfather): kill {target} on tour"),
+    (False, True, False): N_("{user}: kill {target} on tour"),
+    (True, False, True): N_("{user} (Godfather): no kill"),
+    (False, False, True): N_("{user}: no kill"),
+    (True, True, True): N_("{user} (Godfather): no kill on tour"),
+    (False, True, True): N_("{user}: no kill on tour"),
+}
 
 
 RECORD_KINDS = (ev.GodfatherVoteCast, ev.GodfatherElected, ev.GodfatherElectionFailed,
