@@ -51,7 +51,7 @@ def test_migrations_reach_head_and_match_the_table_definitions(backend: Database
         await store.close()
         return diff
 
-    assert run(current(backend)) == "0002"
+    assert run(current(backend)) == "0003"
     assert run(check()) == []
 
 

@@ -503,6 +503,8 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.CommentPosted, hev.CommentHidden, ev.NotarySealed, ev.NotaryPublished,  # POST-1/2, AMB-39
     hev.ContestPublished, hev.ContestResultsRecorded,  # HOST-PROC-5, POST-2: in the Day Post
     hev.RecordOpened, hev.TribuneReplaced,  # §9.4 / AMB-39; IMPEACH-6: public
+    # the commit-reveal deal (issue 14): commitments and values are public, the hosts by office
+    ev.DealEntropyCommitted, ev.DealRevealsOpened, ev.DealEntropyRevealed, ev.DealEntropyReplaced,
 })
 """Event kinds §9.2 makes public (resident lists, judges, results, the calendar...): nothing
 to restrict. Every event kind is in exactly one of ALLOWED, OPEN_EVENTS and ROUTED_EVENTS,

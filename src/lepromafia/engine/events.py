@@ -91,6 +91,37 @@ class MafiaDealt(Event):
 
 
 @dataclass(**_E)
+class DealEntropyCommitted(Event):
+    """The commit-reveal deal (docs/verification.md): a party's SHA-256 commitment."""
+
+    party: str
+    digest: str
+
+
+@dataclass(**_E)
+class DealRevealsOpened(Event):
+    """No more commitments; the server's own is added; the parties reveal until ``closes_at``."""
+
+    parties: tuple[str, ...]
+    server_digest: str
+    closes_at: datetime
+
+
+@dataclass(**_E)
+class DealEntropyRevealed(Event):
+    party: str
+    value: str
+
+
+@dataclass(**_E)
+class DealEntropyReplaced(Event):
+    """A party silent when the reveals closed: the value that stands in for his, recorded."""
+
+    party: str
+    value: str
+
+
+@dataclass(**_E)
 class HonestNoticeIssued(Event):
     """DIST-5 / SEC-7: the one notice every honest resident gets, identical for all."""
 

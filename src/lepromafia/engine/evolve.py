@@ -183,6 +183,31 @@ def _cities_formed(state: GameState, e: ev.CitiesFormed) -> GameState:
     return replace(state, cities=cities, residents=residents, stage=Stage.FORMED)
 
 
+@_on(ev.DealEntropyCommitted)
+def _entropy_committed(state: GameState, e: ev.DealEntropyCommitted) -> GameState:
+    deal = state.deal
+    return replace(state, deal=replace(deal, digests=_put(deal.digests, e.party, e.digest)))
+
+
+@_on(ev.DealRevealsOpened)
+def _reveals_opened(state: GameState, e: ev.DealRevealsOpened) -> GameState:
+    deal = state.deal
+    digests = _put(deal.digests, "system", e.server_digest)
+    return replace(state, deal=replace(deal, digests=digests, reveals_open=True))
+
+
+@_on(ev.DealEntropyRevealed)
+def _entropy_revealed(state: GameState, e: ev.DealEntropyRevealed) -> GameState:
+    deal = state.deal
+    return replace(state, deal=replace(deal, values=_put(deal.values, e.party, e.value)))
+
+
+@_on(ev.DealEntropyReplaced)
+def _entropy_replaced(state: GameState, e: ev.DealEntropyReplaced) -> GameState:
+    deal = state.deal
+    return replace(state, deal=replace(deal, values=_put(deal.values, e.party, e.value)))
+
+
 @_on(ev.DealSealed)
 def _deal_sealed(state: GameState, e: ev.DealSealed) -> GameState:
     return replace(state, deal=replace(state.deal, commitment=e.commitment), stage=Stage.SEALED)

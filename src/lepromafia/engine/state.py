@@ -305,6 +305,11 @@ class Deal:
     salt: str = ""
     numbers: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     acknowledged: frozenset[str] = frozenset()
+    digests: Mapping[str, str] = field(default_factory=dict)
+    """The commit-reveal deal: party -> SHA-256 commitment (the server's once reveals open)."""
+    values: Mapping[str, str] = field(default_factory=dict)
+    """party -> revealed (or replacement) value."""
+    reveals_open: bool = False
 
 
 @dataclass(frozen=True, slots=True)

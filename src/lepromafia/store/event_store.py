@@ -86,6 +86,9 @@ class GameWrite:
     events: list[Row] = field(default_factory=list)
     commands: list[Row] = field(default_factory=list)
     snapshot: Row | None = None
+    leaves: list[Row] = field(default_factory=list)
+    heads: list[Row] = field(default_factory=list)
+    """The verifiable log's commitments and signed heads (service.transparency)."""
 
 
 class _ReadScope:
@@ -261,6 +264,20 @@ class Transaction:
             .where(and_(e.c.game_id == game_id, e.c.seq > after)).order_by(e.c.seq))
         return [dict(r._mapping) for r in rows]
 
+    async def leaf_rows(self, game_id: str) -> list[Row]:
+        t = schema.event_leaves
+        rows = await self._conn.execute(
+            select(t.c.seq, t.c.salt, t.c.leaf).where(t.c.game_id == game_id).order_by(t.c.seq))
+        return [dict(r._mapping) for r in rows]
+
+    async def head_rows(self, game_id: str) -> list[Row]:
+        t = schema.log_heads
+        rows = await self._conn.execute(select(t).where(t.c.game_id == game_id).order_by(t.c.size))
+        return [dict(r._mapping) for r in rows]
+
+    async def insert_rows(self, table: Any, rows: list[Row]) -> None:
+        await self._insert(table, rows)
+
     async def find_commands(self, game_id: str, ids: Sequence[str]) -> dict[str, CommandRecord]:
         if not ids:
             return {}
@@ -349,6 +366,8 @@ class Transaction:
             await self._insert(schema.events, [r for w in writes for r in w.events])
             await self._insert(schema.commands, [r for w in writes for r in w.commands])
             await self._insert(schema.snapshots, [w.snapshot for w in writes if w.snapshot])
+            await self._insert(schema.event_leaves, [r for w in writes for r in w.leaves])
+            await self._insert(schema.log_heads, [r for w in writes for r in w.heads])
             await self._apply(changes)
         except IntegrityError as exc:
             raise ConcurrencyConflict(writes[0].game_id if writes else "?") from exc

@@ -22,6 +22,7 @@ from . import (
     ambush,
     citizens,
     commissar,
+    deal_draw,
     deaths,
     execution,
     judges,
@@ -159,6 +160,7 @@ _DEADLINES: dict[str, Callable[[Progress, str, int], None]] = {
     "pardon_close": verdicts.close_window,
     "offer_timeout": commissar.offer_timed_out,
     "offer_reveal": commissar.reveal_answer,
+    "deal_reveal": deal_draw.close_reveals,
 }
 
 

@@ -23,6 +23,7 @@ from ...engine.state import NO_KILL
 from ...engine.visibility import public_faction
 from ...service.media import library
 from ...service.outbound import visible, visible_now
+from ...service.transparency import day_post_heads, published_heads
 from ..api.commands import platform_rng
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
@@ -334,6 +335,7 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         posts=(posts := await posts_of(web, game)),
         day_sound=day_sound(game, uid, posts),
         day_contests=await day_contests(web, game, posts),
+        day_heads=day_post_heads(await published_heads(web.service.store, game.id)),
         deadlines=await clocks(web, game, uid, lang),
         cities=city_rows(game),
         requirements=REQUIREMENT_TEXTS,
@@ -354,6 +356,7 @@ async def game_part(
         ctx["posts"] = await posts_of(web, game)
         ctx["day_sound"] = day_sound(game, uid, ctx["posts"])
         ctx["day_contests"] = await day_contests(web, game, ctx["posts"])
+        ctx["day_heads"] = day_post_heads(await published_heads(web.service.store, game.id))
         ctx.update(await discussion_context(web, game, uid, lang))
         template = "partials/posts.html"
     elif name == "clocks":
