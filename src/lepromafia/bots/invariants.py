@@ -462,6 +462,9 @@ ALLOWED: dict[type[Event], Allowed] = {
     hev.MafiaRelaySubmitted: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayReviewed: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayDelivered: lambda s, e: _mafia_side(s, e.to_city),
+    # --- the Consigliere's procedures (GODFATHER-2, MAFIA-KILL-5) ---
+    hev.GodfatherElectionRuleSet: lambda s, e: _mafia_side(s, e.city),
+    hev.SilentGodfatherProcedureSet: lambda s, e: _mafia_side(s, e.city),
     # --- host decisions the simulator's hosts play (bots/hosts.py: HostDecisions) ---
     hev.TribuneDelegated: lambda s, e: _office(s),  # HOST-TRIB-2: the Office
     hev.DelegationRevoked: lambda s, e: _office(s),

@@ -102,6 +102,8 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     hc.DelegateTribune: host.delegate_tribune,
     hc.RevokeDelegation: host.revoke_delegation,
     hc.SetAmbushOrder: host.set_ambush_order,
+    hc.SetGodfatherElectionRule: host.set_godfather_election_rule,
+    hc.SetSilentGodfatherProcedure: host.set_silent_godfather_procedure,
     hc.RecordSanction: host.record_sanction,
     hc.RevealSealedRecord: host.reveal_sealed_record,
     hc.RequestSound: sound.request_sound,

@@ -121,6 +121,8 @@ class ErrorCode(CodeEnum):
     ENTROPY_ALREADY_REVEALED = "entropy_already_revealed", 409, N_("Your value is already revealed")
     ENTROPY_MISMATCH = "entropy_mismatch", 409, N_("This value does not match your commitment")
     ALREADY_ACKNOWLEDGED = "already_acknowledged", 409, N_("You have already acknowledged your role")
+    MAFIA_NOT_ACKNOWLEDGED = "mafia_not_acknowledged", 409, N_(
+        "The game can start once every mafioso has acknowledged his role: {count} city(ies) still waiting")
     # calendar
     WRONG_PHASE = "wrong_phase", 409, N_("Not possible in this phase")
     TOO_LATE = "too_late", 409, N_("Too late")

@@ -28,7 +28,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "sound_library_visibility": ("public", "city_only"),
     "cemetery_scope": ("per_city", "global"),
     "death_status_reveal": ("faction",),
-    "arbiter_ban_scope": ("city_inbox_cemetery", "plus_police_impeachment"),
+    "arbiter_ban_scope": ("organizer_inboxes", "city_inbox_cemetery", "plus_police_impeachment"),
     "city_win_condition": ("elimination", "mafia_outnumbers"),
     "even_split_result": ("honest", "draw"),
     "winning_mafia_scope": ("all_cities", "mafia_won_cities"),
@@ -99,7 +99,7 @@ class GameSettings:
     observer_access_after_death: bool = False
     death_status_reveal: str = "faction"
     arbiter_bans_in_voting: bool = False
-    arbiter_ban_scope: str = "city_inbox_cemetery"
+    arbiter_ban_scope: str = "organizer_inboxes"
     city_win_condition: str = "elimination"
     even_split_result: str = "honest"
     continue_after_decided: bool = True

@@ -187,5 +187,8 @@ def start_game(p: Progress, c: cmd.StartGame) -> None:
     check(s.stage is Stage.DEALT, ErrorCode.DEAL_INCOMPLETE if s.stage in (
         Stage.RECRUITING, Stage.FORMED, Stage.SEALED) else ErrorCode.WRONG_STAGE, "START-0",
         stage=s.stage.value)
+    # DIST-3, DIST-4 (D22): only once the Consigliere could tell every city's mafia understood.
+    waiting = [n for n in s.cities if not set(s.mafiosi(n)) <= s.deal.acknowledged]
+    check(not waiting, ErrorCode.MAFIA_NOT_ACKNOWLEDGED, "DIST-3", count=len(waiting))
     p.emit(ev.GameStarted, PUBLIC, first_day=c.first_day)
     schedule(p, "day_start:1", p.state.plans[1].start_at)
