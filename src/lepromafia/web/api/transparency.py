@@ -16,8 +16,9 @@ from ...service.transparency import consistency, published_heads
 from ...service.transparency_export import ExportError, dumps, export_game
 from ..deps import WebDep
 from ..errors import WebError, WebErrorCode
+from .models import ERRORS
 
-router = APIRouter(tags=["verification"])
+router = APIRouter(tags=["verification"], responses=ERRORS)
 WELL_KNOWN = "/.well-known/lepromafia-log-key"
 
 
@@ -26,7 +27,7 @@ async def log_key(web: WebDep) -> dict[str, str]:
     """The Ed25519 key that signs every tree head, and its fingerprint."""
     key = web.service.log_key
     if key is None:
-        raise WebError(WebErrorCode.NOT_FOUND)
+        raise WebError(WebErrorCode.NOT_FOUND, what="log key")
     return key.published()
 
 
@@ -45,7 +46,7 @@ async def log_consistency(game_id: str, first: int, second: int, web: WebDep) ->
     await web.service.state(game_id)
     proof = await consistency(web.service.store, game_id, first, second)
     if proof is None:
-        raise WebError(WebErrorCode.NOT_FOUND)
+        raise WebError(WebErrorCode.NOT_FOUND, what=f"heads {first}, {second}")
     return {"game_id": game_id, "first": first, "second": second, "proof": proof}
 
 
@@ -54,11 +55,11 @@ async def log_export(game_id: str, web: WebDep) -> Response:
     """The verifiable export: what ``verify/verify.py`` reads."""
     key = web.service.log_key
     if key is None:
-        raise WebError(WebErrorCode.NOT_FOUND)
+        raise WebError(WebErrorCode.NOT_FOUND, what="log key")
     await web.service.state(game_id)
     try:
         document = await export_game(web.service.store, game_id, key)
     except ExportError as exc:
-        raise WebError(WebErrorCode.NOT_FOUND) from exc
+        raise WebError(WebErrorCode.NOT_FOUND, what=f"export of {game_id}") from exc
     return Response(dumps(document), media_type="application/json", headers={
         "Content-Disposition": f'attachment; filename="{game_id}.verifiable.json"'})
