@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz
+.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -64,7 +64,7 @@ demo: $(STAMP)
 	$(VENV)/bin/lepromafia demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
+	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
@@ -77,7 +77,7 @@ services:
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
 test: $(STAMP) $(HTMX) $(COMPILED) $(CHROMIUM) services
-	$(VENV)/bin/ruff check src tests tools $(wildcard bench)
+	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -n 2 --dist loadfile
@@ -97,6 +97,11 @@ bench: $(STAMP) services
 	$(PY) bench/engine_bench.py
 	$(PY) bench/service_bench.py
 	$(PY) bench/read_path_bench.py --baseline 35de1ff
+	$(PY) bench/verify_bench.py
+
+# Issue 14's tamper sweep on whole 5-city games (CI runs it on one-city games).
+verify-sweep: $(STAMP)
+	LEPROMAFIA_VERIFY_SWEEP=100,5,20 $(VENV)/bin/pytest -q -s tests/verify/test_tamper.py
 
 # The balance lab (docs/balance.md): strategy bots at skill 2 against 2 on every core.
 BALANCE_GAMES ?= 100

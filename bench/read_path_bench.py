@@ -65,7 +65,7 @@ FIRST_DAY = date(2026, 12, 1)
 DAYS = 10
 CHATTY = 20
 """Residents per city who post one message a day (5 cities x 20 x 10 days = 1,000)."""
-PASSWORD = "password1"
+PASSWORD = "correct-horse-42"
 
 
 def at(day: int, hhmm: str) -> datetime:

@@ -19,6 +19,7 @@ import pytest
 import uvicorn
 
 from lepromafia.engine.calendar import MOSCOW
+from lepromafia.engine.commands import OfferCommissar
 from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
 from lepromafia.web.settings import WebSettings
@@ -84,6 +85,17 @@ class LiveServer:
 
     def command(self, user: str, game: str, name: str, **fields: Any) -> Any:
         return self.api(user, f"/games/{game}/commands/{name}", fields)
+
+    def offer_to(self, procurator: str, game: str, city: str, candidate: str) -> None:
+        """A commissar offer landing on ``candidate``, issued to the service in-process: no
+        HTTP caller can choose the draw (COMM-APPT-1)."""
+        s = self.state(game)
+        pool = [u for u in s.living(city) if u not in s.cities[city].offers_made]
+        command = OfferCommissar(actor=procurator, city=city, draw=pool.index(candidate))
+        web = self.app.state.web
+        asyncio.run_coroutine_threadsafe(
+            web.service.execute(game, command, f"offer-{city}-{len(s.cities[city].offers_made)}"),
+            self._loop()).result(10)
 
     def state(self, game: str) -> Any:
         web = self.app.state.web

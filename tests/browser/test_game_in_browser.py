@@ -97,8 +97,7 @@ def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any,
     live.advance_to(at(1, 10, 1), GAME)
     # COMM-APPT-1/2: the badge is offered to an honest resident, who accepts on his role card.
     commissar = next(u for u in ("carol", "alice") if u != mafioso)
-    pool = live.state(GAME).living("Лепроград")
-    live.command("prokurator", GAME, "OfferCommissar", city="Лепроград", draw=pool.index(commissar))
+    live.offer_to("prokurator", GAME, "Лепроград", commissar)
     comm = login(browser, live, commissar)
     comm.goto(f"{live.url}/games/{GAME}/role")
     comm.click("[data-testid=offer-accept]")

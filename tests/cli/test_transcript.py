@@ -125,16 +125,20 @@ def test_the_result_score_and_city_decisions_close_the_game():
 
 
 def test_a_game_ending_at_dawn_still_reports_the_nights_deaths():
-    """SEC-8, HOST-PROC-3: the last night's victims appear although no Day Post follows."""
+    """SEC-8, HOST-PROC-3, POST-3: the last night's victims appear in that morning's Day Post
+    (issue 10, D18: a game ending at dawn has its Day Post too)."""
     events = log(dawn_seed())
     sections = transcript(events)
-    morning = next(s for s in sections if s.title.startswith("Утро дня"))
+    last_post = next(e for e in reversed(events) if isinstance(e, ev.DayPostPublished))
+    assert last_post.final and last_post.at == events[-1].at
+    morning = [s for s in sections if s.title.startswith(f"Пост дня {last_post.day}")
+               or s.title.startswith(f"Утро дня {last_post.day}")][-1]
     last_night = [e for e in events if isinstance(e, ev.ResidentDied)
                   and e.cause == "night_kill" and e.at == events[-1].at]
     assert last_night
     for death in last_night:
         assert any(line.strip().startswith(f"{death.user} ({death.city})") for line in morning.lines)
-    assert text(sections).count("Результат игры зафиксирован") == 0  # fixed at the very end
+    assert text(sections).count("Результат игры зафиксирован") <= 1  # fixed that morning, once
 
 
 @cache

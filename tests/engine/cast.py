@@ -100,8 +100,15 @@ class Game:
                                           numbers=tuple(range(1, count + 1))))
         return self
 
+    def acknowledge(self) -> Game:
+        """DIST-3: every mafioso acknowledges his role (the game cannot start before)."""
+        for name in self.cities:
+            for user in self.state.mafiosi(name):
+                self.act(cmd.AcknowledgeRole(actor=user))
+        return self
+
     def start(self) -> Game:
-        self.deal()
+        self.deal().acknowledge()
         self.act(cmd.StartGame(actor=PROCURATOR, first_day=FIRST_DAY))
         self.to(1, "10:00")
         return self

@@ -37,3 +37,34 @@ def test_anything_else_is_flood(text):
 def test_yo_is_e():
     """AMB-43: ё = е."""
     assert parse_keyword("нё казнить") is Keyword.WITHDRAW
+
+
+DASHES = ["-", "\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212", "\u2e3a",
+          "\u2e3b", "\ufe58", "\ufe63", "\uff0d", "\u2e17", "\u301c", "\u30a0", "\u058a"]
+
+
+@pytest.mark.parametrize(
+    ("text", "keyword"),
+    [
+        ("казнить)", Keyword.EXECUTE),
+        ("казнить»", Keyword.EXECUTE),
+        ("«казнить»", Keyword.EXECUTE),
+        ("казнить-", Keyword.EXECUTE),
+        ("казнить —", Keyword.EXECUTE),
+        ('казнить"', Keyword.EXECUTE),
+        ("казнить'", Keyword.EXECUTE),
+        ("не казнить!)", Keyword.WITHDRAW),
+        ("Он — Ганди!»", Keyword.GANDHI),
+        ("Он — Гитлер!)", Keyword.HITLER),
+    ],
+)
+def test_any_trailing_punctuation_is_ignored(text, keyword):
+    """AMB-43 (issue 10): «ignore trailing punctuation» — brackets, quotes, dashes too."""
+    assert parse_keyword(text) is keyword
+
+
+@pytest.mark.parametrize("dash", DASHES)
+def test_every_unicode_dash_is_the_dash_of_the_judge_keywords(dash):
+    """AMB-43 (issue 10): «accept any dash» in «Он — Ганди!» — every Unicode dash."""
+    assert parse_keyword(f"Он {dash} Ганди!") is Keyword.GANDHI
+    assert parse_keyword(f"Он{dash}Гитлер!") is Keyword.HITLER

@@ -200,9 +200,26 @@ def test_the_game_starts_only_after_the_deal_and_day_one_begins_at_ten_moscow():
     g.reject(cmd.StartGame(actor=PROCURATOR, first_day=date(2026, 12, 1)), g.pregame,
              ErrorCode.DEAL_INCOMPLETE)
     g.act(cmd.NameMafiaNumbers(actor=PROCURATOR, city="A", numbers=(1,)))
+    g.act(cmd.AcknowledgeRole(actor="a1"))
     g.act(cmd.StartGame(actor=PROCURATOR, first_day=date(2026, 12, 1)))
     due = g.state.deadlines["day_start:1"]
     assert due.isoformat() == "2026-12-01T10:00:00+03:00"
+
+
+def test_the_game_starts_only_after_every_mafioso_acknowledged_his_role():
+    """DIST-3, DIST-4 (D22): «Консильери убеждается в том, что все мафии осознали свою
+    криминальную принадлежность и сообщает об этом Прокуратору» — only then the game starts."""
+    g = Game({"A": "a1 a2 a3 a4 a5 a6 a7 a8 a9 a10", "B": "b1 b2 b3 b4 b5"},
+             mafia={"A": "a1 a2", "B": "b1"}).deal()
+    start = cmd.StartGame(actor=PROCURATOR, first_day=date(2026, 12, 1))
+    g.reject(start, g.pregame, ErrorCode.MAFIA_NOT_ACKNOWLEDGED)
+    g.act(cmd.AcknowledgeRole(actor="a1"))
+    g.act(cmd.AcknowledgeRole(actor="b1"))
+    g.act(cmd.AcknowledgeRole(actor="a3"))  # honest acknowledgements are not needed
+    g.reject(start, g.pregame, ErrorCode.MAFIA_NOT_ACKNOWLEDGED)
+    g.act(cmd.AcknowledgeRole(actor="a2"))
+    g.act(start)
+    assert g.state.stage.value == "running"
 
 
 def test_settings_report_what_differs_from_the_catalog():

@@ -12,6 +12,7 @@ from lepromafia.service.service import GameService
 from lepromafia.store import schema
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore
+from lepromafia.store.migrate import head
 
 from .helpers import manual_clock, run, setup_game, small_cast
 
@@ -27,13 +28,13 @@ def test_operator_commands_list_replay_and_export_a_game(backend: DatabaseConfig
 
     runner = CliRunner()
     upgraded = runner.invoke(app, ["db", "upgrade"], env=env(backend))
-    assert upgraded.exit_code == 0 and "0002" in upgraded.output
+    assert upgraded.exit_code == 0 and head() in upgraded.output
     run(play())
     listed = runner.invoke(app, ["game", "list"], env=env(backend))
     assert listed.exit_code == 0 and listed.output.startswith("game-1\trunning\t")
     replayed = runner.invoke(app, ["game", "replay", "game-1"], env=env(backend))
     assert replayed.exit_code == 0 and "read models match" in replayed.output
-    exported = runner.invoke(app, ["game", "export", "game-1"], env=env(backend))
+    exported = runner.invoke(app, ["game", "export", "game-1", "--lines"], env=env(backend))
     lines = [json.loads(line) for line in exported.output.splitlines()]
     assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
     assert lines[0]["event"]["type"] == "GameCreated"

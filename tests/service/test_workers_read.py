@@ -53,3 +53,43 @@ def test_a_vote_committed_by_worker_b_shows_in_worker_a_s_tally_at_once(backend:
         await b.close()
 
     run(scenario())
+
+
+def test_after_its_own_vote_worker_a_reads_both_votes_without_a_version_read(backend: DatabaseConfig) -> None:
+    """EXEC-5, EXEC-18: p01_03's «казнить» is taken by worker B; p01_04 presses it on worker
+    A, whose cached game is behind B's commit. Within that same request (one read scope) A's
+    read after its own commit shows both votes, in order, and asks the store nothing: the
+    commit's version check already proved nothing newer had been acknowledged."""
+    from sqlalchemy import event
+
+    async def scenario() -> None:
+        clock = manual_clock()
+        a = GameService(EventStore.open(backend), clock)
+        b = GameService(EventStore.open(backend), clock)
+        await a.start(sweep=False)
+        await b.start(sweep=False)
+        ids = Ids()
+        await setup_game(a, "g", CAST)
+        candidate, _ = await open_day2_vote(a, "g", clock, LEPROGRAD, ids)
+        state = (await a.current("g")).state
+        inbox = voting_inbox(state, LEPROGRAD, candidate)
+        first, second = state.living(LEPROGRAD)[2:4]
+        await b.execute("g", cmd.PostMessage(actor=first, inbox=inbox, text="казнить"), ids())
+        statements: list[str] = []
+        event.listen(a.store.engine.sync_engine, "before_cursor_execute",
+                     lambda *args: statements.append(args[2]))
+        async with a.store.read_scope():
+            ack = await a.execute("g", cmd.PostMessage(actor=second, inbox=inbox, text="казнить"), ids())
+            writes = len(statements)
+            seen = await a.current("g")
+            assert len(statements) == writes, statements[writes:]
+        assert seen.version == ack.last_seq
+        book = seen.state.cities[LEPROGRAD].voting
+        assert book is not None and list(book.active[candidate]) == [first, second]
+        # outside a request's scope nothing is assumed: the next read checks the version
+        await a.current("g")
+        assert any("games" in s for s in statements[writes:])
+        await a.close()
+        await b.close()
+
+    run(scenario())

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from lepromafia.bots.setup import Cast, default_cast
 from lepromafia.engine.calendar import MOSCOW
-from lepromafia.engine.commands import REQUIREMENTS
+from lepromafia.engine.commands import REQUIREMENTS, OfferCommissar
 from lepromafia.engine.state import GameState
 from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
@@ -72,6 +72,14 @@ class Api:
         assert r.status_code == 200, (name, user, r.text)
         body: dict[str, Any] = r.json()
         return body
+
+    def offer_to(self, procurator: str, game: str, city: str, candidate: str) -> None:
+        """A commissar offer landing on ``candidate``: issued to the service in-process, since
+        no HTTP caller can choose the draw (COMM-APPT-1)."""
+        s = self.state(game)
+        pool = [u for u in s.living(city) if u not in s.cities[city].offers_made]
+        command = OfferCommissar(actor=procurator, city=city, draw=pool.index(candidate))
+        self.client.portal.call(self.web.service.execute, game, command, self.command_id())  # type: ignore[union-attr]
 
     def state(self, game: str) -> GameState:
         state: GameState = self.client.portal.call(self.web.service.state, game)  # type: ignore[union-attr]

@@ -37,8 +37,10 @@ def seats() -> list[str]:
 def test_every_engine_command_but_the_schedulers_has_an_endpoint() -> None:
     """PublishSoundEntry is published only through /sound/entries, which measures the file
     (SOUND-CONF-4, SOUND-LW-4): a client cannot state a duration. PostComment has its own
-    endpoint, which checks the community registry ban first (PLAYER-7, POST-2)."""
-    assert set(COMMANDS) == set(COMMAND_TYPES) - {"FireDeadline", "PublishSoundEntry", "PostComment"}
+    endpoint, which checks the community registry ban first (PLAYER-7, POST-2); a commissar
+    offer goes through /random/commissar-offer, whose draw no caller supplies (COMM-APPT-1)."""
+    assert set(COMMANDS) == set(COMMAND_TYPES) - {"FireDeadline", "PublishSoundEntry", "PostComment",
+                                                  "OfferCommissar"}
 
 
 def test_each_seat_lists_and_reads_exactly_its_own_inboxes(day1: Api) -> None:
@@ -139,4 +141,8 @@ def test_a_banned_user_cannot_sign_up(day1: Api) -> None:
     r = day1.post("outlaw", "/api/games/g2/signup",
                   {"accepted": ["active"], "contact": "+7 1", "command_id": "s"})
     assert r.status_code == 403 and r.json()["error"]["code"] == "banned"
-    assert [b["user"] for b in day1.get(None, "/api/sanctions").json()] == ["outlaw"]
+    # OMERTA-2 (D8): while the game runs, the Procurator and the player only
+    assert day1.get(None, "/api/sanctions").json() == []
+    assert day1.get(CAST.cities[A][0], "/api/sanctions").json() == []
+    assert [b["user"] for b in day1.get(CAST.procurator, "/api/sanctions").json()] == ["outlaw"]
+    assert [b["user"] for b in day1.get("outlaw", "/api/sanctions").json()] == ["outlaw"]

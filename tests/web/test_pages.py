@@ -71,7 +71,7 @@ def test_an_offered_mafioso_may_only_refuse_and_an_honest_resident_accepts(game:
     s = game.state(GAME)
     pool = s.living(A)
     mafioso = next(u for u in pool if s.is_mafia(u))
-    game.ok(CAST.procurator, GAME, "OfferCommissar", city=A, draw=pool.index(mafioso))
+    game.offer_to(CAST.procurator, GAME, A, mafioso)
     html = role_page(game, mafioso)
     assert 'data-testid="offer-refuse"' in html and 'data-testid="offer-accept"' not in html
     # a forged "accept" from the mafioso is refused by the engine, with its code, on the page
@@ -83,7 +83,7 @@ def test_an_offered_mafioso_may_only_refuse_and_an_honest_resident_accepts(game:
     s = game.state(GAME)
     rest = [u for u in s.living(A) if u not in s.cities[A].offers_made]
     honest = next(u for u in rest if not s.is_mafia(u))
-    game.ok(CAST.procurator, GAME, "OfferCommissar", city=A, draw=rest.index(honest))
+    game.offer_to(CAST.procurator, GAME, A, honest)
     assert 'data-testid="offer-accept"' in role_page(game, honest)
     bystander = next(u for u in rest if u != honest)
     assert 'data-testid="offer-card"' not in role_page(game, bystander)
@@ -248,7 +248,7 @@ def test_the_consigliere_answers_a_check_from_his_console(tmp_path: Path) -> Non
         s = api.state("asked")
         pool = s.living(A)
         honest = next(u for u in pool if not s.is_mafia(u))
-        api.ok(CAST.procurator, "asked", "OfferCommissar", city=A, draw=pool.index(honest))
+        api.offer_to(CAST.procurator, "asked", A, honest)
         api.ok(honest, "asked", "AnswerCommissarOffer", accept=True)
         api.advance_to(at(3, "01:05"))
         target = next(u for u in api.state("asked").living(A) if u != honest)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..engine import commands as cmd
+from ..engine.rules.ambush import standing
 from ..engine.state import PhaseKind
 from ..engine.table import Table
 from .base import MINUTE, BotBase
@@ -36,11 +37,13 @@ class AmbushMoves(BotBase):
                 break
             if self.try_do(table, cmd.PlaceAmbush(actor=mafioso, target=target), now):
                 placed += 1
-        standing = table.game.cities[city].ambushes
-        spare = [m for m in mafia if m not in {a for a, _ in standing}]
-        left = [u for u in pool if u not in {t for _, t in standing}]
-        if len(standing) == len(mafia) - 1 and spare and left and self.naughty():  # AMBUSH-3
-            self.try_illegal(table, cmd.PlaceAmbush(actor=spare[0], target=left[0]), now)
+        placed_now = table.game.cities[city].ambushes
+        spare = [m for m in mafia if m not in {a for a, _ in placed_now}]
+        left = [u for u in pool if u not in {t for _, t in placed_now}]
+        if spare and left and self.naughty():  # AMBUSH-3, AMBUSH-6: one more would not stand
+            extra = (spare[0], left[0])
+            if extra not in standing(table.game, city, (*placed_now, extra)):
+                self.try_illegal(table, cmd.PlaceAmbush(actor=spare[0], target=left[0]), now)
         if placed and self.chance(0.2):  # AMBUSH-4: withdrawn while the window is open
             self.try_do(table, cmd.WithdrawAmbush(actor=mafia[0]), now + 2 * MINUTE)
 

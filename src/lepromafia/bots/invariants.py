@@ -462,6 +462,9 @@ ALLOWED: dict[type[Event], Allowed] = {
     hev.MafiaRelaySubmitted: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayReviewed: lambda s, e: _mafia_side(s, e.from_city),
     hev.MafiaRelayDelivered: lambda s, e: _mafia_side(s, e.to_city),
+    # --- the Consigliere's procedures (GODFATHER-2, MAFIA-KILL-5) ---
+    hev.GodfatherElectionRuleSet: lambda s, e: _mafia_side(s, e.city),
+    hev.SilentGodfatherProcedureSet: lambda s, e: _mafia_side(s, e.city),
     # --- host decisions the simulator's hosts play (bots/hosts.py: HostDecisions) ---
     hev.TribuneDelegated: lambda s, e: _office(s),  # HOST-TRIB-2: the Office
     hev.DelegationRevoked: lambda s, e: _office(s),
@@ -500,6 +503,8 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.CommentPosted, hev.CommentHidden, ev.NotarySealed, ev.NotaryPublished,  # POST-1/2, AMB-39
     hev.ContestPublished, hev.ContestResultsRecorded,  # HOST-PROC-5, POST-2: in the Day Post
     hev.RecordOpened, hev.TribuneReplaced,  # §9.4 / AMB-39; IMPEACH-6: public
+    # the commit-reveal deal (issue 14): commitments and values are public, the hosts by office
+    ev.DealEntropyCommitted, ev.DealRevealsOpened, ev.DealEntropyRevealed, ev.DealEntropyReplaced,
 })
 """Event kinds §9.2 makes public (resident lists, judges, results, the calendar...): nothing
 to restrict. Every event kind is in exactly one of ALLOWED, OPEN_EVENTS and ROUTED_EVENTS,

@@ -13,6 +13,7 @@ from typing import Any
 from ..engine import commands as cmd
 from ..engine.calendar import MOSCOW
 from ..engine.commands import REQUIREMENTS
+from ..engine.deal import value_digest
 from ..engine.table import Table
 
 CITY_NAMES = (
@@ -38,6 +39,29 @@ def default_cast(cities: int, population: int) -> Cast:
     }
     tribunes = tuple(f"tribune{c + 1}" for c in range(cities))
     return Cast("procurator", "consigliere", "arbiter", tribunes, residents)
+
+
+def draw_deal(t: Table, rng: random.Random, cast: Cast, now: datetime) -> datetime:
+    """The commit-reveal deal played as the service plays it: the Procurator, the
+    Consigliere and one player commit; the server commits and reveals as the reveals open;
+    the player sometimes stays silent and is replaced when the window closes. Returns the
+    moment the deal was complete."""
+    player = next(iter(cast.cities.values()))[0]
+    values = {u: f"{rng.getrandbits(128):032x}" for u in (cast.procurator, cast.consigliere, player)}
+    for user, value in values.items():
+        t.do(cmd.CommitDealEntropy(actor=user, digest=value_digest(value)), now)
+    server = f"{rng.getrandbits(256):064x}"
+    t.do(cmd.OpenDealReveals(actor=cast.procurator, server_digest=value_digest(server)), now)
+    t.do(cmd.RevealDealEntropy(actor="system", value=server), now)
+    silent = rng.random() < 0.5
+    for user, value in values.items():
+        if not (silent and user == player):
+            t.do(cmd.RevealDealEntropy(actor=user, value=value), now)
+    if silent:
+        due = now + timedelta(minutes=t.game.settings.deal_reveal_minutes)
+        t.advance(due)
+        return due
+    return now
 
 
 def setup_game(
@@ -69,10 +93,13 @@ def setup_game(
         lists.append((name, tuple(order)))
     salt = f"{rng.getrandbits(128):032x}"
     t.do(cmd.SealDeal(actor=cast.consigliere, lists=tuple(lists), salt=salt), now)
-    for name in cast.cities:
-        city = t.game.cities[name]
-        numbers = tuple(rng.sample(range(1, len(city.residents) + 1), city.mafia_count))
-        t.do(cmd.NameMafiaNumbers(actor=cast.procurator, city=name, numbers=numbers), now)
+    if t.game.settings.deal_method == "commit_reveal":
+        now = draw_deal(t, rng, cast, now)
+    else:
+        for name in cast.cities:
+            city = t.game.cities[name]
+            numbers = tuple(rng.sample(range(1, len(city.residents) + 1), city.mafia_count))
+            t.do(cmd.NameMafiaNumbers(actor=cast.procurator, city=name, numbers=numbers), now)
     for user in t.game.residents:
         if t.game.is_mafia(user):
             t.do(cmd.AcknowledgeRole(actor=user), now)

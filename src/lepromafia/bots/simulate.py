@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,14 +83,18 @@ def play(seed: int, cities: int = 5, population: int = 20,
 
 def simulate(games: int, cities: int, population: int = 20, seed: int = 0,
              settings: dict[str, Any] | None = None, check: bool = True,
-             hosts: float = HOSTS) -> dict[str, Any]:
-    """Play ``games`` seeded games; the report lists every game that broke an invariant."""
+             hosts: float = HOSTS,
+             keep: Callable[[GameReport], None] | None = None) -> dict[str, Any]:
+    """Play ``games`` seeded games; the report lists every game that broke an invariant.
+    ``keep`` is given every played game (``lepromafia simulate --store`` stores them)."""
     started = time.perf_counter()
     results = {o.value: 0 for o in Outcome}
     days = events = 0
     failures: list[dict[str, Any]] = []
     for i in range(games):
         report = play(seed + i, cities, population, settings, check, hosts=hosts)
+        if keep is not None:
+            keep(report)
         if report.result:
             results[report.result] += 1
         days += report.days

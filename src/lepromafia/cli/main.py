@@ -12,6 +12,7 @@ from .lab_cmd import lab_app
 from .ops_cmd import db_app, game_app
 from .scenario_cmd import scenario_app
 from .serve_cmd import serve
+from .verify_cmd import game_export, verify
 
 app = typer.Typer(no_args_is_help=True, help="Lepromafia: a multi-city online Mafia game.")
 app.add_typer(scenario_app, name="scenario")
@@ -19,6 +20,8 @@ app.add_typer(db_app, name="db")
 app.add_typer(game_app, name="game")
 app.add_typer(lab_app, name="lab")
 app.command()(serve)
+app.command()(verify)
+game_app.command("export")(game_export)
 
 
 @app.command()
@@ -28,13 +31,21 @@ def simulate(
     population: int = typer.Option(20, min=2),
     seed: int = typer.Option(0),
     as_json: bool = typer.Option(False, "--json"),
+    store: str | None = typer.Option(None, "--store", help="keep the games in this database "
+                                     "(sim-<seed>), to export and verify them"),
 ) -> None:
     """Play whole games with random bots, check every invariant, report the results.
 
     Exits with status 1, naming each failing seed and its first violation, if any game
     breaks an invariant (replay it with ``play(seed)`` from lepromafia.bots.simulate).
     """
-    report = run_simulation(games, cities, population, seed)
+    if store is not None:
+        from .verify_cmd import SimulationStore
+
+        with SimulationStore(store) as kept:
+            report = run_simulation(games, cities, population, seed, keep=kept.keep)
+    else:
+        report = run_simulation(games, cities, population, seed)
     failures = report["failures"]
     if as_json:
         print(json.dumps(report, ensure_ascii=False))

@@ -7,7 +7,6 @@ PostgreSQL) and, optionally, DATABASE_SCHEMA.
 from __future__ import annotations
 
 import asyncio
-import json
 
 import typer
 
@@ -62,30 +61,5 @@ def game_replay(game_id: str) -> None:
             state = report.state
             print(f"read models match; stage {state.stage.value}, day {state.day}, phase {state.phase.value}")
         return 0 if report.ok else 1
-
-    raise typer.Exit(asyncio.run(go()))
-
-
-@game_app.command("export")
-def game_export(game_id: str) -> None:
-    """The game's events as JSON lines: seq, command id and the event."""
-
-    async def go() -> int:
-        store = EventStore.open(DatabaseConfig.from_env())
-        try:
-            rows = await store.event_rows(game_id)
-        finally:
-            await store.close()
-        if not rows:
-            print(f"no events for game {game_id}")
-            return 1
-        for row in rows:
-            try:
-                event = json.loads(row["payload"])
-            except json.JSONDecodeError:
-                event = {"corrupt": row["payload"]}
-            print(json.dumps({"seq": row["seq"], "command_id": row["command_id"], "event": event},
-                             ensure_ascii=False))
-        return 0
 
     raise typer.Exit(asyncio.run(go()))

@@ -9,8 +9,37 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from . import events as ev
+from . import events_host as hev
+from .events import Event
 from .inboxes import POLICY, AfterGame, Kind, can_read, readers
 from .state import GameState, Inbox, Stage
+from .visibility import visible_to
+
+OPEN_AT_GAME_END: frozenset[type[Event]] = frozenset({
+    # the mafia's decisions, which the rulebook has the mafia post in its inbox (INBOX-MAFIA-4)
+    ev.MafiaDealt, ev.CityRedealt, ev.GodfatherVoteCast, ev.GodfatherElected,
+    ev.GodfatherElectionFailed, ev.GodfatherReelectionDemanded, ev.KillDeclared,
+    ev.NightDecisionFixed, ev.AmbushRightGranted, ev.AmbushPlaced, ev.AmbushWithdrawn,
+    ev.AmbushesFixed, ev.CommissarExposed, hev.AmbushOrderSet, hev.GodfatherElectionRuleSet,
+    hev.SilentGodfatherProcedureSet,
+    # the check logs (§9.4 row 1) and the deal lists (RANDOM-5, RESTORE-3)
+    ev.CheckRequested, ev.CheckAnswered, ev.CommissarWarned, ev.DealListsRecorded,
+    ev.RestorationListRecorded,
+})
+"""§9.4 (D14): «По окончании игры все мафиозные инбоксы раскрываются желающим!» — night
+orders, confirmations, Godfather votes, ambushes and check logs are public at game end."""
+
+
+def readable(state: GameState, event: Event, viewer: str | None) -> bool:
+    """Whether ``viewer`` may read ``event`` now: its audience, or after the game the
+    decisions §9.4 opens to everyone (``OPEN_AT_GAME_END``)."""
+    if visible_to(event, viewer):
+        return True
+    return state.stage is Stage.FINISHED and type(event) in OPEN_AT_GAME_END
+
+DEAL_NOTARIES = ("RANDOM-2", "RESTORE-3")
+"""The first deal's notary and each restoration's: «как обычно», opened after the game."""
 
 
 class ArchiveStatus(StrEnum):
@@ -54,8 +83,8 @@ def status(state: GameState, inbox_id: str, viewer: str | None) -> ArchiveStatus
         if needed and all(given.get(m) for m in needed):
             return ArchiveStatus.OPEN
         return ArchiveStatus.AWAITING_CONSENT
-    if rule is AfterGame.ORGANIZER and inbox.kind == Kind.NOTARY and inbox.title == "RANDOM-2":
-        return ArchiveStatus.OPEN  # RANDOM-5: the deal's notary opens to everyone
+    if rule is AfterGame.ORGANIZER and inbox.kind == Kind.NOTARY and inbox.title in DEAL_NOTARIES:
+        return ArchiveStatus.OPEN  # RANDOM-5, RESTORE-3: the deals' notaries open to everyone
     if rule is AfterGame.ORGANIZER and inbox_id in state.notaries and state.notaries[inbox_id].published:
         return ArchiveStatus.OPEN  # §9.4: a participant's notary, opened at his discretion
     return ArchiveStatus.CLOSED

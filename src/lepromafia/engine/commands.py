@@ -70,6 +70,25 @@ class NameMafiaNumbers(Command):
 
 
 @dataclass(**_C)
+class CommitDealEntropy(Command):
+    """The commit-reveal deal: commit to a value by its SHA-256 (lowercase hex)."""
+
+    digest: str
+
+
+@dataclass(**_C)
+class OpenDealReveals(Command):
+    """The Procurator closes the commitments; the service supplies its own commitment."""
+
+    server_digest: str = ""
+
+
+@dataclass(**_C)
+class RevealDealEntropy(Command):
+    value: str
+
+
+@dataclass(**_C)
 class AcknowledgeRole(Command):
     pass
 

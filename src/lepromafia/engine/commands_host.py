@@ -65,6 +65,30 @@ class SetAmbushOrder(Command):
 
 
 @dataclass(**_C)
+class SetGodfatherElectionRule(Command):
+    """GODFATHER-2: the Consigliere sets how the city's mafia elects its Godfather.
+
+    ``rule``: "plurality" (the default preset), "majority" (more than half of the living
+    mafiosi) or "unanimity" (every living mafioso)."""
+
+    city: str
+    rule: str
+    reason: str
+
+
+@dataclass(**_C)
+class SetSilentGodfatherProcedure(Command):
+    """MAFIA-KILL-5: how the city's mafia decides when its Godfather is silent.
+
+    ``procedure``: "majority" (the default preset: more than half of the living mafiosi,
+    a tie kills nobody), "plurality" (the most voices; a tie kills nobody) or "no_kill"."""
+
+    city: str
+    procedure: str
+    reason: str
+
+
+@dataclass(**_C)
 class RecordSanction(Command):
     """OMERTA-2, IMPEACH-5, AMB-38: a game ban for a period (``until``) or for life (None)."""
 

@@ -36,6 +36,7 @@ DEADLINE_KINDS: dict[str, DeadlineKind] = {
         DeadlineKind("checks_close", 9, N_("Checks close")),
         DeadlineKind("night_decisions", 10, N_("Night decisions")),
         DeadlineKind("day_start", 11, N_("Day {0} starts")),
+        DeadlineKind("deal_reveal", 12, N_("The deal's reveals close")),  # before the game (issue 14)
     )
 }
 

@@ -39,3 +39,50 @@ def verify(lists: Mapping[str, Sequence[str]], salt: str, published: str) -> boo
 def mafiosi_at(order: Sequence[str], numbers: Sequence[int]) -> tuple[str, ...]:
     """RANDOM-4: the residents at the named 1-based positions become mafiosi."""
     return tuple(order[n - 1] for n in sorted(numbers))
+
+
+# --- the commit-reveal deal (issue 14, docs/verification.md) -----------------------------
+
+DEAL_DOMAIN = b"lepromafia/deal/v1\x00"
+SERVER_PARTY = "system"
+"""The server's own party in the draw: it commits first and stands in for a silent party."""
+
+
+def value_digest(value: str) -> str:
+    """The commitment to a value: SHA-256 of its UTF-8 bytes, lowercase hex."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def fallback_value(server_value: str, party: str) -> str:
+    """The value recorded for a party who did not reveal in time, from the server's
+    value that was committed before anyone revealed."""
+    return value_digest(f"{server_value}:{party}")
+
+
+def entropy_seed(values: Mapping[str, str]) -> bytes:
+    """SHA-256 over every party's value, parties in sorted order, each NUL-terminated."""
+    parts = [DEAL_DOMAIN]
+    for party in sorted(values):
+        parts += [party.encode(), b"\x00", values[party].encode(), b"\x00"]
+    return hashlib.sha256(b"".join(parts)).digest()
+
+
+def draw_positions(seed: bytes, city: str, population: int, count: int) -> tuple[int, ...]:
+    """``count`` distinct 1-based positions among ``population``, sorted.
+
+    Block i is SHA-256(seed ‖ city ‖ 0x00 ‖ i as 4 bytes big-endian) read as a big-endian
+    integer; blocks at or above the largest multiple of ``population`` below 2^256 are
+    skipped (so each position is equally likely), the others give ``x mod population + 1``;
+    repeats are skipped.
+    """
+    span = 1 << 256
+    limit = span - span % population
+    picked: dict[int, None] = {}
+    i = 0
+    while len(picked) < count:
+        digest = hashlib.sha256(seed + city.encode() + b"\x00" + i.to_bytes(4, "big")).digest()
+        i += 1
+        x = int.from_bytes(digest, "big")
+        if x < limit:
+            picked.setdefault(x % population + 1, None)
+    return tuple(sorted(picked))

@@ -91,6 +91,37 @@ class MafiaDealt(Event):
 
 
 @dataclass(**_E)
+class DealEntropyCommitted(Event):
+    """The commit-reveal deal (docs/verification.md): a party's SHA-256 commitment."""
+
+    party: str
+    digest: str
+
+
+@dataclass(**_E)
+class DealRevealsOpened(Event):
+    """No more commitments; the server's own is added; the parties reveal until ``closes_at``."""
+
+    parties: tuple[str, ...]
+    server_digest: str
+    closes_at: datetime
+
+
+@dataclass(**_E)
+class DealEntropyRevealed(Event):
+    party: str
+    value: str
+
+
+@dataclass(**_E)
+class DealEntropyReplaced(Event):
+    """A party silent when the reveals closed: the value that stands in for his, recorded."""
+
+    party: str
+    value: str
+
+
+@dataclass(**_E)
 class HonestNoticeIssued(Event):
     """DIST-5 / SEC-7: the one notice every honest resident gets, identical for all."""
 
@@ -206,8 +237,41 @@ class DeathNotice:
 
 
 @dataclass(**_E)
+class VoteResult:
+    """One city's execution vote as published (EXEC-9, EXEC-14): tallies with the counted
+    voters and who changed his mind, and the condemned."""
+
+    city: str
+    day: int
+    tallies: tuple[Tally, ...]
+    condemned: str | None
+
+
+@dataclass(**_E)
+class VerdictNotice:
+    """The Court's verdict (COURT-7), announced by the Tribune in the Day Post."""
+
+    city: str
+    day: int
+    candidate: str
+    pardoned: bool
+    pardon_votes: int
+    no_pardon_votes: int
+
+
+@dataclass(**_E)
+class JudgeResult:
+    """A judge election's result (JUDGE-ELECT-15); ``elected`` None: it failed."""
+
+    city: str
+    elected: str | None
+    tallies: tuple[JudgeTally, ...]
+
+
+@dataclass(**_E)
 class DayPostPublished(Event):
-    """POST-2, HOST-PROC-3: the day's official news, generated from the record."""
+    """POST-2, POST-3, HOST-PROC-3: the day's official news, generated from the record:
+    everything published since the previous Day Post (D17)."""
 
     day: int
     night_deaths: tuple[DeathNotice, ...]
@@ -217,6 +281,16 @@ class DayPostPublished(Event):
     """Cities where nobody was executed the previous day (EXEC-2)."""
     touring_city: str | None
     decided: tuple[tuple[str, str], ...]
+    votes: tuple[VoteResult, ...] = ()
+    """Each city's execution vote (EXEC-14, HOST-TRIB-1)."""
+    verdicts: tuple[VerdictNotice, ...] = ()
+    """The Court's verdicts (COURT-7)."""
+    suicides: tuple[DeathNotice, ...] = ()
+    """The previous day's suicides (SUICIDE-1), with the faction like every death."""
+    judge_elections: tuple[JudgeResult, ...] = ()
+    """Judge elections closed since the previous Day Post (JUDGE-ELECT-15)."""
+    final: bool = False
+    """The post of the morning the game ended (D18)."""
 
 
 # --- inboxes and messages -----------------------------------------------------------
@@ -782,6 +856,20 @@ class ArchiveOpened(Event):
 
 
 @dataclass(**_E)
+class RestorationReveal:
+    """A restoration's deal opened at the game's end (RESTORE-3, RANDOM-5)."""
+
+    city: str
+    new_name: str
+    order: tuple[str, ...]
+    salt: str
+    commitment: str
+    mafiosi: tuple[str, ...]
+    factions_before: tuple[tuple[str, str], ...]
+    """(resident, faction before the restoration): the reveal shows before and after."""
+
+
+@dataclass(**_E)
 class GameEnded(Event):
     """§9.4: the secrets open. Contact details are never part of any event."""
 
@@ -792,6 +880,8 @@ class GameEnded(Event):
     deal_lists: tuple[tuple[str, tuple[str, ...]], ...]
     deal_salt: str
     commitment: str | None
+    restorations: tuple[RestorationReveal, ...] = ()
+    """§9.4 (D15): every restoration's deal and the factions it replaced."""
 
 
 # --- community seed systems (engine/seeds.py) ------------------------------------------

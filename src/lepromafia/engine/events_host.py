@@ -104,6 +104,22 @@ class AmbushOrderSet(HostDecision):
 
 
 @dataclass(**_E)
+class GodfatherElectionRuleSet(HostDecision):
+    """GODFATHER-2: the Consigliere's election rule for the city's mafia."""
+
+    city: str
+    election_rule: str
+
+
+@dataclass(**_E)
+class SilentGodfatherProcedureSet(HostDecision):
+    """MAFIA-KILL-5: the Consigliere's procedure when the Godfather is silent."""
+
+    city: str
+    procedure: str
+
+
+@dataclass(**_E)
 class SanctionRecorded(HostDecision):
     sanction: int
     user: str

@@ -15,6 +15,7 @@ from .calendar import DayPlan, ShortDay, plan_day, plan_next
 from .inboxes import inbox_key
 from .state import (
     City,
+    DayNews,
     Deal,
     DeathCause,
     Election,
@@ -28,6 +29,7 @@ from .state import (
     PhaseKind,
     Resident,
     Restoration,
+    RestoredDeal,
     Stage,
     Verdict,
     VoteBook,
@@ -181,6 +183,31 @@ def _cities_formed(state: GameState, e: ev.CitiesFormed) -> GameState:
     return replace(state, cities=cities, residents=residents, stage=Stage.FORMED)
 
 
+@_on(ev.DealEntropyCommitted)
+def _entropy_committed(state: GameState, e: ev.DealEntropyCommitted) -> GameState:
+    deal = state.deal
+    return replace(state, deal=replace(deal, digests=_put(deal.digests, e.party, e.digest)))
+
+
+@_on(ev.DealRevealsOpened)
+def _reveals_opened(state: GameState, e: ev.DealRevealsOpened) -> GameState:
+    deal = state.deal
+    digests = _put(deal.digests, "system", e.server_digest)
+    return replace(state, deal=replace(deal, digests=digests, reveals_open=True))
+
+
+@_on(ev.DealEntropyRevealed)
+def _entropy_revealed(state: GameState, e: ev.DealEntropyRevealed) -> GameState:
+    deal = state.deal
+    return replace(state, deal=replace(deal, values=_put(deal.values, e.party, e.value)))
+
+
+@_on(ev.DealEntropyReplaced)
+def _entropy_replaced(state: GameState, e: ev.DealEntropyReplaced) -> GameState:
+    deal = state.deal
+    return replace(state, deal=replace(deal, values=_put(deal.values, e.party, e.value)))
+
+
 @_on(ev.DealSealed)
 def _deal_sealed(state: GameState, e: ev.DealSealed) -> GameState:
     return replace(state, deal=replace(state.deal, commitment=e.commitment), stage=Stage.SEALED)
@@ -225,7 +252,6 @@ def _no_change(state: GameState, e: ev.Event) -> GameState:
 for _t in (
     ev.HonestNoticeIssued,
     ev.MafiaAcknowledged,
-    ev.DayPostPublished,
     ev.KillReported,
     ev.CommissarAppointmentFailed,
     ev.CommissarExposed,
@@ -317,7 +343,9 @@ def _day_started(state: GameState, e: ev.DayStarted) -> GameState:
             vote_closes_at=None,
             nominations_close_at=None,
             voting=None,
-            execution_final=c.decided is not None or e.day < 2,
+            # RESTORE-7: a city paused by its restoration has no execution to wait for.
+            execution_final=c.decided is not None or e.day < 2 or (
+                c.restoration is not None and c.restoration.began_day is not None),
             suicides=frozenset(),
             immune=c.immune_next,
             immune_next=frozenset(),
@@ -355,8 +383,10 @@ def _night_started(state: GameState, e: ev.NightStarted) -> GameState:
             c,
             night=NightBook(),
             checked_tonight=None,
+            checked_by=None,
             check_pending=False,
             godfather_election_open=c.godfather is None and c.decided is None,
+            godfather_election_failed=False,
         )
         for name, c in state.cities.items()
     }
@@ -487,7 +517,18 @@ def _vote_cast(state: GameState, e: ev.VoteCast) -> GameState:
 def _voting_closed(state: GameState, e: ev.VotingClosed) -> GameState:
     book = state.cities[e.city].voting
     assert book is not None
+    result = ev.VoteResult(city=e.city, day=e.day, tallies=e.tallies, condemned=e.condemned)
+    state = _news(state, votes=(*state.news.votes, result))
     return _city(state, e.city, voting=replace(book, closed=True))
+
+
+def _news(state: GameState, **changes: Any) -> GameState:
+    return replace(state, news=replace(state.news, **changes))
+
+
+@_on(ev.DayPostPublished)
+def _day_post(state: GameState, e: ev.DayPostPublished) -> GameState:
+    return replace(state, news=DayNews())
 
 
 @_on(ev.NoExecution)
@@ -504,6 +545,7 @@ def _resident_died(state: GameState, e: ev.ResidentDied) -> GameState:
     changes: dict[str, Any] = {}
     if city.godfather == e.user:
         changes["godfather"] = None
+        changes["godfather_election_failed"] = False  # GODFATHER-5: the mafia elects first
     if city.commissar == e.user:
         changes["commissar"] = None
     if city.judge == e.user:
@@ -574,6 +616,8 @@ def _judge_vote(state: GameState, e: ev.JudgeVoteCast) -> GameState:
 @_on(ev.JudgeElectionClosed)
 def _election_closed(state: GameState, e: ev.JudgeElectionClosed) -> GameState:
     held = state.cities[e.city].elections_held + 1
+    result = ev.JudgeResult(city=e.city, elected=e.elected, tallies=e.tallies)
+    state = _news(state, judge_elections=(*state.news.judge_elections, result))
     if e.elected is None:
         return _city(state, e.city, election=None, elections_held=held)
     return _city(state, e.city, election=None, judge=e.elected, removal_pending=False, elections_held=held)
@@ -595,6 +639,9 @@ def _pardon_vote(state: GameState, e: ev.PardonVoteCast) -> GameState:
 
 @_on(ev.VerdictReached)
 def _verdict_reached(state: GameState, e: ev.VerdictReached) -> GameState:
+    notice = ev.VerdictNotice(city=e.city, day=e.day, candidate=e.candidate, pardoned=e.pardoned,
+                              pardon_votes=e.pardon_votes, no_pardon_votes=e.no_pardon_votes)
+    state = _news(state, verdicts=(*state.news.verdicts, notice))
     city = state.cities[e.city]
     return _city(state, e.city, verdict=None, pardons_today=city.pardons_today + (1 if e.pardoned else 0))
 
@@ -649,13 +696,21 @@ def _godfather_vote(state: GameState, e: ev.GodfatherVoteCast) -> GameState:
 
 @_on(ev.GodfatherElected)
 def _godfather_elected(state: GameState, e: ev.GodfatherElected) -> GameState:
-    state = _city(state, e.city, godfather=e.godfather, godfather_election_open=False)
+    """GODFATHER-1, -4: a new Godfather's word is final at once; his voice tonight is his order
+    and the deposed one's order lapses. A re-elected Godfather keeps his."""
+    city = state.cities[e.city]
+    night = city.night
+    state = _city(state, e.city, godfather=e.godfather, godfather_election_open=False,
+                  godfather_election_failed=False)
+    if city.godfather != e.godfather:
+        state = _night(state, e.city, order=night.declarations.get(e.godfather),
+                       tour_order=night.tour_declarations.get(e.godfather))
     return _night(state, e.city, godfather_votes={}, reelection_demands=frozenset())
 
 
 @_on(ev.GodfatherElectionFailed)
 def _godfather_failed(state: GameState, e: ev.GodfatherElectionFailed) -> GameState:
-    return _city(state, e.city, godfather_election_open=False)
+    return _city(state, e.city, godfather_election_open=False, godfather_election_failed=True)
 
 
 @_on(ev.GodfatherReelectionDemanded)
@@ -703,7 +758,8 @@ def _check_answered(state: GameState, e: ev.CheckAnswered) -> GameState:
 
 @_on(ev.CheckRequested)
 def _check_requested(state: GameState, e: ev.CheckRequested) -> GameState:
-    return _city(state, e.city, checked_tonight=e.target, check_pending=True)
+    asker = state.cities[e.city].commissar
+    return _city(state, e.city, checked_tonight=e.target, check_pending=True, checked_by=asker)
 
 
 # --- commissar appointment ----------------------------------------------------------
@@ -817,7 +873,12 @@ def _restoration_signed(state: GameState, e: ev.RestorationSigned) -> GameState:
 def _restoration_began(state: GameState, e: ev.RestorationBegan) -> GameState:
     """RESTORE-7: offices vacated, ambush rights and Spirits cleared."""
     state = _restoration(state, e.city, began_day=e.day)
-    return _city(state, e.city, display_name=e.new_name, judge=None, godfather=None, commissar=None,
+    # RESTORE-2, -7 (D1): kills fixed before the restoration, by or on the city, are void.
+    kills = tuple(k for k in state.pending_kills
+                  if k[1] != e.city and state.residents[k[0]].city != e.city)
+    state = replace(state, pending_kills=kills)
+    return _city(state, e.city, display_name=e.new_name, restored_at=e.at, judge=None, godfather=None,
+                 godfather_election_failed=False, commissar=None,
                  offer=None, appointment_open=False, ambush_pending=False, ambush_nights=frozenset(),
                  ambushes=(), spirits=frozenset(), night=NightBook(), nominations={}, proxies={},
                  execution_final=True, verdict=None, election=None, petition=None)
@@ -825,16 +886,23 @@ def _restoration_began(state: GameState, e: ev.RestorationBegan) -> GameState:
 
 @_on(ev.RestorationListSealed)
 def _restoration_sealed(state: GameState, e: ev.RestorationListSealed) -> GameState:
-    return _restoration(state, e.city, mafia_count=e.mafia_count)
+    return _restoration(state, e.city, mafia_count=e.mafia_count, commitment=e.commitment)
 
 
 @_on(ev.RestorationListRecorded)
 def _restoration_recorded(state: GameState, e: ev.RestorationListRecorded) -> GameState:
-    return _restoration(state, e.city, order=e.order)
+    return _restoration(state, e.city, order=e.order, salt=e.salt)
 
 
 @_on(ev.CityRedealt)
 def _city_redealt(state: GameState, e: ev.CityRedealt) -> GameState:
+    city = state.cities[e.city]
+    r = city.restoration
+    assert r is not None
+    before = tuple((u, (state.residents[u].faction or Faction.HONEST).value) for u in city.residents)
+    record = RestoredDeal(city=e.city, new_name=r.new_name, order=r.order, salt=r.salt,
+                          commitment=r.commitment, mafiosi=e.mafiosi, factions_before=before)
+    state = replace(state, restored=(*state.restored, record))
     residents = dict(state.residents)
     mafiosi = set(e.mafiosi)
     for user in state.cities[e.city].residents:
@@ -850,7 +918,7 @@ def _city_redealt(state: GameState, e: ev.CityRedealt) -> GameState:
 def _restoration_completed(state: GameState, e: ev.RestorationCompleted) -> GameState:
     city = state.cities[e.city]
     living = sum(1 for u in city.residents if state.residents[u].alive)
-    return _city(state, e.city, restoration=None, offers_made=(),
+    return _city(state, e.city, restoration=None, offers_made=(), execution_final=False,
                  appointment_open=2 * living > city.initial_population)  # RESTORE-5
 
 

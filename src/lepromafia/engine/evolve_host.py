@@ -97,6 +97,18 @@ def _ambush_order(state: GameState, e: hev.AmbushOrderSet) -> GameState:
     return _rec(state, ambush_orders=(*kept, (e.city, e.order)))
 
 
+@_decision(hev.GodfatherElectionRuleSet)
+def _godfather_rule(state: GameState, e: hev.GodfatherElectionRuleSet) -> GameState:
+    kept = tuple(x for x in state.records.godfather_rules if x[0] != e.city)
+    return _rec(state, godfather_rules=(*kept, (e.city, e.election_rule)))
+
+
+@_decision(hev.SilentGodfatherProcedureSet)
+def _silent_procedure(state: GameState, e: hev.SilentGodfatherProcedureSet) -> GameState:
+    kept = tuple(x for x in state.records.silent_procedures if x[0] != e.city)
+    return _rec(state, silent_procedures=(*kept, (e.city, e.procedure)))
+
+
 @_decision(hev.SanctionRecorded)
 def _sanction(state: GameState, e: hev.SanctionRecorded) -> GameState:
     sanction = Sanction(number=e.sanction, user=e.user, rule=e.rule, until=e.until)

@@ -118,6 +118,16 @@ def _explicit(state: GameState, inbox: Inbox) -> set[str]:
     return set(inbox.members)
 
 
+def _living_explicit(state: GameState, inbox: Inbox) -> set[str]:
+    """Explicit members, less residents who died: the dead have no rights (ROLE-DEAD-3)."""
+    return {u for u in inbox.members if u not in state.residents or state.residents[u].alive}
+
+
+def _dead_explicit(state: GameState, inbox: Inbox) -> set[str]:
+    """Members who died: banned, read-only (INBOX-REMOVAL-3)."""
+    return set(inbox.members) - _living_explicit(state, inbox)
+
+
 def _subject(state: GameState, inbox: Inbox) -> set[str]:
     return {inbox.subject} if inbox.subject else set()
 
@@ -216,7 +226,7 @@ def _line_writers(state: GameState, inbox: Inbox) -> set[str]:
 def _impeachment_banned(state: GameState, inbox: Inbox) -> set[str]:
     if inbox.city is None:
         return set()
-    return set(state.cities[inbox.city].residents) - set(inbox.members)
+    return set(state.cities[inbox.city].residents) - _living_explicit(state, inbox)
 
 
 def _execution_ballot(p: Progress, inbox: str, voter: str, keyword: Keyword) -> None:
@@ -261,10 +271,11 @@ POLICY: dict[Kind, InboxPolicy] = {
         InboxPolicy(Kind.POLLING, ("INBOX-POLL-1",), _arbiter, _living_residents, _none,
                     "judge vote start", False, AfterGame.GONE, 1, _CANDIDATE,
                     keywords=(Keyword.GANDHI, Keyword.HITLER), ballot=_judge_ballot),
-        InboxPolicy(Kind.REMOVAL, ("INBOX-REMOVAL-1", "INBOX-REMOVAL-2"), _subject, _explicit,
-                    _none, "any day but Day 1", False, AfterGame.OPEN, 11, _CITY),
-        InboxPolicy(Kind.IMPEACHMENT, ("IMPEACH-4",), _procurator, _explicit, _impeachment_banned,
-                    "impeachment demand", False, AfterGame.ON_REQUEST, 12, _CITY),
+        InboxPolicy(Kind.REMOVAL, ("INBOX-REMOVAL-1", "INBOX-REMOVAL-2"), _subject_if_alive,
+                    _living_explicit, _dead_explicit, "any day but Day 1", False, AfterGame.OPEN,
+                    11, _CITY),
+        InboxPolicy(Kind.IMPEACHMENT, ("IMPEACH-4",), _procurator, _living_explicit,
+                    _impeachment_banned, "impeachment demand", False, AfterGame.ON_REQUEST, 12, _CITY),
         InboxPolicy(Kind.NOTARY, ("INBOX-NOTARY-1", "INBOX-NOTARY-2"), _none, _none, _subject,
                     "any time", False, AfterGame.ORGANIZER, 15),
         InboxPolicy(Kind.SECRET, ("INBOX-SECRET-1", "INBOX-SECRET-2"), _subject, _explicit, _none,

@@ -220,6 +220,10 @@ class HostRecords:
     sanctions: tuple[Sanction, ...] = ()
     ambush_orders: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(city, mafiosi in order): the Consigliere's ambush order (AMBUSH-6)."""
+    godfather_rules: tuple[tuple[str, str], ...] = ()
+    """(city, rule): the Consigliere's Godfather election rule (GODFATHER-2)."""
+    silent_procedures: tuple[tuple[str, str], ...] = ()
+    """(city, procedure): the Consigliere's procedure for a silent Godfather (MAFIA-KILL-5)."""
 
     # --- queries used across the engine ----------------------------------------------
 
@@ -251,6 +255,15 @@ class HostRecords:
     def audit_for(self, viewer: str | None) -> list[AuditEntry]:
         """The audit log as ``viewer`` may read it (§9.1 p.4)."""
         return [e for e in self.audit if viewer in e.audience]
+
+    def ambush_order(self, city: str) -> tuple[str, ...]:
+        return next((order for c, order in self.ambush_orders if c == city), ())
+
+    def godfather_rule(self, city: str) -> str:
+        return next((rule for c, rule in self.godfather_rules if c == city), "plurality")
+
+    def silent_procedure(self, city: str) -> str:
+        return next((proc for c, proc in self.silent_procedures if c == city), "majority")
 
     def open_impeachment(self, city: str) -> Impeachment | None:
         return next((i for i in self.impeachments if i.city == city and i.outcome is None), None)

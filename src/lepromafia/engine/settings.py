@@ -28,12 +28,13 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "sound_library_visibility": ("public", "city_only"),
     "cemetery_scope": ("per_city", "global"),
     "death_status_reveal": ("faction",),
-    "arbiter_ban_scope": ("city_inbox_cemetery", "plus_police_impeachment"),
+    "arbiter_ban_scope": ("organizer_inboxes", "city_inbox_cemetery", "plus_police_impeachment"),
     "city_win_condition": ("elimination", "mafia_outnumbers"),
     "even_split_result": ("honest", "draw"),
     "winning_mafia_scope": ("all_cities", "mafia_won_cities"),
     "host_role_combination": ("allowed", "forbidden"),
     "tribune_delegation_scope": ("voting", "full"),
+    "deal_method": ("by_hand", "commit_reveal"),
 }
 
 
@@ -47,6 +48,9 @@ class GameSettings:
     mafia_rounding: str = "ceil"
     host_role_combination: str = "allowed"
     tribune_delegation_scope: str = "voting"
+    # the deal: the rulebook's numbers named by hand, or a commit-reveal draw (issue 14)
+    deal_method: str = "by_hand"
+    deal_reveal_minutes: int = 60
     # time (local times are Moscow, "HH:MM")
     day_start_time: str = "10:00"
     default_vote_opens: str = "20:00"
@@ -95,7 +99,7 @@ class GameSettings:
     observer_access_after_death: bool = False
     death_status_reveal: str = "faction"
     arbiter_bans_in_voting: bool = False
-    arbiter_ban_scope: str = "city_inbox_cemetery"
+    arbiter_ban_scope: str = "organizer_inboxes"
     city_win_condition: str = "elimination"
     even_split_result: str = "honest"
     continue_after_decided: bool = True
@@ -125,6 +129,8 @@ class GameSettings:
         for key, choices in CHOICES.items():
             if getattr(self, key) not in choices:
                 _bad(f"{key} must be one of {list(choices)}")
+        if self.deal_reveal_minutes < 1:
+            _bad("deal_reveal_minutes must be at least 1")
         if self.city_count < 1:
             _bad("city_count must be at least 1 (CITY-1)")
         if self.population_per_city < 2:

@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from .calendar import DayPlan, ShortDay
+from .events import JudgeResult, VerdictNotice, VoteResult
 from .records import HostRecords
 from .seeds import Discussion, Notary
 from .settings import GameSettings
@@ -184,8 +185,24 @@ class Restoration:
     began_day: int | None = None
     order: tuple[str, ...] = ()
     """The Consigliere's sealed list of the living residents (RANDOM-3)."""
+    salt: str = ""
+    commitment: str = ""
     mafia_count: int = 0
     dealt: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredDeal:
+    """A restoration's deal, opened after the game like the first (RESTORE-3, RANDOM-5, §9.4)."""
+
+    city: str
+    new_name: str
+    order: tuple[str, ...]
+    salt: str
+    commitment: str
+    mafiosi: tuple[str, ...]
+    factions_before: tuple[tuple[str, str], ...]
+    """(resident, faction before the restoration) for every resident of the city."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +230,8 @@ class City:
     appointment_open: bool = False
     godfather: str | None = None
     godfather_election_open: bool = False
+    godfather_election_failed: bool = False
+    """The last election failed: the Consigliere may appoint (GODFATHER-3)."""
     judge: str | None = None
     immune: frozenset[str] = frozenset()
     election: Election | None = None
@@ -238,6 +257,8 @@ class City:
     display_name: str = ""
     """The city's current name (RESTORE-1); empty means ``name``."""
     restoration: Restoration | None = None
+    restored_at: datetime | None = None
+    """When the city's latest restoration began: earlier deaths give no Spirits (RESTORE-7)."""
     # citizens' own acts
     suicides: frozenset[str] = frozenset()
     """Declared today and not withdrawn (SUICIDE-1)."""
@@ -248,6 +269,8 @@ class City:
     # night business
     night: NightBook = field(default_factory=NightBook)
     checked_tonight: str | None = None
+    checked_by: str | None = None
+    """The commissar who asked tonight's check: its answer is his (COMM-4)."""
     check_pending: bool = False
     """Tonight's check awaits the Consigliere's answer (commissar_check_mode = consigliere)."""
     last_mafia_death_at: datetime | None = None
@@ -282,6 +305,20 @@ class Deal:
     salt: str = ""
     numbers: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     acknowledged: frozenset[str] = frozenset()
+    digests: Mapping[str, str] = field(default_factory=dict)
+    """The commit-reveal deal: party -> SHA-256 commitment (the server's once reveals open)."""
+    values: Mapping[str, str] = field(default_factory=dict)
+    """party -> revealed (or replacement) value."""
+    reveals_open: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DayNews:
+    """Results published since the last Day Post, for the next one (POST-3, D17)."""
+
+    votes: tuple[VoteResult, ...] = ()
+    verdicts: tuple[VerdictNotice, ...] = ()
+    judge_elections: tuple[JudgeResult, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +360,8 @@ class GameState:
     """Tonight's ambush window has closed (AMBUSH-4, SEC-3)."""
     touring_city: str | None = None
     tour_pointer: int = -1
+    restored: tuple[RestoredDeal, ...] = ()
+    """Every restoration's deal, in order (RESTORE-3)."""
     pending_kills: tuple[tuple[str, str], ...] = ()
     """(victim, killing city) fixed at the decision deadline, applied at day start."""
     day_end_reached: bool = False
@@ -333,6 +372,8 @@ class GameState:
     secret_inboxes: int = 0
     pardon_votes_held: bool = False
     archive: Archive = field(default_factory=Archive)
+    news: DayNews = field(default_factory=DayNews)
+    """What the next Day Post will carry besides deaths (POST-3)."""
     records: HostRecords = field(default_factory=HostRecords)
     """The host-side sub-state: recorded [HOST] decisions (engine/records.py)."""
     discussion: Discussion = field(default_factory=Discussion)

@@ -38,6 +38,8 @@ class Table:
     def __init__(self) -> None:
         self.state: GameState | None = None
         self.events: list[Event] = []
+        self.journal: list[tuple[Command, int]] = []
+        """Each accepted command with how many events it produced (to store a game played here)."""
 
     @property
     def game(self) -> GameState:
@@ -49,6 +51,7 @@ class Table:
         new, state = decide_and_evolve(self.state, command, Context(now))
         self.state = state  # already folded while deciding: no second evolve
         self.events.extend(new)
+        self.journal.append((command, len(new)))
         return new
 
     def apply(self, new: list[Event]) -> None:

@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import cache
 from typing import Any
 
@@ -19,6 +20,8 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from cryptography.fernet import Fernet, InvalidToken
 
+from ..engine.calendar import at_local
+from ..engine.commands_host import RecordSanction
 from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.state import GameState, Stage
 from ..store.accounts import AccountStore, Sanction, UserRow
@@ -190,8 +193,7 @@ class AccountService:
                       now + self.policy.session_idle_seconds)
         if renewed - row.expires_real > IDLE_RENEW_STEP:
             await self.store.renew_session(token_hash(token), renewed)
-        user = await self.store.user(row.user_id)
-        return User(user.user_id, user.display_name) if user else None
+        return User(row.user_id, row.display_name) if row.display_name is not None else None
 
     async def user(self, user_id: str) -> User | None:
         row = await self.store.user(user_id)
@@ -228,6 +230,25 @@ class AccountService:
 
     async def sanctions(self) -> list[Sanction]:
         return await self.store.all_sanctions()
+
+    async def register_game_sanction(self, game_id: str, state: GameState,
+                                     command: RecordSanction) -> None:
+        """OMERTA-2, PLAYER-7 (D8): a sanction the engine recorded (the Procurator's console)
+        enters the registry sign-up checks. Once per decision, so a retried command adds
+        nothing."""
+        if not any(s.user == command.user and s.rule == command.rule
+                   for s in state.records.sanctions):
+            return  # the engine did not record it
+        reason = command.reason.strip()
+        for known in await self.store.all_sanctions():
+            if (known.game_id, known.user_id, known.rule, known.reason, known.issued_by) == (
+                    game_id, command.user, command.rule[:32], reason, command.actor):
+                return
+        # in force through the ``until`` date (Moscow), or for life
+        ends = None if command.until is None else at_local(
+            command.until + timedelta(days=1), "00:00").timestamp()
+        await self.store.add_sanction(command.user, reason, command.rule[:32], self.clock.now(),
+                                      ends, command.actor, game_id)
 
     # --- contact details (PLAYER-4, SEC-13) ----------------------------------------
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
+from ..engine.archive import readable
 from ..engine.audience import Audience
 from ..engine.events import Event
+from ..engine.state import GameState
 from ..engine.visibility import visible_to
 from ..store import codec
 
@@ -40,6 +42,13 @@ def event_json(event: Event) -> dict[str, Any]:
     data = codec.encode_event(event)
     data.pop("audience", None)
     return data
+
+
+def visible_now(state: GameState, events: Iterable[tuple[int, E]], viewer: str | None,
+                kinds: type[E] | tuple[type[E], ...]) -> list[tuple[int, E]]:
+    """As ``visible``, plus what §9.4 opens to everyone once the game is over — the mafia's
+    decisions and the check logs (``engine.archive.readable``)."""
+    return [(seq, e) for seq, e in events if isinstance(e, kinds) and readable(state, e, viewer)]
 
 
 def visible(events: Iterable[tuple[int, Event]], viewer: str | None,

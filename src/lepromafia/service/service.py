@@ -26,7 +26,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..engine.commands import Command, CreateGame, FireDeadline, GiveArchiveConsent, RequestArchive
+from ..engine.commands import (
+    Command,
+    CreateGame,
+    FireDeadline,
+    GiveArchiveConsent,
+    OpenDealReveals,
+    RequestArchive,
+    RevealDealEntropy,
+)
+from ..engine.deal import value_digest
 from ..engine.decide import decide_and_evolve
 from ..engine.errors import RuleViolation
 from ..engine.events import Event
@@ -49,6 +58,7 @@ from ..store.projection import Changes, GameClock, Projector, Step, merge
 from .clock import Clock, SystemClock
 from .errors import ServiceError, ServiceErrorCode, storage_full
 from .pubsub import Broker
+from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason, load_log
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +91,7 @@ class Handle:
     state: GameState
     projector: Projector
     snapshot_seq: int
+    log: GameLog | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,8 @@ class _Job:
     command_id: str
     future: asyncio.Future[Any]
     time_scale: float = 1.0
+    committed: int | None = None
+    """The game's version after the batch that wrote this job's game, if one did."""
 
 
 @dataclass
@@ -120,6 +133,7 @@ class _Draft:
     pending: dict[str, tuple[str, Ack]] = field(default_factory=dict)
     write: GameWrite | None = None
     published: list[tuple[int, Event]] = field(default_factory=list)
+    log: GameLog | None = None
 
 
 def fingerprint(command: Command) -> str:
@@ -130,8 +144,12 @@ class GameService:
     def __init__(self, store: EventStore, clock: Clock | None = None, *, snapshot_every: int = 500,
                  lanes: int | None = None, max_batch: int = 512, sweep_interval: float = 1.0,
                  lease_seconds: float = 30.0, broker: Broker | None = None,
-                 read_cache: int = 256) -> None:
+                 read_cache: int = 256, verifiable_log: bool = True,
+                 log_key: LogKey | None = None) -> None:
         self.store = store
+        self.log_key: LogKey | None = None
+        if verifiable_log:  # docs/verification.md: salted leaves and signed heads
+            self.log_key = log_key or LogKey.from_env()
         self.clock = clock or SystemClock()
         self.broker = broker or Broker()
         self.snapshot_every = snapshot_every
@@ -198,8 +216,12 @@ class GameService:
             raise ServiceError(ServiceErrorCode.COMMAND_ID_INVALID)
         await self.store.release_reads()  # hold no read connection while the lane writes
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._lane(game_id).queue.put_nowait(_Job(game_id, command, command_id, future, time_scale))
-        return await future
+        job = _Job(game_id, command, command_id, future, time_scale)
+        self._lane(game_id).queue.put_nowait(job)
+        result = await future
+        if job.committed is not None:
+            self.store.note_commit(game_id, job.committed)
+        return result
 
     def _lane(self, game_id: str) -> _Lane:
         return self._lanes[zlib.crc32(game_id.encode()) % len(self._lanes)]
@@ -241,6 +263,11 @@ class GameService:
         cache); a copy that is behind catches up by applying only the missing events.
         So a page served by any worker reflects every commit acknowledged before it.
         """
+        handle = self._lane(game_id).handles.get(game_id)
+        committed = self.store.committed_in_scope(game_id)
+        if handle is not None and committed is not None and handle.meta.version >= committed:
+            # this request's own write found no later commit: its handle is the latest
+            return Current(handle.meta, handle.state, handle.meta.clock.to_game(self.clock.now()))
         async with self.store.reading() as tx:
             meta = await tx.meta(game_id)
             if meta is None:
@@ -363,9 +390,12 @@ class _Lane:
             for game_id, draft in drafts.items():
                 if draft.state is not None and draft.write is not None:
                     self.handles[game_id] = Handle(draft.meta, draft.state, draft.projector,
-                                                   draft.snapshot_seq)
+                                                   draft.snapshot_seq, draft.log)
                     if draft.published:
                         self.service.broker.publish(game_id, draft.published)
+                    for job in jobs:
+                        if job.game_id == game_id:
+                            job.committed = draft.version
             self._resolve(jobs, results)
             return
 
@@ -424,13 +454,17 @@ class _Lane:
             if meta is None:
                 clock = GameClock(self.service.clock.now(), job.time_scale)
                 meta = GameMeta(job.game_id, job.command.title, "", Stage.RECRUITING.value, 0, clock)
-                return _Draft(meta, None, 0, -1, Projector(job.game_id, clock), 0)
+                log = GameLog(job.game_id) if self.service.log_key else None
+                return _Draft(meta, None, 0, -1, Projector(job.game_id, clock), 0, log=log)
         if handle is None:
             handle = await _load(tx, job.game_id)
             self.handles[job.game_id] = handle
+        if handle.log is None and self.service.log_key is not None:
+            handle.log = await load_log(tx, job.game_id, handle.meta.version)
         m = handle.meta
         return _Draft(m, handle.state, m.version, m.version,
-                      Projector(job.game_id, m.clock, handle.projector.members), handle.snapshot_seq)
+                      Projector(job.game_id, m.clock, handle.projector.members), handle.snapshot_seq,
+                      log=handle.log.copy() if handle.log else None)
 
     def _one(self, draft: _Draft, job: _Job, known: dict[str, CommandRecord],
              changes: Changes) -> Any:
@@ -455,8 +489,23 @@ class _Lane:
             self._fire_overdue(draft, now, changes)
             if draft.state.stage is Stage.FINISHED and not isinstance(command, AFTER_GAME):
                 raise ServiceError(ServiceErrorCode.GAME_FINISHED, game=job.game_id)
-        ack = self._apply(draft, command, job.command_id, mark, now, changes)
+        if isinstance(command, OpenDealReveals):
+            ack = self._open_deal_reveals(draft, command, job.command_id, mark, now, changes)
+        else:
+            ack = self._apply(draft, command, job.command_id, mark, now, changes)
         draft.pending[job.command_id] = (mark, ack)
+        return ack
+
+    def _open_deal_reveals(self, draft: _Draft, command: OpenDealReveals, command_id: str,
+                           mark: str, now: datetime, changes: Changes) -> Ack:
+        """The commit-reveal deal (docs/verification.md): the server commits to a fresh value
+        as the commitments close and reveals it at once, in the same transaction, before
+        any other party can reveal; whatever digest the client sent is replaced."""
+        value = secrets.token_hex(32)
+        opened = replace(command, server_digest=value_digest(value))
+        ack = self._apply(draft, opened, command_id, mark, now, changes)
+        reveal = RevealDealEntropy(actor=SYSTEM, value=value)
+        self._apply(draft, reveal, f"{command_id}:server", fingerprint(reveal), now, changes)
         return ack
 
     def _fire_overdue(self, draft: _Draft, now: datetime, changes: Changes) -> int:
@@ -491,11 +540,19 @@ class _Lane:
             draft.meta = replace(draft.meta, title=state.title, created_at=state.created_at.isoformat())
             draft.write.meta = draft.meta
         for seq, event in numbered:
+            payload = codec.dumps(codec.encode_event(event))
+            kind = type(event).__name__
             draft.write.events.append({
-                "game_id": game_id, "seq": seq, "type": type(event).__name__,
-                "at": event.at.isoformat(), "payload": codec.dumps(codec.encode_event(event)),
-                "command_id": command_id,
+                "game_id": game_id, "seq": seq, "type": kind,
+                "at": event.at.isoformat(), "payload": payload, "command_id": command_id,
             })
+            if draft.log is not None and self.service.log_key is not None:
+                draft.write.leaves.append(draft.log.append(seq, payload))
+                if kind in HEAD_EVENTS:
+                    head = draft.log.sign(self.service.log_key, event.at,
+                                          head_reason(kind, getattr(event, "day", None)))
+                    if head is not None:
+                        draft.write.heads.append(head)
         last = first + len(events) - 1
         draft.write.commands.append({
             "game_id": game_id, "command_id": command_id, "fingerprint": mark,

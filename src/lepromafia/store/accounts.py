@@ -126,6 +126,8 @@ class SessionRow:
     user_id: str
     expires_real: float
     created_real: float
+    display_name: str | None = None
+    """The user's display name, read with the session (None if the user is gone)."""
 
 
 REGISTRATION = "+register"
@@ -193,11 +195,14 @@ class AccountStore:
                 token_hash=token_hash, user_id=user_id, created_real=now, expires_real=expires))
 
     async def session(self, token_hash: str) -> SessionRow | None:
-        async with self._read() as conn:
-            r = (await conn.execute(select(sessions.c.user_id, sessions.c.expires_real,
-                                           sessions.c.created_real)
-                                    .where(sessions.c.token_hash == token_hash))).first()
-        return SessionRow(r.user_id, r.expires_real, r.created_real) if r else None
+        """The session and its user's display name, in one statement (every request asks)."""
+        query = (select(sessions.c.user_id, sessions.c.expires_real, sessions.c.created_real,
+                        users.c.display_name)
+                 .select_from(sessions.outerjoin(users, users.c.user_id == sessions.c.user_id))
+                 .where(sessions.c.token_hash == token_hash))
+        async with self.store.single_read() as conn:
+            r = (await conn.execute(query)).first()
+        return SessionRow(r.user_id, r.expires_real, r.created_real, r.display_name) if r else None
 
     async def renew_session(self, token_hash: str, expires: float) -> None:
         async with self._write() as conn:

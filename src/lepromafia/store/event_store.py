@@ -86,6 +86,9 @@ class GameWrite:
     events: list[Row] = field(default_factory=list)
     commands: list[Row] = field(default_factory=list)
     snapshot: Row | None = None
+    leaves: list[Row] = field(default_factory=list)
+    heads: list[Row] = field(default_factory=list)
+    """The verifiable log's commitments and signed heads (service.transparency)."""
 
 
 class _ReadScope:
@@ -93,6 +96,8 @@ class _ReadScope:
         self.store = store
         self._opened: Any = None
         self._conn: AsyncConnection | None = None
+        self.committed: dict[str, int] = {}
+        """game -> the version this task's own write committed (see ``note_commit``)."""
 
     async def connection(self) -> AsyncConnection:
         if self._conn is None:
@@ -151,11 +156,31 @@ class EventStore:
             _SCOPE.reset(token)
             await scope.release()
 
+    def note_commit(self, game_id: str, version: int) -> None:
+        """This task's write left ``game_id`` at ``version``: every commit acknowledged
+        before the task's request began is at most that version."""
+        scope = _SCOPE.get()
+        if scope is not None and scope.store is self:
+            scope.committed[game_id] = max(version, scope.committed.get(game_id, 0))
+
+    def committed_in_scope(self, game_id: str) -> int | None:
+        """The version this request's own write committed for ``game_id``, if any."""
+        scope = _SCOPE.get()
+        return scope.committed.get(game_id) if scope is not None and scope.store is self else None
+
     async def release_reads(self) -> None:
         """End this task's shared read, if any (before waiting for a write)."""
         scope = _SCOPE.get()
         if scope is not None and scope.store is self:
             await scope.release()
+
+    @asynccontextmanager
+    async def single_read(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for exactly one read statement, outside the request's shared read
+        and without a ``BEGIN`` on SQLite: for the lookup every request makes first (its
+        session), which needs no snapshot shared with anything else."""
+        async with self.engine.connect() as conn:
+            yield await conn.execution_options(single_statement=True)
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[AsyncConnection]:
@@ -261,6 +286,20 @@ class Transaction:
             .where(and_(e.c.game_id == game_id, e.c.seq > after)).order_by(e.c.seq))
         return [dict(r._mapping) for r in rows]
 
+    async def leaf_rows(self, game_id: str) -> list[Row]:
+        t = schema.event_leaves
+        rows = await self._conn.execute(
+            select(t.c.seq, t.c.salt, t.c.leaf).where(t.c.game_id == game_id).order_by(t.c.seq))
+        return [dict(r._mapping) for r in rows]
+
+    async def head_rows(self, game_id: str) -> list[Row]:
+        t = schema.log_heads
+        rows = await self._conn.execute(select(t).where(t.c.game_id == game_id).order_by(t.c.size))
+        return [dict(r._mapping) for r in rows]
+
+    async def insert_rows(self, table: Any, rows: list[Row]) -> None:
+        await self._insert(table, rows)
+
     async def find_commands(self, game_id: str, ids: Sequence[str]) -> dict[str, CommandRecord]:
         if not ids:
             return {}
@@ -349,6 +388,8 @@ class Transaction:
             await self._insert(schema.events, [r for w in writes for r in w.events])
             await self._insert(schema.commands, [r for w in writes for r in w.commands])
             await self._insert(schema.snapshots, [w.snapshot for w in writes if w.snapshot])
+            await self._insert(schema.event_leaves, [r for w in writes for r in w.leaves])
+            await self._insert(schema.log_heads, [r for w in writes for r in w.heads])
             await self._apply(changes)
         except IntegrityError as exc:
             raise ConcurrencyConflict(writes[0].game_id if writes else "?") from exc

@@ -21,6 +21,14 @@ def alembic_config() -> Config:
     return cfg
 
 
+def head() -> str:
+    """The one head revision of the shipped migrations (two heads are a packaging error)."""
+    from alembic.script import ScriptDirectory
+
+    (only,) = ScriptDirectory.from_config(alembic_config()).get_heads()
+    return str(only)
+
+
 async def upgrade(config: DatabaseConfig, revision: str = "head") -> None:
     """Bring the database (and the PostgreSQL schema, created if missing) up to date."""
     if config.schema and not config.is_sqlite:

@@ -8,7 +8,6 @@ a whole log into the same rows in memory, so the two can be compared exactly.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,7 +18,6 @@ from ..engine.calendar import MOSCOW
 from ..engine.commands import Command, CreateGame
 from ..engine.inboxes import Access, access, readers_of
 from ..engine.state import GameState
-from ..engine.votes import live_tallies
 from . import codec
 
 Row = dict[str, Any]
@@ -31,7 +29,6 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "messages": ("game_id", "seq"),
     "inboxes": ("game_id", "inbox"),
     "inbox_members": ("game_id", "inbox", "user_id"),
-    "tallies": ("game_id", "city", "day", "candidate"),
     "deadlines": ("game_id", "key"),
     "audit_log": ("game_id", "seq"),
 }
@@ -109,7 +106,6 @@ class Projector:
         self._inboxes(changes, before, after)
         if any(not isinstance(e, MEMBERSHIP_NEUTRAL) for _, e in step.events):
             self._membership(changes, after, step.events[-1][1].at)
-        self._tallies(changes, before, after)
         self._deadlines(changes, step)
         self._audit(changes, step)
         return changes
@@ -135,15 +131,6 @@ class Projector:
         for key in self.members.keys() - new.keys():
             changes["inbox_members"][(g, *key)] = None
         self.members = new
-
-    def _tallies(self, changes: Changes, before: GameState | None, after: GameState) -> None:
-        for name, city in after.cities.items():
-            book = city.voting
-            old = before.cities.get(name) if before else None
-            if book is None or (old is not None and old.voting is book and old.immune is city.immune):
-                continue  # a confirmed disclosure changes the tally too (MAFIA-DISCLOSE-4)
-            for row in tally_rows(self.game_id, after, name):
-                changes["tallies"][(row["game_id"], name, book.day, row["candidate"])] = row
 
     def _deadlines(self, changes: Changes, step: Step) -> None:
         old = step.before.deadlines if step.before else {}
@@ -186,16 +173,6 @@ class Projector:
             "command": codec.dumps(codec.encode_command(step.command)), "at": first.at.isoformat(),
         }
 
-
-def tally_rows(game_id: str, state: GameState, city: str) -> list[Row]:
-    """The ``tallies`` rows of a city's vote: the engine's live tally, stored as is."""
-    book = state.cities[city].voting
-    assert book is not None
-    return [{
-        "game_id": game_id, "city": city, "day": book.day, "candidate": t.candidate,
-        "votes": t.votes, "voters": json.dumps(list(t.voters), ensure_ascii=False),
-        "closed": book.closed,
-    } for t in live_tallies(state, city)]
 
 
 def merge(into: Changes, new: Changes) -> None:

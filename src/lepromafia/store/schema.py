@@ -105,18 +105,6 @@ inbox_members = Table(
     Index("ix_inbox_members_user", "game_id", "user_id"),
 )
 
-tallies = Table(
-    "tallies",
-    metadata,
-    Column("game_id", ID, primary_key=True),
-    Column("city", String(120), primary_key=True),
-    Column("day", Integer, primary_key=True, autoincrement=False),
-    Column("candidate", String(120), primary_key=True),
-    Column("votes", Integer, nullable=False),
-    Column("voters", Text, nullable=False),
-    Column("closed", Boolean, nullable=False),
-)
-
 deadlines = Table(
     "deadlines",
     metadata,
@@ -156,3 +144,30 @@ inbox_reads = Table(
 
 NOT_PROJECTED = {"lease_until"}
 """Columns that are scheduler state, not read model."""
+
+# --- the verifiable log (docs/verification.md) ---------------------------------------
+
+event_leaves = Table(
+    "event_leaves",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("salt", String(32), nullable=False),
+    # Hex of the 16 random bytes the service drew for this event; secret until revealed.
+    Column("leaf", String(64), nullable=False),
+    # Hex of SHA-256(domain ‖ salt ‖ payload): the Merkle tree's entry for this event.
+)
+
+log_heads = Table(
+    "log_heads",
+    metadata,
+    Column("game_id", ID, primary_key=True),
+    Column("size", Integer, primary_key=True, autoincrement=False),
+    Column("root", String(64), nullable=False),
+    Column("signed_at", String(40), nullable=False),
+    Column("reason", String(40), nullable=False),
+    # 'day_post:<day>', 'game_end' or 'export': what published the head.
+    Column("key_id", String(64), nullable=False),
+    Column("signature", String(100), nullable=False),
+    # Base64 Ed25519 signature over the head (service.transparency.head_message).
+)

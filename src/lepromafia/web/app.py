@@ -31,7 +31,7 @@ from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
 from ..store.migrate import upgrade
 from . import errors
-from .api import archive, sound
+from .api import archive, sound, transparency
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
 from .i18n import LANGUAGES
 from .security import Edge
@@ -110,6 +110,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     # multipart uploads (they carry their own CSRF check).
     app.include_router(sound.router)
     app.include_router(archive.router)
+    app.include_router(transparency.router)
     try:
         pages = importlib.import_module("lepromafia.web.pages")
     except ModuleNotFoundError as exc:

@@ -180,10 +180,16 @@ async def _verify_csrf(request: Request, retry: bool) -> None:
     expected = _mac(web.settings.signing_key(), seed, nonce, expires)
     if not seed or not hmac.compare_digest(mac, expected) or expires <= web.now():
         raise WebError(WebErrorCode.CSRF_INVALID)
+    sent_id = form.get(COMMAND_FIELD) if retry and form is not None else None
+    if sent_id is not None:
+        # A command form carries this token's nonce as its command id, so the service's
+        # idempotency makes every replay of it one effect: no nonce row is needed. Any
+        # other command id under this token is refused (one token, one command).
+        if sent_id == nonce:
+            return
+        raise WebError(WebErrorCode.CSRF_INVALID)
     if await web.accounts.consume_nonce(nonce, float(expires)):
         return
-    if retry and form is not None and form.get(COMMAND_FIELD) == nonce:
-        return  # the same form again: the command id makes it idempotent
     raise WebError(WebErrorCode.CSRF_INVALID)
 
 

@@ -8,7 +8,7 @@ from lepromafia.engine.commands_host import DecidePrivateCase, FilePrivateCase, 
 from lepromafia.engine.errors import ErrorCode
 from lepromafia.engine.inboxes import Access, Kind, access, can_post
 from lepromafia.engine.records import MessageRef
-from lepromafia.engine.rules.cases import bannable_kinds
+from lepromafia.engine.rules.cases import HOST_ORGANIZED, bannable_kinds
 from lepromafia.engine.settings import GameSettings
 
 from ..cast import ARBITER, CONSIGLIERE, PROCURATOR, TRIBUNES, when
@@ -85,15 +85,30 @@ def test_a_ban_can_be_lifted_early():
     g.do(PostMessage(actor="dave", inbox=box, text="thanks"), 2, "13:05")
 
 
-def test_bans_never_reach_voting_personal_or_secret_inboxes_by_default():
-    """HOST-ARB-3 (AMB-34): arbiter_ban_scope = city_inbox_cemetery, arbiter_bans_in_voting = false."""
+def test_a_ban_may_cover_any_inbox_a_tribune_or_the_procurator_organizes_never_a_secret_one():
+    """HOST-ARB-3 (D24): «бан в одном или нескольких инбоксах, который исполняет Трибун или
+    Прокуратор (в зависимости от организатора инбокса)» — the personal inbox included."""
     g, _ = insulted()
     g.do(CreateSecretInbox(actor="dave", title="tea", members=("erin",)), 2, "11:30")
     secret = next(i for i in g.state.inboxes if i.startswith("secret:"))
-    for box in (g.inbox("personal", "dave"), secret):
-        g.reject(DecidePrivateCase(actor=ARBITER, case=1, guilty=True, inboxes=(box,),
-                                   until=when(3, "12:00"), reason="x"), when(2, "12:00"),
-                 ErrorCode.BAN_NOT_ALLOWED)
+    g.reject(DecidePrivateCase(actor=ARBITER, case=1, guilty=True, inboxes=(secret,),
+                               until=when(3, "12:00"), reason="x"), when(2, "12:00"),
+             ErrorCode.BAN_NOT_ALLOWED)
+    personal = g.inbox("personal", "dave")
+    g.do(DecidePrivateCase(actor=ARBITER, case=1, guilty=True, inboxes=(personal,),
+                           until=when(3, "12:00"), reason="insults the Tribune"), 2, "12:00")
+    assert decision(g, hev.InboxBanImposed).organizer == TANYA
+    assert access(g.state, personal, "dave", now=when(2, "12:01")) is Access.READ
+
+
+def test_the_narrow_scope_keeps_bans_out_of_voting_and_personal_inboxes():
+    """HOST-ARB-3 (AMB-34 option): arbiter_ban_scope = city_inbox_cemetery."""
+    g = town(arbiter_ban_scope="city_inbox_cemetery")
+    g.to(2, "10:00")
+    g.do(FilePrivateCase(actor="bob", accused="dave", charge="insult", text="x"), 2, "11:00")
+    g.reject(DecidePrivateCase(actor=ARBITER, case=1, guilty=True, inboxes=(g.inbox("personal", "dave"),),
+                               until=when(3, "12:00"), reason="x"), when(2, "12:00"),
+             ErrorCode.BAN_NOT_ALLOWED)
     assert access(g.state, g.inbox("personal", "dave"), "dave", now=g.now) is Access.WRITE
 
 
@@ -102,7 +117,11 @@ def test_the_ban_scope_settings():
     base = GameSettings()
     g, _ = insulted()
     state = g.state
-    assert bannable_kinds(state) == {Kind.CITY, Kind.CEMETERY}
+    assert bannable_kinds(state) == set(HOST_ORGANIZED)
+    assert Kind.SECRET not in bannable_kinds(state) and Kind.COURT not in bannable_kinds(state)
+    narrow = replace(state, settings=replace(base, arbiter_ban_scope="city_inbox_cemetery"))
+    assert bannable_kinds(narrow) == {Kind.CITY, Kind.CEMETERY}
+    base = narrow.settings
     wider = replace(state, settings=replace(base, arbiter_ban_scope="plus_police_impeachment"))
     assert bannable_kinds(wider) == {Kind.CITY, Kind.CEMETERY, Kind.POLICE, Kind.IMPEACHMENT}
     voting = replace(state, settings=replace(base, arbiter_bans_in_voting=True))

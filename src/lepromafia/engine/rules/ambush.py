@@ -52,12 +52,28 @@ def place(p: Progress, c: cmd.PlaceAmbush) -> None:
           ErrorCode.AMBUSH_TARGET_INVALID, "AMBUSH-4")
     others = [a for a in city.ambushes if a[0] != c.actor]
     check(all(t != c.target for _, t in others), ErrorCode.AMBUSH_TARGET_TAKEN, "AMBUSH-5")
-    check(len(others) + 1 <= len(s.living_mafia(city.name)) - 1, ErrorCode.TOO_MANY_AMBUSHES,
-          "AMBUSH-3")
+    ranked = standing(s, city.name, (*others, (c.actor, c.target)))
+    check(any(m == c.actor for m, _ in ranked), ErrorCode.TOO_MANY_AMBUSHES, "AMBUSH-3")
     judge_order = city.judge is not None and city.night.order == city.judge
     check(not judge_order, ErrorCode.AMBUSH_BLOCKED_BY_JUDGE_KILL, "AMBUSH-11")
     p.emit(ev.AmbushPlaced, mafia_audience(s, city.name), city=city.name, mafioso=c.actor,
            target=c.target)
+
+
+def standing(s: GameState, name: str, ambushes: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """AMBUSH-3, AMBUSH-6 (D9): the n − 1 ambushes that stand. The Consigliere's order
+    decides which; mafiosi he did not list, and any ambush without an order, follow in
+    placement order (first come, first served)."""
+    living = s.living_mafia(name)
+    order = s.records.ambush_order(name)
+
+    def rank(item: tuple[int, tuple[str, str]]) -> tuple[int, int]:
+        index, (mafioso, _) = item
+        return (order.index(mafioso) if mafioso in order else len(order), index)
+
+    valid = [(i, a) for i, a in enumerate(ambushes) if a[0] in living and s.residents[a[1]].alive]
+    kept = sorted(valid, key=rank)[: max(0, len(living) - 1)]
+    return tuple(a for _, a in sorted(kept))
 
 
 def withdraw(p: Progress, c: cmd.WithdrawAmbush) -> None:
@@ -73,10 +89,7 @@ def close_window(p: Progress, night: int) -> None:
         if night not in city.ambush_nights or city.decided is not None:
             continue
         s = p.state
-        living = s.living_mafia(name)
-        valid = tuple(
-            (m, t) for m, t in city.ambushes if m in living and s.residents[t].alive
-        )[: max(0, len(living) - 1)]
+        valid = standing(s, name, city.ambushes)
         p.emit(ev.AmbushesFixed, mafia_audience(s, name), city=name, night=night, ambushes=valid)
         commissar = city.commissar
         if commissar and any(t == commissar for _, t in valid):

@@ -225,8 +225,17 @@ def file_private_case(p: Progress, c: hc.FilePrivateCase) -> None:
            evidence=refs, text=text_of(s, c.text))
 
 
+HOST_ORGANIZED = (Kind.CITY, Kind.PERSONAL, Kind.VOTING, Kind.CEMETERY, Kind.POLICE, Kind.OFFICE,
+                  Kind.BAR, Kind.IMPEACHMENT, Kind.OFFER)
+"""Inboxes a Tribune or the Procurator organizes (engine/inboxes.py POLICY)."""
+
+
 def bannable_kinds(s: GameState) -> set[Kind]:
-    """AMB-34: discussion inboxes organized by a Tribune or the Procurator; never secret ones."""
+    """HOST-ARB-3 (D24): «бан в одном или нескольких инбоксах, который исполняет Трибун или
+    Прокуратор (в зависимости от организатора инбокса)» — by default any inbox a Tribune or
+    the Procurator organizes; the narrower AMB-34 scopes are options. Never secret inboxes."""
+    if s.settings.arbiter_ban_scope == "organizer_inboxes":
+        return set(HOST_ORGANIZED)
     kinds = {Kind.CITY, Kind.CEMETERY}
     if s.settings.arbiter_ban_scope == "plus_police_impeachment":
         kinds |= {Kind.POLICE, Kind.IMPEACHMENT}

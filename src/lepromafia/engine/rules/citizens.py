@@ -75,9 +75,11 @@ def spirits_of(s: GameState, name: str, day: int) -> tuple[str, ...]:
     honest = len(s.living(name)) - mafia
     if not s.settings.spirit_rule_enabled or mafia == 0 or honest != mafia:
         return ()
+    restored_at = s.cities[name].restored_at  # RESTORE-2, -7 (D2): only deaths after it
     victims = [
         s.residents[u] for u in s.cities[name].residents
         if s.residents[u].cause is DeathCause.NIGHT_KILL and s.residents[u].faction is Faction.HONEST
+        and (restored_at is None or (s.residents[u].died_at or restored_at) > restored_at)
     ]
     last_night = [r.user for r in victims if r.died_in == f"night {day - 1}"]
     if last_night:

@@ -195,8 +195,9 @@ def answer_check(p: Progress, c: cmd.AnswerCheck) -> None:
 
 
 def _answer(p: Progress, city: str, target: str, is_mafia: bool) -> None:
+    """COMM-4: the answer goes to the commissar who asked, even if he left office since."""
     s = p.state
-    commissar = s.cities[city].commissar
+    commissar = s.cities[city].checked_by or s.cities[city].commissar
     p.emit(ev.CheckAnswered, only(commissar, s.consigliere), city=city, night=s.day, target=target,
            is_mafia=is_mafia)
 

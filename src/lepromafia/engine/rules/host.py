@@ -20,7 +20,13 @@ from ..errors import ErrorCode, check
 from ..progress import Progress
 from ..state import GameState, Stage
 from . import commissar
-from .common import mafia_audience, require_city, require_procurator, require_running
+from .common import (
+    mafia_audience,
+    require_city,
+    require_procurator,
+    require_running,
+    require_undecided,
+)
 
 MAX_TITLE = 200
 MAX_REASON = 4000
@@ -176,7 +182,50 @@ def set_ambush_order(p: Progress, c: hc.SetAmbushOrder) -> None:
            reason=reason_of(s, c.reason), city=city.name, order=order)
 
 
+# --- GODFATHER-2, MAFIA-KILL-5: the Consigliere's procedures ---------------------------
+
+GODFATHER_RULES = ("plurality", "majority", "unanimity")
+SILENT_PROCEDURES = ("majority", "plurality", "no_kill")
+
+
+def _consigliere_city(p: Progress, actor: str, city_name: str, rule: str) -> str:
+    s = p.state
+    check(actor == s.consigliere, ErrorCode.NOT_CONSIGLIERE, rule)
+    check(s.stage not in (Stage.RECRUITING, Stage.FINISHED), ErrorCode.WRONG_STAGE, rule,
+          stage=s.stage.value)
+    city = require_city(s, city_name)
+    require_undecided(city)
+    return city.name
+
+
+def set_godfather_election_rule(p: Progress, c: hc.SetGodfatherElectionRule) -> None:
+    """GODFATHER-2: «по правилам, которые он устанавливает»; seen by the city's mafia only."""
+    name = _consigliere_city(p, c.actor, c.city, "GODFATHER-2")
+    check(c.rule in GODFATHER_RULES, ErrorCode.DECISION_INVALID, "GODFATHER-2",
+          detail=" / ".join(GODFATHER_RULES))
+    p.emit(hev.GodfatherElectionRuleSet, mafia_audience(p.state, name), host=c.actor,
+           rule="GODFATHER-2", reason=reason_of(p.state, c.reason), city=name, election_rule=c.rule)
+
+
+def set_silent_godfather_procedure(p: Progress, c: hc.SetSilentGodfatherProcedure) -> None:
+    """MAFIA-KILL-5: «порядок принятия решения определяется Консильери»."""
+    name = _consigliere_city(p, c.actor, c.city, "MAFIA-KILL-5")
+    check(c.procedure in SILENT_PROCEDURES, ErrorCode.DECISION_INVALID, "MAFIA-KILL-5",
+          detail=" / ".join(SILENT_PROCEDURES))
+    p.emit(hev.SilentGodfatherProcedureSet, mafia_audience(p.state, name), host=c.actor,
+           rule="MAFIA-KILL-5", reason=reason_of(p.state, c.reason), city=name,
+           procedure=c.procedure)
+
+
 # --- OMERTA-2, IMPEACH-5, PLAYER-7: sanctions -------------------------------------------
+
+
+def sanction_visible(state: GameState, sanctioned: str, viewer: str | None) -> bool:
+    """OMERTA-2 (D8): a sanction tied to a running game names a mafioso, so until the game
+    ends only the Procurator and the sanctioned player may know it; afterwards everyone."""
+    if state.stage is Stage.FINISHED:
+        return True
+    return viewer is not None and viewer in (state.procurator, sanctioned)
 
 
 def record_sanction(p: Progress, c: hc.RecordSanction) -> None:

@@ -35,6 +35,7 @@ def start_night(p: Progress) -> None:
     if p.state.stage is Stage.FINISHED:
         return
     p.emit(ev.NightStarted, PUBLIC, night=number)
+    _move_tour_on(p, number)
     s = p.state
     today: DayPlan = s.plans[number]
     next_start = s.plans[number + 1].start_at
@@ -52,6 +53,18 @@ def start_night(p: Progress) -> None:
 
 def _or(value: int | None, default: int) -> int:
     return default if value is None else value
+
+
+def _move_tour_on(p: Progress, night: int) -> None:
+    """TOUR-2 (D5): a touring city decided by day, or left without living mafia, passes
+    tonight's tour on to the next city of the rotation."""
+    s = p.state
+    touring = s.touring_city
+    if night < 2 or touring is None:
+        return
+    city = s.cities[touring]
+    if city.decided is not None or not s.living_mafia(touring):
+        announce_tour(p, night)
 
 
 def announce_tour(p: Progress, night: int) -> str | None:
@@ -145,8 +158,8 @@ def appoint_godfather(p: Progress, c: cmd.AppointGodfather) -> None:
     require_running(s)
     city = require_city(s, c.city)
     require_undecided(city)
-    check(city.godfather is None and not city.godfather_election_open,
-          ErrorCode.NO_GODFATHER_ELECTION, "GODFATHER-3")
+    check(city.godfather is None and city.godfather_election_failed
+          and not city.godfather_election_open, ErrorCode.NO_GODFATHER_ELECTION, "GODFATHER-3")
     check(c.godfather in s.living_mafia(city.name), ErrorCode.GODFATHER_CANDIDATE_INVALID,
           "GODFATHER-1")
     p.emit(ev.GodfatherElected, mafia_audience(s, city.name), city=city.name, godfather=c.godfather,
@@ -199,10 +212,13 @@ def _close_godfather_election(p: Progress, name: str) -> None:
     if votes:
         top = max(votes.values())
         leaders = sorted(c for c, n in votes.items() if n == top)
-        if len(leaders) == 1:
+        rule = s.records.godfather_rule(name)  # GODFATHER-2: the Consigliere's rule
+        needed = {"plurality": 1, "majority": len(living) // 2 + 1, "unanimity": len(living)}[rule]
+        if len(leaders) == 1 and top >= needed:
             p.emit(ev.GodfatherElected, audience, city=name, godfather=leaders[0])
             return
-        p.emit(ev.GodfatherElectionFailed, audience, city=name, tied=tuple(leaders))
+        p.emit(ev.GodfatherElectionFailed, audience, city=name,
+               tied=tuple(leaders) if len(leaders) > 1 else ())
         return
     p.emit(ev.GodfatherElectionFailed, audience, city=name, tied=())
 
@@ -220,14 +236,20 @@ def decide_target(s: GameState, name: str, tour: bool) -> tuple[str | None, str]
     elif not book.spoke & set(living):
         return None, "silence"  # MAFIA-KILL-6
     else:
-        # MAFIA-KILL-5 default preset: a majority of the living mafiosi; a tie kills nobody.
+        # MAFIA-KILL-5: the Consigliere's procedure; default a majority, a tie kills nobody.
+        procedure = s.records.silent_procedure(name)
         counted = Counter(voices[u] for u in living if u in voices)
-        if not counted:
+        if not counted or procedure == "no_kill":
             return None, "no_order"
-        target, n = counted.most_common(1)[0]
-        if 2 * n <= len(living):
-            return None, "no_majority"
-        basis = "majority"
+        (target, n), *rest = counted.most_common()
+        if procedure == "plurality":
+            if rest and rest[0][1] == n:
+                return None, "no_majority"
+            basis = "plurality"
+        else:
+            if 2 * n <= len(living):
+                return None, "no_majority"
+            basis = "majority"
     if target == NO_KILL:
         return None, "declined"
     valid = valid_tour_target(s, city, target) if tour else valid_kill_target(s, city, target)

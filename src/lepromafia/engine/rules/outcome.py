@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import events as ev
 from ..audience import PUBLIC
 from ..progress import Progress
-from ..state import Faction, GameState, Outcome
+from ..state import Faction, GameState, Outcome, Stage
 from . import court, host
 
 
@@ -59,10 +59,14 @@ def winning_mafia(state: GameState) -> tuple[str, ...]:
     return tuple(n for n in names if key(n) == best)
 
 
-def settle(p: Progress) -> None:
-    """Decide cities, fix the overall result, end the game: after every death."""
+def settle(p: Progress, end: bool = True) -> None:
+    """Decide cities, fix the overall result, end the game: after every death.
+
+    ``end=False`` leaves the ending to the caller (the morning's Day Post comes first, D18)."""
     for name, city in p.state.cities.items():
-        if city.decided is None:
+        redealing = city.restoration is not None and city.restoration.began_day is not None \
+            and not city.restoration.dealt  # RESTORE-3: the old factions no longer count
+        if city.decided is None and not redealing:
             outcome = city_outcome(p.state, name)
             if outcome is not None:
                 p.emit(ev.CityDecided, PUBLIC, city=name, outcome=outcome.value)
@@ -74,10 +78,15 @@ def settle(p: Progress) -> None:
             winners = winning_mafia(s) if result is Outcome.MAFIA else ()
             score = tuple((n, c.decided.value if c.decided else "playing") for n, c in s.cities.items())
             p.emit(ev.GameResultFixed, PUBLIC, result=result.value, winning_mafia=winners, score=score)
-    s = p.state
-    all_decided = all(c.decided is not None for c in s.cities.values())
-    if s.result is not None and (all_decided or not s.settings.continue_after_decided):
+    if end and over(p.state):
         end_game(p)
+
+
+def over(s: GameState) -> bool:
+    """The result is fixed and no city plays on (WIN-4, ``continue_after_decided``)."""
+    all_decided = all(c.decided is not None for c in s.cities.values())
+    return s.stage is Stage.RUNNING and s.result is not None and (
+        all_decided or not s.settings.continue_after_decided)
 
 
 def end_game(p: Progress) -> None:
@@ -87,10 +96,7 @@ def end_game(p: Progress) -> None:
     factions = tuple(
         (u, r.faction.value if r.faction else Faction.HONEST.value) for u, r in s.residents.items()
     )
-    commissars = tuple(
-        (name, user) for name, c in s.cities.items() for user in c.offers_made
-        if user in _commissars_ever(s)
-    )
+    commissars = commissars_ever(s)
     host.open_sealed_at_game_end(p)  # COMM-APPT-6 notary records open with the game's end
     p.emit(
         ev.GameEnded,
@@ -102,10 +108,18 @@ def end_game(p: Progress) -> None:
         deal_lists=tuple((n, tuple(users)) for n, users in s.deal.lists.items()),
         deal_salt=s.deal.salt,
         commitment=s.deal.commitment,
+        restorations=tuple(
+            ev.RestorationReveal(city=r.city, new_name=r.new_name, order=r.order, salt=r.salt,
+                                 commitment=r.commitment, mafiosi=r.mafiosi,
+                                 factions_before=r.factions_before)
+            for r in s.restored
+        ),
     )
 
 
-def _commissars_ever(s: GameState) -> set[str]:
-    return {
-        inbox.subject for inbox in s.inboxes.values() if inbox.kind == "line" and inbox.subject
-    }
+def commissars_ever(s: GameState) -> tuple[tuple[str, str], ...]:
+    """§9.4 (D13): every commissar who held office, in order of appointment — dead,
+    disclosed and replaced ones included (each took office through a Commissar Line)."""
+    lines = sorted((i for i in s.inboxes.values() if i.kind == "line" and i.subject and i.city),
+                   key=lambda i: (i.opened_at is None, i.opened_at or s.created_at, i.id))
+    return tuple(dict.fromkeys((i.city or "", i.subject or "") for i in lines))

@@ -22,6 +22,7 @@ from . import (
     ambush,
     citizens,
     commissar,
+    deal_draw,
     deaths,
     execution,
     judges,
@@ -56,8 +57,10 @@ def _start_day(p: Progress, rest: str, seed: int) -> None:
     number = _day_number(rest)
     if number > 1:
         _apply_night_deaths(p, number - 1)
-        outcome.settle(p)
-        if p.state.stage is Stage.FINISHED:
+        outcome.settle(p, end=False)
+        if outcome.over(p.state):
+            _publish_day_post(p, number, None, final=True)  # D18: the last morning's news
+            outcome.end_game(p)
             return
     s = p.state
     plan = s.plans[number]
@@ -100,8 +103,9 @@ def _notices(s: GameState, label: str, cause: DeathCause) -> tuple[ev.DeathNotic
     )
 
 
-def _publish_day_post(p: Progress, number: int, touring: str | None) -> None:
-    """POST-2, POST-3, HOST-PROC-3: generated from the record, no killer named (SEC-8)."""
+def _publish_day_post(p: Progress, number: int, touring: str | None, final: bool = False) -> None:
+    """POST-2, POST-3, HOST-PROC-3, EXEC-16, COURT-7: generated from the record, no killer
+    named (SEC-8): deaths, vote results, verdicts, suicides, judge elections (D17)."""
     s = p.state
     executions = _notices(s, f"day {number - 1}", DeathCause.EXECUTION)
     executed_in = {n.city for n in executions}
@@ -116,9 +120,13 @@ def _publish_day_post(p: Progress, number: int, touring: str | None) -> None:
         name for name, c in s.cities.items() if played_yesterday(c) and name not in executed_in
     )
     decided = tuple((n, c.decided.value) for n, c in s.cities.items() if c.decided is not None)
+    suicides = (_notices(s, f"day {number - 1}", DeathCause.SUICIDE)
+                + _notices(s, f"night {number - 1}", DeathCause.SUICIDE))
     p.emit(ev.DayPostPublished, PUBLIC, day=number,
            night_deaths=_notices(s, f"night {number - 1}", DeathCause.NIGHT_KILL),
-           executions=executions, no_execution=spared, touring_city=touring, decided=decided)
+           executions=executions, no_execution=spared, touring_city=touring, decided=decided,
+           votes=s.news.votes, verdicts=s.news.verdicts, suicides=suicides,
+           judge_elections=s.news.judge_elections, final=final)
 
 
 def _end_day(p: Progress, rest: str, seed: int) -> None:
@@ -152,6 +160,7 @@ _DEADLINES: dict[str, Callable[[Progress, str, int], None]] = {
     "pardon_close": verdicts.close_window,
     "offer_timeout": commissar.offer_timed_out,
     "offer_reveal": commissar.reveal_answer,
+    "deal_reveal": deal_draw.close_reveals,
 }
 
 

@@ -3,16 +3,26 @@ new name and a new deal among its living, and resumes the next day."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from .. import commands as cmd
 from .. import events as ev
 from ..audience import PUBLIC, only
+from ..calendar import MOSCOW
 from ..deal import commitment, mafia_count, mafiosi_at
 from ..errors import ErrorCode, check
 from ..inboxes import Kind, live_inbox
 from ..progress import Progress
-from ..state import City, DeathCause, GameState
-from . import court, deaths, outcome
-from .common import archive_inbox, open_inbox, require_city, require_procurator, require_running
+from ..state import City, DeathCause, GameState, PhaseKind
+from . import court, deaths, execution, outcome
+from .common import (
+    archive_inbox,
+    cancel,
+    open_inbox,
+    require_city,
+    require_procurator,
+    require_running,
+)
 
 
 def _signers(s: GameState, city: City) -> frozenset[str]:
@@ -69,19 +79,38 @@ def _begin(p: Progress, name: str) -> None:
     for user in proposal.expelled:  # AMB-26: recorded like a suicide
         deaths.die(p, user, DeathCause.SUICIDE, f"{s.phase.value} {s.day}")
     city = p.state.cities[name]
+    waited = not city.execution_final
     if city.voting is not None and not city.voting.closed:
         for candidate in city.voting.candidates:
             box = live_inbox(p.state, Kind.VOTING, name, candidate)
             if box and not p.state.inboxes[box].archived:
                 archive_inbox(p, box)
         p.emit(ev.NoExecution, PUBLIC, city=name, day=s.day, reason="restoration")
+    elif city.verdict is not None:
+        # D21: a pardon window open at the restoration ends with a published outcome.
+        for key in [k for k in p.state.deadlines if k.startswith(f"pardon_close:{name}:")]:
+            cancel(p, key)
+        p.emit(ev.NoExecution, PUBLIC, city=name, day=s.day, reason="restoration")
     if city.commissar_line and not p.state.inboxes[city.commissar_line].archived:
         archive_inbox(p, city.commissar_line)
     mafia_box = p.state.current_inbox(Kind.MAFIA.value, name)
     if mafia_box:
         archive_inbox(p, mafia_box)
-    p.emit(ev.RestorationBegan, PUBLIC, city=name, new_name=proposal.new_name, day=s.day)
+    p.emit(ev.RestorationBegan, PUBLIC, city=name, new_name=proposal.new_name,
+           day=restoration_day(p.state, p.now))
     court.refresh_court(p)
+    if waited and p.state.phase is PhaseKind.DAY:
+        execution.after_verdict(p)  # §3: the night no longer waits for this city's verdict
+
+
+def restoration_day(s: GameState, now: datetime) -> int:
+    """RESTORE-6: «на следующий день после восстановления» — the game day whose calendar
+    date the restoration falls on (after midnight in Night N that is Day N+1); the city
+    resumes at the start of the day after it."""
+    today = now.astimezone(MOSCOW).date()
+    days = [n for n, plan in s.plans.items()
+            if n <= s.day + 1 and plan.start_at.astimezone(MOSCOW).date() <= today]
+    return max(days, default=s.day)
 
 
 def _restoring(s: GameState, name: str) -> City:

@@ -141,6 +141,7 @@ def name_mafia_numbers(p: Progress, c: cmd.NameMafiaNumbers) -> None:
           else ErrorCode.WRONG_STAGE, "RANDOM-4", stage=s.stage.value)
     city = require_city(s, c.city)
     check(c.city not in s.deal.numbers, ErrorCode.NUMBERS_ALREADY_NAMED, "RANDOM-4", city=c.city)
+    check(s.settings.deal_method == "by_hand", ErrorCode.DEAL_BY_DRAW, "RANDOM-4")
     population = len(city.residents)
     valid = (
         len(c.numbers) == city.mafia_count
@@ -151,10 +152,10 @@ def name_mafia_numbers(p: Progress, c: cmd.NameMafiaNumbers) -> None:
     p.emit(ev.MafiaNumbersNamed, only(s.procurator, s.consigliere), city=c.city,
            numbers=tuple(sorted(c.numbers)))
     if set(p.state.deal.numbers) == set(s.cities):
-        _deal_factions(p)
+        deal_factions(p)
 
 
-def _deal_factions(p: Progress) -> None:
+def deal_factions(p: Progress) -> None:
     """RANDOM-4, DIST-2, DIST-5: positions become mafiosi; each learns only his own faction."""
     s = p.state
     for name, city in s.cities.items():
@@ -186,5 +187,8 @@ def start_game(p: Progress, c: cmd.StartGame) -> None:
     check(s.stage is Stage.DEALT, ErrorCode.DEAL_INCOMPLETE if s.stage in (
         Stage.RECRUITING, Stage.FORMED, Stage.SEALED) else ErrorCode.WRONG_STAGE, "START-0",
         stage=s.stage.value)
+    # DIST-3, DIST-4 (D22): only once the Consigliere could tell every city's mafia understood.
+    waiting = [n for n in s.cities if not set(s.mafiosi(n)) <= s.deal.acknowledged]
+    check(not waiting, ErrorCode.MAFIA_NOT_ACKNOWLEDGED, "DIST-3", count=len(waiting))
     p.emit(ev.GameStarted, PUBLIC, first_day=c.first_day)
     schedule(p, "day_start:1", p.state.plans[1].start_at)

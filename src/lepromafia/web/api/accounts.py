@@ -6,8 +6,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from ...engine.rules.host import sanction_visible
+from ...engine.state import GameState
 from ...service.accounts import Session
+from ...service.errors import ServiceError
 from ..deps import (
+    CurrentUser,
     RequireUser,
     WebDep,
     access_game_for_action,
@@ -72,11 +76,24 @@ async def me(user: RequireUser) -> UserOut:
 
 
 @router.get("/sanctions")
-async def sanctions(web: WebDep) -> list[dict[str, Any]]:
-    """The community registry of bans (public: who, why, until when)."""
-    return [{"id": s.id, "user": s.user_id, "reason": s.reason, "rule": s.rule,
-             "starts_real": s.starts_real, "ends_real": s.ends_real, "game_id": s.game_id}
-            for s in await web.accounts.sanctions()]
+async def sanctions(web: WebDep, user: CurrentUser) -> list[dict[str, Any]]:
+    """The community registry of bans: who, why, until when. A sanction of a game still
+    running is shown only to that game's Procurator and the sanctioned player (OMERTA-2)."""
+    viewer = user.user_id if user else None
+    states: dict[str, GameState | None] = {}
+    out = []
+    for s in await web.accounts.sanctions():
+        if s.game_id and s.game_id not in states:
+            try:
+                states[s.game_id] = await web.service.state(s.game_id)
+            except ServiceError:
+                states[s.game_id] = None  # no such game any more: nothing left to keep secret
+        state = states.get(s.game_id) if s.game_id else None
+        if state is not None and not sanction_visible(state, s.user_id, viewer):
+            continue
+        out.append({"id": s.id, "user": s.user_id, "reason": s.reason, "rule": s.rule,
+                    "starts_real": s.starts_real, "ends_real": s.ends_real, "game_id": s.game_id})
+    return out
 
 
 @router.post("/games/{game_id}/sanctions", status_code=201)

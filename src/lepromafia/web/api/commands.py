@@ -25,6 +25,7 @@ from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, create_model
 
 from ...engine import commands as cmd
+from ...engine import commands_host
 from ...engine.state import Stage
 from ...service.commands import COMMAND_TYPES, CommandShapeError, decode_command
 from ..deps import RequireUser, WebDep, access_game_for_action
@@ -35,10 +36,12 @@ from .models import COMMAND_ID, ERRORS, AckOut, BoundedInt, CityBody, CommandIdB
 router = APIRouter(tags=["commands"], responses=ERRORS)
 
 SYSTEM_ONLY = frozenset({"FireDeadline"})
-# Published only through /sound/entries, which measures the real duration of the file.
-# PostComment has its own endpoint (api/discussion.py): the registry ban comes first (PLAYER-7).
-NOT_GENERATED = SYSTEM_ONLY | {"PublishSoundEntry", "PostComment"}
 """Issued by the service's scheduler alone."""
+# Published only through /sound/entries, which measures the real duration of the file;
+# PostComment has its own endpoint (api/discussion.py): the registry ban comes first (PLAYER-7);
+# a commissar offer only through /random/commissar-offer, whose draw no caller can supply
+# (COMM-APPT-1: «при помощи генератора случайных чисел»).
+NOT_GENERATED = SYSTEM_ONLY | {"PublishSoundEntry", "PostComment", "OfferCommissar"}
 
 
 class _Strict(BaseModel):
@@ -117,6 +120,9 @@ def _register(name: str, cls: type[cmd.Command]) -> None:
                                                 time_scale=web.settings.time_scale)
         else:
             ack = await web.service.execute(game_id, command, command_id)
+            if isinstance(command, commands_host.RecordSanction):  # PLAYER-7: sign-up checks it
+                await web.accounts.register_game_sanction(
+                    game_id, await web.service.state(game_id), command)
         return await ack_out(web, user.user_id, ack)
 
     endpoint.__annotations__["body"] = model  # a real class, not the postponed name
@@ -141,12 +147,16 @@ async def unknown_command(game_id: str, name: str) -> None:
 # --- randomness drawn by the platform ------------------------------------------------
 
 
-def platform_rng(web: WebDep, game_id: str, user: str, command_id: str, purpose: str) -> random.Random:
-    """Unpredictable to clients (keyed by the server's secret) yet the same for a retried
-    ``command_id``, so the service's idempotency holds for random draws too."""
+def platform_digest(web: WebDep, game_id: str, user: str, command_id: str, purpose: str) -> bytes:
+    """HMAC-SHA256 under the server's secret: unpredictable to clients (a cryptographic
+    source) yet the same for a retried ``command_id``, so idempotency holds for draws too."""
     key = web.settings.signing_key()
-    digest = hmac.new(key, f"{purpose}|{game_id}|{user}|{command_id}".encode(), hashlib.sha256).digest()
-    return random.Random(int.from_bytes(digest, "big"))
+    return hmac.new(key, f"{purpose}|{game_id}|{user}|{command_id}".encode(), hashlib.sha256).digest()
+
+
+def platform_rng(web: WebDep, game_id: str, user: str, command_id: str, purpose: str) -> random.Random:
+    """A shuffler seeded from ``platform_digest`` (for the deal's lists and numbers)."""
+    return random.Random(int.from_bytes(platform_digest(web, game_id, user, command_id, purpose), "big"))
 
 
 @router.post("/games/{game_id}/random/seal-deal")
@@ -184,8 +194,10 @@ async def draw_mafia_numbers(game_id: str, body: CityBody, user: RequireUser, we
 
 @router.post("/games/{game_id}/random/commissar-offer")
 async def offer_commissar_drawn(game_id: str, body: CityBody, user: RequireUser, web: WebDep) -> AckOut:
-    """COMM-APPT-1: the offer's candidate drawn by the platform."""
-    rng = platform_rng(web, game_id, user.user_id, body.command_id, "offer")
-    command = cmd.OfferCommissar(actor=user.user_id, city=body.city, draw=rng.getrandbits(30))
+    """COMM-APPT-1, COMM-APPT-6 (D10): the offer's candidate drawn by the platform from a
+    cryptographic source; the draw and its pool are sealed in the notary record."""
+    digest = platform_digest(web, game_id, user.user_id, body.command_id, "offer")
+    command = cmd.OfferCommissar(actor=user.user_id, city=body.city,
+                                 draw=int.from_bytes(digest[:8], "big") >> 2)
     ack = await web.service.execute(game_id, command, scoped(user.user_id, body.command_id))
     return await ack_out(web, user.user_id, ack)

@@ -10,6 +10,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine import targets
@@ -18,9 +19,11 @@ from ...engine.errors import CodedError
 from ...engine.inboxes import Access, can_read
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
+from ...engine.state import NO_KILL
 from ...engine.visibility import public_faction
 from ...service.media import library
-from ...service.outbound import visible
+from ...service.outbound import visible, visible_now
+from ...service.transparency import day_post_heads, published_heads
 from ..api.commands import platform_rng
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
@@ -118,28 +121,102 @@ def city_rows(game: GameCtx) -> list[dict[str, Any]]:
     return rows
 
 
-async def ending_of(web: Any, game: GameCtx) -> dict[str, Any] | None:
-    """§9.4: once GameEnded is public, the final result, each city's, and every role."""
-    ended = [e for _s, e in visible(await page_events(web, game), None, ev.GameEnded)]
+async def ending_of(web: Any, game: GameCtx, viewer: str | None = None) -> dict[str, Any] | None:
+    """§9.4: once GameEnded is public, the final result, each city's, every role — every
+    commissar who held office (D13), each restoration's factions before and after (D15) —
+    and the mafia's decisions and check logs, open to all after the game (D14)."""
+    events = await page_events(web, game)
+    ended = [e for _s, e in visible(events, None, ev.GameEnded)]
     if not ended:
         return None
     e = ended[-1]
     factions = dict(e.factions)
-    commissars = dict(e.commissars)
     s = game.state
+    record = mafia_record(s, events, viewer)
     cities = []
     for name, c in s.cities.items():
+        commissars = [u for city, u in e.commissars if city == name]
         cities.append({
             "name": name,
+            "display_name": c.display_name or name,
             "outcome": c.decided.value if c.decided else None,
-            "commissar": commissars.get(name),
+            "commissars": commissars,
             "godfather": c.godfather,
             "judge": c.judge,
             "residents": [{"user": u, "faction": factions.get(u), "alive": s.residents[u].alive,
-                           "commissar": commissars.get(name) == u} for u in c.residents],
+                           "commissar": u in commissars} for u in c.residents],
+            "record": record.get(name, []),
         })
+    restorations = [{
+        "city": r.city, "new_name": r.new_name, "commitment": r.commitment, "salt": r.salt,
+        "rows": [{"user": u, "before": before, "after": factions.get(u)}
+                 for u, before in r.factions_before],
+    } for r in e.restorations]
     return {"result": e.result, "consigliere": e.consigliere, "cities": cities,
-            "commitment": e.commitment, "salt": e.deal_salt}
+            "commitment": e.commitment, "salt": e.deal_salt, "restorations": restorations}
+
+
+def _target(t: str | None) -> str:
+    return "—" if t is None or t == NO_KILL else t
+
+
+def _record_line(e: Any) -> tuple[str, dict[str, Any]] | None:
+    """One of the mafia's (or the commissar's) decisions as a sentence to translate."""
+    if isinstance(e, ev.GodfatherVoteCast):
+        return N_("{voter} votes for {candidate} as Godfather"), {"voter": e.voter, "candidate": e.candidate}
+    if isinstance(e, ev.GodfatherElected):
+        msg = N_("{user} is appointed Godfather") if e.appointed else N_("{user} is elected Godfather")
+        return msg, {"user": e.godfather}
+    if isinstance(e, ev.GodfatherElectionFailed):
+        return N_("The Godfather election fails"), {}
+    if isinstance(e, ev.GodfatherReelectionDemanded):
+        return N_("{user} demands a re-election"), {"user": e.user}
+    if isinstance(e, ev.KillDeclared):
+        return _KILL_LINES[(e.is_order, e.tour, e.target == NO_KILL)], {"user": e.mafioso, "target": e.target}
+    if isinstance(e, ev.NightDecisionFixed):
+        msg = (N_("Night {night}, tour decision: {target}") if e.tour
+               else N_("Night {night}, decision: {target}"))
+        return msg, {"night": e.night, "target": _target(e.target)}
+    if isinstance(e, ev.AmbushPlaced):
+        return N_("{user} lies in wait for {target}"), {"user": e.mafioso, "target": e.target}
+    if isinstance(e, ev.AmbushesFixed):
+        return N_("Night {night}, ambushes: {list}"), {
+            "night": e.night, "list": ", ".join(f"{m} → {t}" for m, t in e.ambushes) or "—"}
+    if isinstance(e, ev.CheckRequested):
+        return N_("Night {night}, the commissar asks about {target}"), {"night": e.night, "target": e.target}
+    if isinstance(e, ev.CheckAnswered):
+        msg = N_("Night {night}, check of {target}: mafia") if e.is_mafia else N_(
+            "Night {night}, check of {target}: not mafia")
+        return msg, {"night": e.night, "target": e.target}
+    return None
+
+
+_KILL_LINES = {  # (the Godfather's order, on tour, no kill) -> sentence
+    (True, False, False): N_("{user} (Godfather): kill {target}"),
+    (False, False, False): N_("{user}: kill {target}"),
+    (True, True, False): N_("{user} (Godfather): kill {target} on tour"),
+    (False, True, False): N_("{user}: kill {target} on tour"),
+    (True, False, True): N_("{user} (Godfather): no kill"),
+    (False, False, True): N_("{user}: no kill"),
+    (True, True, True): N_("{user} (Godfather): no kill on tour"),
+    (False, True, True): N_("{user}: no kill on tour"),
+}
+
+
+RECORD_KINDS = (ev.GodfatherVoteCast, ev.GodfatherElected, ev.GodfatherElectionFailed,
+                ev.GodfatherReelectionDemanded, ev.KillDeclared, ev.NightDecisionFixed,
+                ev.AmbushPlaced, ev.AmbushesFixed, ev.CheckRequested, ev.CheckAnswered)
+
+
+def mafia_record(s: Any, events: Any, viewer: str | None) -> dict[str, list[dict[str, Any]]]:
+    """§9.4, INBOX-MAFIA-4 (D14): per city, the decisions the engine opens at the game's end
+    (``engine.archive.readable``), in order."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for _seq, e in visible_now(s, events, viewer, RECORD_KINDS):
+        line = _record_line(e)
+        if line is not None:
+            out.setdefault(e.city, []).append({"at": e.at, "msg": line[0], "fields": line[1]})
+    return out
 
 
 async def posts_of(web: Any, game: GameCtx) -> list[Any]:
@@ -254,10 +331,11 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         "pages/game.html",
         info=game_info,
         observe=observe,
-        ending=await ending_of(web, game),
+        ending=await ending_of(web, game, uid),
         posts=(posts := await posts_of(web, game)),
         day_sound=day_sound(game, uid, posts),
         day_contests=await day_contests(web, game, posts),
+        day_heads=day_post_heads(await published_heads(web.service.store, game.id)),
         deadlines=await clocks(web, game, uid, lang),
         cities=city_rows(game),
         requirements=REQUIREMENT_TEXTS,
@@ -278,6 +356,7 @@ async def game_part(
         ctx["posts"] = await posts_of(web, game)
         ctx["day_sound"] = day_sound(game, uid, ctx["posts"])
         ctx["day_contests"] = await day_contests(web, game, ctx["posts"])
+        ctx["day_heads"] = day_post_heads(await published_heads(web.service.store, game.id))
         ctx.update(await discussion_context(web, game, uid, lang))
         template = "partials/posts.html"
     elif name == "clocks":
@@ -289,7 +368,7 @@ async def game_part(
     elif name == "phase":
         template = "partials/phase.html"
     elif name == "ending":
-        ctx["ending"] = await ending_of(web, game)
+        ctx["ending"] = await ending_of(web, game, uid)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
         ctx["acts"] = role_actions(game.state, uid, await page_events(web, game), game.now)
@@ -558,6 +637,9 @@ async def do(
         with draws(platform_rng(web, game_id, user.user_id, raw_id, f"page:{action}")):
             command = builder(form, user.user_id, game.state)
         await web.service.execute(game_id, command, command_id)
+        if isinstance(command, hc.RecordSanction):  # OMERTA-2, PLAYER-7: sign-up checks it
+            await web.accounts.register_game_sanction(game_id, await web.service.state(game_id),
+                                                      command)
     except CodedError as exc:
         return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
     return redirect(back, ok=N_("Done."), lang=lang)
