@@ -109,8 +109,9 @@ def test_an_integer_beyond_the_stores_range_is_a_422_not_a_500(game: Api, param:
 
 def test_a_command_with_an_integer_beyond_the_stores_range_is_a_422(game: Api) -> None:
     """F1-1 in bodies: every generated command's integer field is bounded."""
-    r = game.cmd(CAST.procurator, "g", "OfferCommissar", city=CITY, draw=2**63)
+    r = game.cmd(CAST.procurator, "g", "DeclareLongDay", day=2**63, length_days=2)
     assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] == "bad_json"
 
 
 def test_a_too_large_body_gets_413_declared_or_chunked(game: Api) -> None:

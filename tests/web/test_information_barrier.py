@@ -72,7 +72,9 @@ class Seat:
         while last < version:
             msg = self.ws.receive_json()
             self.received.append(json.dumps(msg, ensure_ascii=False))
-            if msg["type"] == "resync":
+            if msg["type"] == "subscribed":  # his own count, never the game's version
+                assert msg["game"] == GAME and msg["version"] <= version, (self.user, msg, version)
+            elif msg["type"] == "resync":
                 self.ws.send_json({"type": "subscribe", "game": GAME, "since_seq": msg["since_seq"]})
             else:
                 assert msg["type"] == "event", msg  # no marker: nothing of a hidden event

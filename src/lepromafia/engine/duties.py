@@ -27,7 +27,7 @@ from . import targets
 from .errors import ErrorCode
 from .inboxes import Access, Kind, access, live_inbox
 from .keywords import Keyword
-from .rules import ambush, court
+from .rules import ambush, court, night
 from .rules.commissar import may_accept
 from .rules.pause import paused
 from .state import NO_KILL, City, Faction, GameState, PhaseKind, Stage
@@ -413,8 +413,7 @@ def _appoint_godfather(s: GameState, viewer: str, now: datetime) -> Iterable[Ope
     return [
         Open(n, {"city": n}, targets.godfather_candidates(s, n))
         for n, c in s.cities.items()
-        if c.decided is None and c.godfather is None and not c.godfather_election_open
-        and s.living_mafia(n)
+        if c.decided is None and night.appointment_open(c) and s.living_mafia(n)
     ]
 
 

@@ -151,6 +151,11 @@ def vote_godfather(p: Progress, c: cmd.VoteGodfather) -> None:
            candidate=c.candidate)
 
 
+def appointment_open(city: City) -> bool:
+    """GODFATHER-3: the city has no Godfather and its election failed and is closed."""
+    return city.godfather is None and city.godfather_election_failed and not city.godfather_election_open
+
+
 def appoint_godfather(p: Progress, c: cmd.AppointGodfather) -> None:
     """GODFATHER-3: after a failed election the Consigliere may appoint the Godfather."""
     s = p.state
@@ -158,8 +163,7 @@ def appoint_godfather(p: Progress, c: cmd.AppointGodfather) -> None:
     require_running(s)
     city = require_city(s, c.city)
     require_undecided(city)
-    check(city.godfather is None and city.godfather_election_failed
-          and not city.godfather_election_open, ErrorCode.NO_GODFATHER_ELECTION, "GODFATHER-3")
+    check(appointment_open(city), ErrorCode.NO_GODFATHER_ELECTION, "GODFATHER-3")
     check(c.godfather in s.living_mafia(city.name), ErrorCode.GODFATHER_CANDIDATE_INVALID,
           "GODFATHER-1")
     p.emit(ev.GodfatherElected, mafia_audience(s, city.name), city=city.name, godfather=c.godfather,
