@@ -61,6 +61,13 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 
+SECTION_OF = {"START": "TIME", "DIST": "RANDOM", "POST": "HOST", "AMBUSH": "COMM", "GODFATHER": "MAFIA-KILL",
+              "TOUR": "MAFIA-KILL", "JUDGE": "COURT", "SEC": "OMERTA", "ROLE": "CITY", "SPIRIT": "EXEC",
+              "SUICIDE": "EXEC", "SOUND": "HOST", "IMPEACH": "HOST", "NOCONF": "HOST", "RESTORE": "HOST",
+              "MAFIA": "HOST"}
+"""Rule families without a section of their own: the section that explains them."""
+
+
 def rule_href(rule: str) -> str:
     """A link to where the rules page explains ``rule``: its own chip, else its section."""
     for section in SECTIONS:
@@ -69,4 +76,5 @@ def rule_href(rule: str) -> str:
     for section in sorted(SECTIONS, key=lambda x: -len(x.anchor)):
         if rule.startswith(section.anchor):
             return f"/rules#{section.anchor}"
-    return "/rules"
+    family = next((f for f in sorted(SECTION_OF, key=len, reverse=True) if rule.startswith(f)), None)
+    return f"/rules#{SECTION_OF[family]}" if family else "/rules"
