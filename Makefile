@@ -40,6 +40,7 @@ $(LOCALES)/%/LC_MESSAGES/messages.mo: $(LOCALES)/%/LC_MESSAGES/messages.po $(STA
 # Extract every msgid (Python and templates) and merge it into each catalog; new ones arrive
 # untranslated, vanished ones go (tests/i18n fails on both until the .po is filled in).
 i18n: $(STAMP)
+	$(PY) tools/po_dedupe.py $(CATALOGS)  # what a union merge of two branches leaves
 	mkdir -p var
 	$(VENV)/bin/pybabel -q extract -F babel.cfg $(I18N_KEYWORDS) --sort-output --no-wrap --no-location \
 		--project=Lepromafia -o $(POT) src

@@ -24,6 +24,7 @@ from babel.messages.pofile import read_po
 from lepromafia.engine.errors import CodeEnum, ErrorCode, RuleViolation
 from lepromafia.service.accounts import AccountErrorCode
 from lepromafia.service.archive import ArchiveErrorCode
+from lepromafia.service.audit import AuditErrorCode
 from lepromafia.service.errors import ServiceErrorCode
 from lepromafia.service.media import MediaErrorCode
 from lepromafia.web import i18n
@@ -35,7 +36,7 @@ KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "transla
             "ntranslate": (2, 3)}
 """The Makefile's I18N_KEYWORDS plus Babel's defaults that the code uses."""
 FIELD = re.compile(r"\{(\w*)[^{}]*\}")
-CODE_ENUMS: tuple[type[CodeEnum], ...] = (ErrorCode, ServiceErrorCode, AccountErrorCode, MediaErrorCode,
+CODE_ENUMS: tuple[type[CodeEnum], ...] = (ErrorCode, ServiceErrorCode, AccountErrorCode, MediaErrorCode, AuditErrorCode,
                                           ArchiveErrorCode, WebErrorCode)
 
 

@@ -22,6 +22,8 @@ from ..engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox,
 from ..engine.state import Faction, GameState, Resident, Stage
 from ..engine.votes import live_tallies
 from ..store.accounts import AccountStore
+from . import audit
+from .audit import AuditFilter, AuditView
 from .discussion import comments_of
 from .event_index import EventIndex, Indexed
 from .outbound import Payload, may_see, stream_item, visible, visible_json
@@ -265,6 +267,25 @@ class GameQueries:
         """POST-1, POST-2: every post's comments as the viewer may see them."""
         game = game or await self.current(game_id)
         return comments_of(await self.events(game), viewer)
+
+    async def audit(self, game_id: str, viewer: str | None,
+                    wanted: AuditFilter | None = None) -> AuditView:
+        """The host audit log as ``viewer`` may read it (``service.audit``): the events he may
+        see that a host's command (or the platform, for an office) caused, and contact reads.
+
+        :raises AuditError: NOT_A_HOST, BAD_FILTER.
+        """
+        game = await self.current(game_id)
+        if not audit.may_keep(game.state, viewer):
+            raise audit.AuditError(audit.AuditErrorCode.NOT_A_HOST)
+        async with self.service.store.reading() as tx:
+            commands = await tx.host_commands(game_id, upto=game.version)
+        clock = game.meta.clock
+        reads = [audit.ContactRead(clock.to_game(r["at_real"]), r["viewer"], r["subject"], bool(r["granted"]))
+                 for r in await self.accounts.contact_access_log(game_id)]
+        rows = audit.build(game.state, await self.events(game), commands, reads, viewer)
+        assert viewer is not None
+        return audit.view(game.state, rows, viewer, wanted or AuditFilter())
 
     async def duties(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
         """What the viewer's offices and role ask of him now: ``engine.duties``, as JSON."""

@@ -67,6 +67,17 @@ class CommandRecord:
 
 
 @dataclass(frozen=True)
+class HostCommandRow:
+    """One accepted command of a host (the ``audit_log`` read model): who issued it, and
+    the seqs of the events it caused."""
+
+    first_seq: int
+    last_seq: int
+    actor: str
+    command_type: str
+
+
+@dataclass(frozen=True)
 class LoadedGame:
     meta: GameMeta
     state: GameState
@@ -308,6 +319,19 @@ class Transaction:
             select(c.c.command_id, c.c.fingerprint, c.c.command, c.c.first_seq, c.c.last_seq)
             .where(and_(c.c.game_id == game_id, c.c.command_id.in_(list(set(ids))))))
         return {r.command_id: CommandRecord(*r) for r in rows}
+
+    async def host_commands(self, game_id: str, *, upto: int | None = None) -> list[HostCommandRow]:
+        """The host audit log's commands, in order, each with the range of its events."""
+        a, e, c = schema.audit_log, schema.events, schema.commands
+        where = [a.c.game_id == game_id]
+        if upto is not None:
+            where.append(a.c.seq <= upto)
+        rows = await self._conn.execute(
+            select(a.c.seq, a.c.actor, a.c.command_type, c.c.last_seq)
+            .join(e, and_(e.c.game_id == a.c.game_id, e.c.seq == a.c.seq))
+            .join(c, and_(c.c.game_id == e.c.game_id, c.c.command_id == e.c.command_id))
+            .where(and_(*where)).order_by(a.c.seq))
+        return [HostCommandRow(r.seq, max(r.seq, r.last_seq), r.actor, r.command_type) for r in rows]
 
     async def events_of(self, game_id: str, types: Collection[str] | None, *, after: int = 0,
                         upto: int | None = None, exclude: bool = False) -> list[tuple[int, Event]]:

@@ -48,7 +48,33 @@ SECTIONS: tuple[Section, ...] = (
     Section("WIN", N_("Victory"),
             N_("A city is decided when no mafiosi (honest win) or no honest residents (mafia win) remain. The mafia wins the game if it wins more than half of the cities."),
             ('WIN-1', 'WIN-2', 'WIN-3')),
+    Section("HOST", N_("The hosts' decisions"),
+            N_("Every decision a host takes is recorded in the game's audit log: appointments, the calendar, vote and election schedules, commissar offers, Day Posts, disclosures, sanctions and bans, cases, delegations, the Consigliere's rules for the mafia, and every read of a contact. Each host reads his own lines; the Procurator reads every host's, except what the rules keep from him. The host's handbook explains each office day by day."),
+            ('HOST-PROC-3', 'HOST-PROC-4', 'HOST-PROC-5', 'HOST-TRIB-2', 'HOST-ARB-3', 'HOST-2',
+             'START-0', 'TIME-3', 'TIME-7', 'JUDGE-ELECT-4', 'COURT-5',
+             'COMM-APPT-5', 'COMM-APPT-7', 'MAFIA-DISCLOSE-3', 'COMM-DISCLOSE-3', 'RESTORE-T2', 'RESTORE-3',
+             'GODFATHER-2', 'GODFATHER-3', 'MAFIA-KILL-5', 'AMBUSH-6', 'MAFIA-COMM-1', 'IMPEACH-2', 'IMPEACH-6',
+             'NOCONF-1', 'PLAYER-7', 'OMERTA-2', 'IMPEACH-5', 'RESTORE-T1', 'SOUND-1', 'POST-2', 'COMM-4')),
     Section("OMERTA", N_("Omertà and secrets"),
             N_("No host has a god view. Roles, the Consigliere, the commissars and the mafia's talk are revealed only after the game."),
             ('OMERTA-1', 'SEC-1', 'SEC-13')),
 )
+
+
+SECTION_OF = {"START": "TIME", "DIST": "RANDOM", "POST": "HOST", "AMBUSH": "COMM", "GODFATHER": "MAFIA-KILL",
+              "TOUR": "MAFIA-KILL", "JUDGE": "COURT", "SEC": "OMERTA", "ROLE": "CITY", "SPIRIT": "EXEC",
+              "SUICIDE": "EXEC", "SOUND": "HOST", "IMPEACH": "HOST", "NOCONF": "HOST", "RESTORE": "HOST",
+              "MAFIA": "HOST"}
+"""Rule families without a section of their own: the section that explains them."""
+
+
+def rule_href(rule: str) -> str:
+    """A link to where the rules page explains ``rule``: its own chip, else its section."""
+    for section in SECTIONS:
+        if rule in section.rules:
+            return f"/rules#{rule}"
+    for section in sorted(SECTIONS, key=lambda x: -len(x.anchor)):
+        if rule.startswith(section.anchor):
+            return f"/rules#{section.anchor}"
+    family = next((f for f in sorted(SECTION_OF, key=len, reverse=True) if rule.startswith(f)), None)
+    return f"/rules#{SECTION_OF[family]}" if family else "/rules"
