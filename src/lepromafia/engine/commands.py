@@ -167,6 +167,16 @@ class PostMessage(Command):
 
 
 @dataclass(**_C)
+class EditMessage(Command):
+    """A new version of one's own message; every earlier version stays readable."""
+
+    inbox: str
+    number: int
+    """The message's number in its inbox (1, 2, 3, …)."""
+    text: str
+
+
+@dataclass(**_C)
 class CreateSecretInbox(Command):
     title: str
     members: tuple[str, ...]
