@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nh3
 from markdown_it import MarkdownIt
@@ -31,10 +31,14 @@ from mdit_py_plugins.container import container_plugin
 
 from ..engine import events as ev
 from ..engine.events import Event
-from ..engine.inboxes import can_read
+from ..engine.inboxes import POLICY, Kind, can_read
 from ..engine.state import GameState
 from .event_index import Indexed
 from .views import MessageView
+
+if TYPE_CHECKING:
+    from .queries import GameQueries
+    from .service import Current
 
 NAME = re.compile(r"[a-z0-9_][a-z0-9_.-]{0,31}", re.IGNORECASE)
 """A login after ``@`` (``service.accounts.LOGIN_PATTERN``, any case)."""
@@ -183,4 +187,36 @@ def posts_of(messages: Sequence[MessageView], edits: dict[int, list[ev.MessageEd
         out.append(Post(number=m.seq, author=m.author, at=m.at, text=latest.text,
                         html=latest.html, mentions=mentions(latest.text, residents),
                         versions=tuple(versions[:-1]), edited_at=latest.at if own else None))
+    return out
+
+
+@dataclass(frozen=True)
+class Mention:
+    inbox: str
+    post: Post
+
+
+async def mentions_of(queries: GameQueries, game: Current, viewer: str,
+                      spoiler: str) -> list[Mention]:
+    """Every message (as last edited) that mentions ``viewer`` in an inbox he may read,
+    newest first: the in-app list a mention reaches him by (his own messages aside)."""
+    s = game.state
+    residents = frozenset(s.residents)
+    if viewer not in residents:
+        return []
+    events = await queries.events(game)
+    needle = "@" + viewer
+    out = []
+    for inbox in s.inboxes.values():
+        if POLICY[Kind(inbox.kind)].keywords_only or not can_read(s, inbox.id, viewer):
+            continue
+        view = await queries.inbox(game.meta.game_id, inbox.id, viewer, limit=1_000_000,
+                                   mark_read=False, game=game)
+        if view is None:
+            continue
+        edits = edits_of(events, inbox.id)
+        maybe = [m for m in view.messages if needle in m.text.lower() or m.seq in edits]
+        out += [Mention(inbox.id, post) for post in posts_of(maybe, edits, residents, spoiler)
+                if viewer in post.mentions and post.author != viewer]
+    out.sort(key=lambda m: m.post.edited_at or m.post.at, reverse=True)
     return out

@@ -28,7 +28,7 @@ CITIES: tuple[type[Event], ...] = (
 VOTE: tuple[type[Event], ...] = (ev.VotingOpened, ev.VoteCast, ev.VotingClosed, ev.NoExecution,
                                  ev.MafiosoDisclosed, ev.ResidentDied, ev.VerdictReached)
 INBOX: tuple[type[Event], ...] = (
-    ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed, hev.InboxBanLifted,
+    ev.MessagePosted, ev.MessageEdited, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed, hev.InboxBanLifted,
     ev.VotingOpened, ev.VotingClosed, ev.PollingOpened, ev.ResidentDied,
 )
 
