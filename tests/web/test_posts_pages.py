@@ -22,7 +22,7 @@ from lepromafia.service.posts import mentioned_in, render
 from .conftest import Api, at, make_api, setup_game_via_api, small_cast
 
 CAST = small_cast()
-A = list(CAST.cities)[0]
+A = next(iter(CAST.cities))
 GAME = "posts"
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 

@@ -18,7 +18,7 @@ and may read it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -88,14 +88,22 @@ def _spoiler(self: Any, tokens: Sequence[Any], idx: int, options: Any, env: Any)
     return f'<details class="spoiler"><summary>{escape(title) if title else SPOILER}</summary>\n'
 
 
+SAFE_LINK = re.compile(r"^(https?:|mailto:|#|/(?!/))", re.IGNORECASE)
+
+
+class _Markdown(MarkdownIt):
+    def validateLink(self, url: str) -> bool:
+        """Links to http(s), mailto, a message anchor or a page of this site only."""
+        return bool(SAFE_LINK.match(url.strip()))
+
+
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("zero", {"html": False, "linkify": True, "breaks": True, "typographer": False})
+    md = _Markdown("zero", {"html": False, "linkify": True, "breaks": True, "typographer": False})
     md.enable(["emphasis", "strikethrough", "blockquote", "list", "newline", "escape", "link",
                "autolink", "linkify", "backticks", "reference", "entity", "fence"])
     md.inline.ruler.before("emphasis", "mention", _mention)
     md.add_render_rule("mention", _render_mention)
     md.use(container_plugin, name="spoiler", render=_spoiler)
-    md.validateLink = lambda url: bool(re.match(r"^(https?:|mailto:|#|/(?!/))", url.strip(), re.I))
     return md
 
 
@@ -118,17 +126,15 @@ def render(text: str, residents: frozenset[str] = frozenset(), spoiler: str = "S
 
 @lru_cache(maxsize=20_000)
 def mentions(text: str, residents: frozenset[str]) -> frozenset[str]:
-    """The residents a text mentions, as the renderer finds them (not inside code)."""
+    """The residents a text mentions, as the renderer finds them: not inside code, and not
+    inside a quote (quoting a mention does not mention him again)."""
     found: set[str] = set()
-
-    def walk(tokens: Iterable[Any]) -> None:
-        for token in tokens:
-            if token.type == "mention":
-                found.add(token.meta["user"])
-            if token.children:
-                walk(token.children)
-
-    walk(MARKDOWN.parse(text, {"residents": residents}))
+    depth = 0
+    for token in MARKDOWN.parse(text, {"residents": residents}):
+        depth += {"blockquote_open": 1, "blockquote_close": -1}.get(token.type, 0)
+        if depth == 0 and token.type == "inline":
+            found |= {child.meta["user"] for child in token.children or ()
+                      if child.type == "mention"}
     return frozenset(found)
 
 

@@ -11,6 +11,7 @@ import re
 import secrets
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -137,7 +138,7 @@ async def thread(web: Any, game: GameCtx, found: InboxView, uid: str, lang: str)
             "at": datetime.fromisoformat(post.at), "host": post.author in hosts,
             "keyword": found.keywords_only, "mine": mine,
             "editable": mine and edit_refusal(s, found.inbox, post.number, uid, game.now) is None,
-            "mentions_me": uid in post.mentions,
+            "mentions_me": uid in post.mentions and not mine,
             "edited_at": datetime.fromisoformat(post.edited_at) if post.edited_at else None,
             "versions": [{"html": Markup(v.html), "at": datetime.fromisoformat(v.at)}  # noqa: S704
                          for v in post.versions],
@@ -164,13 +165,14 @@ async def edit(request: Request, game_id: str, inbox_id: str, number: int, web: 
     form = await request.form()
     body = str(form.get("text") or "")
     back = f"/games/{game_id}/inboxes/{inbox_id}#m{number}"
+    action = f"/games/{game_id}/inboxes/{quote(inbox_id, safe='/')}/messages/{number}/edit"
     try:
         command_id = scoped(user.user_id, str(form.get("command_id") or secrets.token_hex(8)))
         await web.service.execute(game_id, EditMessage(actor=user.user_id, inbox=inbox_id,
                                                        number=number, text=body), command_id)
-    except CodedError as exc:
-        return redirect(back, error=describe(exc, lang, field=f"edit-{number}"), draft=body,
-                        action=f"edit-{number}", lang=lang)
+    except CodedError as exc:  # beside the edit form (live.js), the new text kept in it
+        return redirect(back, error=describe(exc, lang, field="text"), form={"text": body},
+                        action=action, lang=lang)
     return redirect(back, ok=N_("Your message is edited; the earlier version stays visible."),
                     lang=lang)
 

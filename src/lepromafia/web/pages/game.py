@@ -28,7 +28,7 @@ from ..api.commands import platform_rng
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
-from ..i18n import N_, translate
+from ..i18n import N_
 from .actions import citizen_forms, role_actions
 from .common import (
     GameCtx,

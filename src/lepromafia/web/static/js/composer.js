@@ -144,6 +144,27 @@
     restore();
     enable();
   });
+  // An edit is a full-page post: its whole text waits in sessionStorage, so a refusal
+  // (shown beside the form by live.js, which keeps only a cookie's worth) loses nothing.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form[data-testid=edit-form]")) { return; }
+    try { sessionStorage.setItem("lp-edit:" + form.getAttribute("action"), field(form).value); }
+    catch (err) { /* private mode */ }
+  });
+  function restoreEdit() {
+    var refused = document.querySelector("[data-testid=error][data-action]");
+    document.querySelectorAll("form[data-testid=edit-form]").forEach(function (form) {
+      var k = "lp-edit:" + form.getAttribute("action"), saved = null;
+      try { saved = sessionStorage.getItem(k); sessionStorage.removeItem(k); } catch (err) { return; }
+      if (saved !== null && refused && refused.getAttribute("data-action") === form.getAttribute("action")) {
+        field(form).value = saved;
+        var box = form.closest("details.edit");
+        if (box) { box.open = true; }
+      }
+    });
+  }
+  restoreEdit();
   new MutationObserver(function () { enable(); })  // live.js redraws the region
     .observe(document.getElementById("inbox-live") || document.body, { childList: true });
   restore();
