@@ -28,8 +28,8 @@ CITIES: tuple[type[Event], ...] = (
 VOTE: tuple[type[Event], ...] = (ev.VotingOpened, ev.VoteCast, ev.VotingClosed, ev.NoExecution,
                                  ev.MafiosoDisclosed, ev.ResidentDied, ev.VerdictReached)
 INBOX: tuple[type[Event], ...] = (
-    ev.MessagePosted, ev.MessageEdited, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed, hev.InboxBanLifted,
-    ev.VotingOpened, ev.VotingClosed, ev.PollingOpened, ev.ResidentDied,
+    ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed, hev.InboxBanLifted,
+    ev.MessageEdited, ev.VotingOpened, ev.VotingClosed, ev.PollingOpened, ev.ResidentDied,
 )
 
 REGIONS: dict[str, tuple[type[Event], ...]] = {
