@@ -150,6 +150,10 @@ def test_the_api_edits_and_refuses_with_codes(game: Api) -> None:
     post(game, talker, path, "Через API")
     number = len(re.findall(r'<li id="m\d+"', game.get(talker, path).text))
     game.ok(talker, GAME, "EditMessage", inbox=box, number=number, text="Через API, исправлено")
+    [shown] = [m for m in game.get(listener, f"/api/games/{GAME}/inboxes/{box}").json()["messages"]
+               if m["seq"] == number]
+    assert shown["text"] == "Через API, исправлено" and shown["edited_at"]
+    assert [v["text"] for v in shown["versions"]] == ["Через API"]
     r = game.cmd(listener, GAME, "EditMessage", inbox=box, number=number, text="x")
     assert r.status_code == 403 and r.json()["error"]["code"] == "not_your_message"
     r = game.cmd(talker, GAME, "EditMessage", inbox=box, number=999, text="x")

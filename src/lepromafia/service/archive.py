@@ -26,7 +26,7 @@ from ..engine.state import GameState, Stage
 from .event_index import EventIndex, Indexed
 from .media import library
 from .outbound import event_json, may_see, visible_json
-from .posts import edits_of, posts_of
+from .posts import edits_of, with_edits
 from .service import Ack, GameService
 from .views import MessageView
 
@@ -98,12 +98,12 @@ class Archives:
             raise ArchiveError(ArchiveErrorCode.INBOX_CLOSED, "AMB-33", status=status.value)
         async with self.service.store.reading() as tx:
             rows, _ = await tx.messages(game_id, inbox_id)
-        numbered = [MessageView(i, r.author, r.text, r.at) for i, r in enumerate(rows, 1)]
-        shown = posts_of(numbered, edits_of(events, inbox_id), frozenset(s.residents), "")
+        shown = with_edits([MessageView(i, r.author, r.text, r.at) for i, r in enumerate(rows, 1)],
+                           edits_of(events, inbox_id))
         return _header(s, inbox_id, viewer) | {"messages": [
-            {"seq": r.seq, "author": r.author, "text": p.text, "at": r.at, "edited_at": p.edited_at,
-             "versions": [{"text": v.text, "at": v.at} for v in p.versions]}  # every edit kept
-            for r, p in zip(rows, shown, strict=True)]}
+            {"seq": r.seq, "author": r.author, "text": m.text, "at": r.at, "edited_at": m.edited_at,
+             "versions": [{"text": v.text, "at": v.at} for v in m.versions]}  # every edit kept
+            for r, m in zip(rows, shown, strict=True)]}
 
     async def export(self, game_id: str, viewer: str | None) -> dict[str, Any]:
         """The archive as this viewer may see it, with every inbox open to him, as JSON."""

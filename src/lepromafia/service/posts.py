@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -34,7 +34,7 @@ from ..engine.events import Event
 from ..engine.inboxes import POLICY, Kind, can_read
 from ..engine.state import GameState
 from .event_index import Indexed
-from .views import MessageView
+from .views import MessageVersion, MessageView
 
 if TYPE_CHECKING:
     from .queries import GameQueries
@@ -179,21 +179,31 @@ def edits_of(events: Indexed, inbox: str) -> dict[int, list[ev.MessageEdited]]:
     return out
 
 
-def posts_of(messages: Sequence[MessageView], edits: dict[int, list[ev.MessageEdited]],
-             residents: frozenset[str], spoiler: str) -> list[Post]:
-    """The thread's posts. An edit applies only to a message by the same author (a guard
-    against a numbering that ever disagreed with the engine's)."""
+def with_edits(messages: Sequence[MessageView],
+               edits: dict[int, list[ev.MessageEdited]]) -> tuple[MessageView, ...]:
+    """Each message as last edited, with its earlier versions. An edit applies only to a
+    message by the same author (a guard should a numbering ever disagree with the engine's)."""
     out = []
     for m in messages:
         own = [e for e in edits.get(m.seq, ()) if e.author == m.author]
-        versions = [Version(m.text, m.at, render(m.text, residents, spoiler))]
-        versions += [Version(e.text, e.at.isoformat(), render(e.text, residents, spoiler))
-                     for e in own]
-        latest = versions[-1]
-        out.append(Post(number=m.seq, author=m.author, at=m.at, text=latest.text,
-                        html=latest.html, mentions=mentions(latest.text, residents),
-                        versions=tuple(versions[:-1]), edited_at=latest.at if own else None))
-    return out
+        if not own:
+            out.append(m)
+            continue
+        earlier = (MessageVersion(m.text, m.at),
+                   *(MessageVersion(e.text, e.at.isoformat()) for e in own[:-1]))
+        out.append(replace(m, text=own[-1].text, edited_at=own[-1].at.isoformat(),
+                           versions=earlier))
+    return tuple(out)
+
+
+def posts_of(messages: Sequence[MessageView], residents: frozenset[str], spoiler: str) -> list[Post]:
+    """The thread's posts, every version rendered (once: ``render`` is cached)."""
+    return [Post(number=m.seq, author=m.author, at=m.at, text=m.text,
+                 html=render(m.text, residents, spoiler), mentions=mentions(m.text, residents),
+                 versions=tuple(Version(v.text, v.at, render(v.text, residents, spoiler))
+                                for v in m.versions),
+                 edited_at=m.edited_at)
+            for m in messages]
 
 
 @dataclass(frozen=True)
@@ -210,7 +220,6 @@ async def mentions_of(queries: GameQueries, game: Current, viewer: str,
     residents = frozenset(s.residents)
     if viewer not in residents:
         return []
-    events = await queries.events(game)
     needle = "@" + viewer
     out = []
     for inbox in s.inboxes.values():
@@ -220,9 +229,8 @@ async def mentions_of(queries: GameQueries, game: Current, viewer: str,
                                    mark_read=False, game=game)
         if view is None:
             continue
-        edits = edits_of(events, inbox.id)
-        maybe = [m for m in view.messages if needle in m.text.lower() or m.seq in edits]
-        out += [Mention(inbox.id, post) for post in posts_of(maybe, edits, residents, spoiler)
+        maybe = [m for m in view.messages if needle in m.text.lower()]
+        out += [Mention(inbox.id, post) for post in posts_of(maybe, residents, spoiler)
                 if viewer in post.mentions and post.author != viewer]
     out.sort(key=lambda m: m.post.edited_at or m.post.at, reverse=True)
     return out

@@ -24,13 +24,13 @@ from ...engine.rules.seeds import comment_refusal, posts
 from ...engine.seeds import MAX_COMMENT
 from ...service.accounts import AccountError
 from ...service.discussion import hide_comment, post_comment
-from ...service.posts import edits_of, mentions_of, posts_of
+from ...service.posts import mentions_of, posts_of
 from ...service.views import InboxView
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import ErrorInfo, WebError, WebErrorCode, describe
 from ..i18n import N_, error_message, translate
-from .common import GameCtx, game_context, load_game, page_events, redirect, rendered_at
+from .common import GameCtx, game_context, load_game, redirect, rendered_at
 from .labels import inbox_label
 from .render import render
 
@@ -126,11 +126,10 @@ async def thread(web: Any, game: GameCtx, found: InboxView, uid: str, lang: str)
     once (``service.posts``), his own editable ones marked by the engine's answer, the ones
     that mention him marked for him."""
     s = game.state
-    edits = edits_of(await page_events(web, game), found.inbox)
     residents = frozenset(s.residents)
     hosts = s.hosts()
     out = []
-    for post in posts_of(found.messages, edits, residents, translate(lang, "Spoiler")):
+    for post in posts_of(found.messages, residents, translate(lang, "Spoiler")):
         mine = post.author == uid
         out.append({
             "seq": post.number, "author": post.author, "label": author_label(lang, post.author),
