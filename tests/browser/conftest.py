@@ -31,6 +31,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PASSWORD = "correct-horse-42"
+TIMEOUT = 120
+"""Seconds an API call may take: argon2 and a loaded machine (the test suite runs in parallel)."""
 
 
 def _free_port() -> int:
@@ -69,7 +71,8 @@ class LiveServer:
     # --- driving the game through the JSON API (the parts no browser needs to click) --
 
     def register(self, login: str) -> str:
-        r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD})
+        r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD},
+                       timeout=TIMEOUT)
         assert r.status_code == 201, r.text
         self.tokens[login] = r.json()["token"]
         return self.tokens[login]
@@ -77,7 +80,7 @@ class LiveServer:
     def api(self, user: str, path: str, body: dict[str, Any] | None = None, *, ok: bool = True) -> Any:
         body = dict(body or {})
         body.setdefault("command_id", f"t-{time.monotonic_ns()}")
-        r = httpx.post(f"{self.url}/api{path}", json=body,
+        r = httpx.post(f"{self.url}/api{path}", json=body, timeout=TIMEOUT,
                        headers={"Authorization": f"Bearer {self.tokens[user]}"})
         if ok:
             assert r.status_code < 300, f"{path}: {r.status_code} {r.text}"

@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import httpx
-
 from lepromafia.engine.calendar import MOSCOW
 
-from .conftest import PASSWORD, LiveServer, login
+from .conftest import LiveServer, login
 
 GAME = "posts-game"
 TOWN = "Лепроград"
@@ -28,17 +26,9 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 
-def register(live: LiveServer, user: str) -> None:
-    """As ``live.register``, patient with argon2 on a loaded machine."""
-    r = httpx.post(f"{live.url}/api/auth/register", json={"login": user, "password": PASSWORD},
-                   timeout=120)
-    assert r.status_code == 201, r.text
-    live.tokens[user] = r.json()["token"]
-
-
 def started(live: LiveServer) -> str:
     for user in ("prokurator", "konsil", "arbitr", "tribune1", *RESIDENTS):
-        register(live, user)
+        live.register(user)
     live.api("prokurator", "/games", {"game_id": GAME, "title": "Лепромафия: форум",
                                       "settings": {"city_count": 1, "population_per_city": 5}})
     for office, host in (("consigliere", "konsil"), ("arbiter", "arbitr")):
@@ -152,4 +142,13 @@ def shoot(browser: Any, live: LiveServer, inbox: str) -> None:
             page.screenshot(path=str(SHOTS / f"posts-inbox-{lang}-{size}.png"))
             page.locator("#text").scroll_into_view_if_needed()
             page.screenshot(path=str(SHOTS / f"posts-composer-{lang}-{size}.png"))
+            page.goto(f"{live.url}/games/{GAME}/mentions?lang={lang}")
+            page.screenshot(path=str(SHOTS / f"posts-mentions-{lang}-{size}.png"))
+            page.context.close()
+            page = login(browser, live, "alice", width=w)
+            page.set_viewport_size({"width": w, "height": h})
+            page.goto(f"{inbox}?lang={lang}")
+            page.locator("#m2 details.edit > summary").click()
+            page.locator("#m2").scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"posts-edit-{lang}-{size}.png"))
             page.context.close()
