@@ -31,8 +31,6 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PASSWORD = "correct-horse-42"
-TIMEOUT = 120
-"""Seconds an API call may take: argon2 and a loaded machine (the test suite runs in parallel)."""
 
 
 def _free_port() -> int:
@@ -40,6 +38,9 @@ def _free_port() -> int:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
+
+HTTP_TIMEOUT = 60.0
+"""Generous: on a loaded machine a registration's password hash alone can take seconds."""
 
 class LiveServer:
     def __init__(self, tmp: Path) -> None:
@@ -72,7 +73,7 @@ class LiveServer:
 
     def register(self, login: str) -> str:
         r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD},
-                       timeout=TIMEOUT)
+                       timeout=HTTP_TIMEOUT)
         assert r.status_code == 201, r.text
         self.tokens[login] = r.json()["token"]
         return self.tokens[login]
@@ -80,7 +81,7 @@ class LiveServer:
     def api(self, user: str, path: str, body: dict[str, Any] | None = None, *, ok: bool = True) -> Any:
         body = dict(body or {})
         body.setdefault("command_id", f"t-{time.monotonic_ns()}")
-        r = httpx.post(f"{self.url}/api{path}", json=body, timeout=TIMEOUT,
+        r = httpx.post(f"{self.url}/api{path}", json=body, timeout=HTTP_TIMEOUT,
                        headers={"Authorization": f"Bearer {self.tokens[user]}"})
         if ok:
             assert r.status_code < 300, f"{path}: {r.status_code} {r.text}"
@@ -98,22 +99,22 @@ class LiveServer:
         web = self.app.state.web
         asyncio.run_coroutine_threadsafe(
             web.service.execute(game, command, f"offer-{city}-{len(s.cities[city].offers_made)}"),
-            self._loop()).result(10)
+            self._loop()).result(HTTP_TIMEOUT)
 
     def state(self, game: str) -> Any:
         web = self.app.state.web
         loop = self._loop()
-        return asyncio.run_coroutine_threadsafe(web.service.state(game), loop).result(10)
+        return asyncio.run_coroutine_threadsafe(web.service.state(game), loop).result(HTTP_TIMEOUT)
 
     def version(self, game: str) -> int:
         web = self.app.state.web
-        return int(asyncio.run_coroutine_threadsafe(web.queries.version(game), self._loop()).result(10))
+        return int(asyncio.run_coroutine_threadsafe(web.queries.version(game), self._loop()).result(HTTP_TIMEOUT))
 
     def position(self, game: str, viewer: str | None) -> int:
         """The viewer's own stream position (what ``lepromafiaLive.lastSeq()`` reaches)."""
         web = self.app.state.web
         return int(asyncio.run_coroutine_threadsafe(web.queries.position(game, viewer),
-                                                    self._loop()).result(10))
+                                                    self._loop()).result(HTTP_TIMEOUT))
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         web = self.app.state.web
