@@ -180,7 +180,7 @@ def test_a_message_reaches_exactly_the_inbox_readers():
     assert posted.audience.users == {"alice", "bob", CONSIGLIERE}
     g.reject(PostMessage(actor="alice", inbox=g.inbox("city", TOWN), text=" "), when(1, "12:01"),
              ErrorCode.MESSAGE_EMPTY)
-    g.reject(PostMessage(actor="alice", inbox=g.inbox("city", TOWN), text="я" * 4001), when(1, "12:01"),
+    g.reject(PostMessage(actor="alice", inbox=g.inbox("city", TOWN), text="я" * 20_001), when(1, "12:01"),
              ErrorCode.MESSAGE_TOO_LONG)
 
 

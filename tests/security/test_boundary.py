@@ -115,8 +115,9 @@ def test_a_command_with_an_integer_beyond_the_stores_range_is_a_422(game: Api) -
 
 
 def test_a_too_large_body_gets_413_declared_or_chunked(game: Api) -> None:
-    """F4-7: 70 KB of JSON with a Content-Length, and 2 MB chunked without one: both 413."""
-    big = raw_json({"command_id": "c", "inbox": "x", "text": "а" * 70_000})
+    """F4-7: 300 KB of JSON with a Content-Length (the cap is 256 KiB, room for a 20,000-character
+    post), and 2 MB chunked without one: both 413."""
+    big = raw_json({"command_id": "c", "inbox": "x", "text": "а" * 50_000})  # escaped: 6 bytes each
     r = post_raw(game, RESIDENT, "/api/games/g/commands/PostMessage", big)
     assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
 

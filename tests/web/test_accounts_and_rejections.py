@@ -69,7 +69,7 @@ def test_bad_json_oversize_bodies_unknown_ids_and_unknown_commands_are_coded(api
     c = api.client
     r = c.post("/api/games", content=b"{not json", headers=h)
     assert r.status_code == 422 and r.json()["error"]["code"] == "bad_json"
-    r = c.post("/api/games", content=b"x" * 70_000, headers=h)
+    r = c.post("/api/games", content=b"x" * 300_000, headers=h)  # over the 256 KiB cap
     assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
     r = api.cmd("fred", "no-such-game", "Nominate", candidate="x")
     assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_game"

@@ -167,6 +167,16 @@ class PostMessage(Command):
 
 
 @dataclass(**_C)
+class EditMessage(Command):
+    """A new version of one's own message; every earlier version stays readable."""
+
+    inbox: str
+    number: int
+    """The message's number in its inbox (1, 2, 3, …)."""
+    text: str
+
+
+@dataclass(**_C)
 class CreateSecretInbox(Command):
     """INBOX-SECRET-1. ``key`` names the inbox: 16–32 hex digits the platform draws (F3-6), so
     no one learns from a secret inbox's id how many others exist."""

@@ -321,6 +321,17 @@ class MessagePosted(Event):
     text: str
 
 
+@dataclass(**_E)
+class MessageEdited(Event):
+    """A new version of message ``number`` of the inbox; the earlier ones stay in the log
+    and on the page, so an edit never rewrites evidence."""
+
+    inbox: str
+    number: int
+    author: str
+    text: str
+
+
 # --- day: nominations and execution votes -------------------------------------------
 
 

@@ -256,6 +256,7 @@ for _t in (
     ev.CommissarAppointmentFailed,
     ev.CommissarExposed,
     ev.CommissarWarned,
+    ev.MessageEdited,  # the read side shows the versions; the author stays the same
 ):
     _HANDLERS[_t] = _no_change
 
@@ -432,11 +433,14 @@ def _inbox_opened(state: GameState, e: ev.InboxOpened) -> GameState:
 @_on(ev.InboxArchived)
 def _inbox_archived(state: GameState, e: ev.InboxArchived) -> GameState:
     inbox = replace(state.inboxes[e.inbox], archived=True, former=e.readers)
-    return replace(state, inboxes=_put(state.inboxes, e.inbox, inbox))
+    authors = {k: v for k, v in state.authors.items() if k != e.inbox}  # nobody edits now
+    return replace(state, inboxes=_put(state.inboxes, e.inbox, inbox), authors=authors)
 
 
 @_on(ev.MessagePosted)
 def _message_posted(state: GameState, e: ev.MessagePosted) -> GameState:
+    state = replace(state, authors=_put(state.authors, e.inbox,
+                                        (*state.authors.get(e.inbox, ()), e.author)))
     inbox = state.inboxes[e.inbox]
     if inbox.kind == "mafia" and state.phase is PhaseKind.NIGHT and inbox.city:
         author = state.residents.get(e.author)

@@ -104,7 +104,7 @@ class GameSettings:
     even_split_result: str = "honest"
     continue_after_decided: bool = True
     winning_mafia_scope: str = "all_cities"
-    message_max_length: int = 4000
+    message_max_length: int = 20000
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any] | None) -> GameSettings:

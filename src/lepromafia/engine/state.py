@@ -380,6 +380,9 @@ class GameState:
     """POST-1, POST-2: comments under the posts (engine/seeds.py)."""
     notaries: Mapping[str, Notary] = field(default_factory=dict)
     """INBOX-NOTARY-1..3: inbox id -> the certified secret (engine/seeds.py)."""
+    authors: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Live inbox id -> the author of each of its messages by number (message 1 first), for
+    edits (``rules/posts.py``); dropped when the inbox is archived and nobody may edit."""
 
     # --- small read helpers used across the engine ---------------------------------
 

@@ -26,7 +26,9 @@ from ..engine.state import GameState, Stage
 from .event_index import EventIndex, Indexed
 from .media import library
 from .outbound import event_json, may_see, visible_json
+from .posts import edits_of, with_edits
 from .service import Ack, GameService
+from .views import MessageView
 
 EXPORT_VERSION = 1
 VOTES = (ev.VoteCast, ev.JudgeVoteCast)
@@ -88,7 +90,7 @@ class Archives:
 
     async def inbox(self, game_id: str, inbox_id: str, viewer: str | None) -> dict[str, Any]:
         """An inbox's messages, if §9.4 opens it to the viewer (``engine.archive.can_open``)."""
-        s = await self.finished(game_id)
+        s, events = await self._finished(game_id)
         if inbox_id not in s.inboxes:
             raise ArchiveError(ArchiveErrorCode.UNKNOWN_INBOX, inbox=inbox_id[:80])
         if not rules.can_open(s, inbox_id, viewer):
@@ -96,8 +98,12 @@ class Archives:
             raise ArchiveError(ArchiveErrorCode.INBOX_CLOSED, "AMB-33", status=status.value)
         async with self.service.store.reading() as tx:
             rows, _ = await tx.messages(game_id, inbox_id)
-        return _header(s, inbox_id, viewer) | {
-            "messages": [{"seq": r.seq, "author": r.author, "text": r.text, "at": r.at} for r in rows]}
+        shown = with_edits([MessageView(i, r.author, r.text, r.at) for i, r in enumerate(rows, 1)],
+                           edits_of(events, inbox_id))
+        return _header(s, inbox_id, viewer) | {"messages": [
+            {"seq": r.seq, "author": r.author, "text": m.text, "at": r.at, "edited_at": m.edited_at,
+             "versions": [{"text": v.text, "at": v.at} for v in m.versions]}  # every edit kept
+            for r, m in zip(rows, shown, strict=True)]}
 
     async def export(self, game_id: str, viewer: str | None) -> dict[str, Any]:
         """The archive as this viewer may see it, with every inbox open to him, as JSON."""

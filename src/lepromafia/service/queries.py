@@ -27,6 +27,7 @@ from .audit import AuditFilter, AuditView
 from .discussion import comments_of
 from .event_index import EventIndex, Indexed
 from .outbound import Payload, may_see, stream_item, visible, visible_json
+from .posts import edits_of, with_edits
 from .pubsub import Delivery, deliver
 from .service import Current, GameService
 from .streams import ViewerStreams
@@ -226,7 +227,9 @@ class GameQueries:
             async with self.service.store.transaction() as wtx:
                 await wtx.mark_read(game_id, inbox_id, viewer, shown[-1].seq)
         read_upto = bisect_right([r.seq for r in every], marker)
-        messages = tuple(MessageView(start + i + 1, r.author, r.text, r.at) for i, r in enumerate(shown))
+        messages = with_edits([MessageView(start + i + 1, r.author, r.text, r.at)
+                               for i, r in enumerate(shown)],
+                              edits_of(await self.events(game), inbox_id))  # as last edited
         inbox = s.inboxes[inbox_id]
         tally = None
         if inbox.kind == Kind.VOTING and inbox.city and inbox.subject:

@@ -13,7 +13,7 @@ from ..store.event_store import GameMeta
 from ..store.projection import GameClock
 
 __all__ = ["DeadlineView", "GameClock", "GameMeta", "GameSummary", "InboxHeader", "InboxListRow",
-           "InboxView", "MessageView", "TallyView"]
+           "InboxView", "MessageVersion", "MessageView", "TallyView"]
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,24 @@ class GameSummary:
 
 
 @dataclass(frozen=True)
+class MessageVersion:
+    text: str
+    at: str
+
+
+@dataclass(frozen=True)
 class MessageView:
     seq: int
     """The message's number in its inbox (1, 2, 3, …), never the game's global seq."""
     author: str
     text: str
+    """The latest version (``service.posts.with_edits``)."""
     at: str
-    """ISO time (game time, Moscow)."""
+    """ISO time (game time, Moscow) of the message."""
+    edited_at: str | None = None
+    """When the latest version was written, if it was edited."""
+    versions: tuple[MessageVersion, ...] = ()
+    """The earlier versions, the original first: an edit never rewrites what was said."""
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ class WebSettings(BaseSettings):
     registrations_per_ip_per_hour: int = 20
     redis_url: str | None = None
     """Set when several workers serve the same games (pub/sub through Redis)."""
-    max_body_bytes: int = 64 * 1024
+    max_body_bytes: int = 256 * 1024
+    """A 20,000-character post in Cyrillic is ~120 KB form-encoded; emoji up to ~240 KB."""
     max_upload_bytes: int = 50 * 1024 * 1024
     """Sound Library media uploads only (the media store checks its own cap too)."""
     ws_buffer: int = 512

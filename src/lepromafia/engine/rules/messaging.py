@@ -27,10 +27,7 @@ def post_message(p: Progress, c: cmd.PostMessage) -> None:
     inbox = s.inboxes[c.inbox]
     check(not inbox.archived, ErrorCode.INBOX_CLOSED, "INBOX-GEN-3")
     check(level is Access.WRITE, ErrorCode.INBOX_READ_ONLY, "INBOX-GEN-1")
-    text = c.text.strip()
-    check(bool(text), ErrorCode.MESSAGE_EMPTY)
-    limit = s.settings.message_max_length
-    check(len(text) <= limit, ErrorCode.MESSAGE_TOO_LONG, limit=limit)
+    text = checked_text(s, c.text)
     policy = POLICY[Kind(inbox.kind)]
     if policy.ballot is not None:
         keyword = parse_keyword(text)
@@ -41,6 +38,15 @@ def post_message(p: Progress, c: cmd.PostMessage) -> None:
         return
     p.emit(ev.MessagePosted, only(readers(s, c.inbox)), inbox=c.inbox,
            author=author_label(s, inbox, c.actor), text=text)
+
+
+def checked_text(s: GameState, text: str) -> str:
+    """A message's text as posted: stripped, not empty, within the game's limit."""
+    text = text.strip()
+    check(bool(text), ErrorCode.MESSAGE_EMPTY)
+    limit = s.settings.message_max_length
+    check(len(text) <= limit, ErrorCode.MESSAGE_TOO_LONG, limit=limit)
+    return text
 
 
 def _invitable(s: GameState) -> set[str]:

@@ -16,14 +16,16 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from markupsafe import Markup
 
 from ...engine.errors import CodedError
 from ...service.archive import ArchiveError, Archives
+from ...service.posts import render as render_post
 from ..api.archive import archives
 from ..api.games import scoped
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import describe
-from ..i18n import N_
+from ..i18n import N_, translate
 from .common import load_game, redirect
 from .forms import flag, text
 from .sound import KIND_NAMES, _form
@@ -119,8 +121,14 @@ async def archive_inbox(request: Request, game_id: str, inbox: str, web: WebDep,
         return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html",
                                opened=None, error=describe(exc, lang), status=exc.status)
     data["label"] = inbox_title(lang, data)
+    residents, spoiler = frozenset(game.state.residents), translate(lang, "Spoiler")
     for m in data["messages"]:
         m["at_dt"] = moment(m["at"])
+        m["html"] = Markup(render_post(m["text"], residents, spoiler))  # noqa: S704 - nh3-cleaned
+        m["edited_dt"] = moment(m["edited_at"]) if m.get("edited_at") else None
+        for v in m["versions"]:
+            v["html"] = Markup(render_post(v["text"], residents, spoiler))  # noqa: S704
+            v["at_dt"] = moment(v["at"])
     return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html", opened=data)
 
 

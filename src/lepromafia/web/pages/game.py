@@ -28,7 +28,7 @@ from ..api.commands import platform_rng
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
-from ..i18n import N_, translate
+from ..i18n import N_
 from .actions import citizen_forms, role_actions
 from .common import (
     GameCtx,
@@ -41,7 +41,7 @@ from .common import (
     rendered_at,
     safe_next,
 )
-from .discussion import discussion_context
+from .discussion import author_label, discussion_context, thread  # noqa: F401 - author_label: re-exported
 from .forms import ACTIONS, Form, FormError, draws, integer, text
 from .labels import deadline_label, inbox_label
 from .notary import may_certify, notary_view
@@ -454,19 +454,7 @@ async def inbox_context(
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
     inbox = s.inboxes[inbox_id]
     level = Access.WRITE if found.access == "write" else Access.READ
-    hosts = s.hosts()
-    messages = [
-        {
-            "seq": m.seq,
-            "author": m.author,
-            "label": author_label(lang, m.author),
-            "text": m.text,
-            "at": datetime.fromisoformat(m.at),
-            "host": m.author in hosts,
-            "keyword": found.keywords_only,
-        }
-        for m in found.messages
-    ]
+    messages = await thread(web, game, found, uid, lang)  # rendered posts, edits, mentions
     read_upto = found.read_upto
     buttons = [(k.value, KEYWORD_STYLE[k]) for k in keywords_of(inbox.kind)] if level is Access.WRITE else []
     tally, closed = await vote_panel(web, game, inbox_id, uid)
@@ -524,17 +512,6 @@ async def tally_context(web: Any, game: GameCtx, inbox_id: str, uid: str) -> dic
     tally, closed = await vote_panel(web, game, inbox_id, uid)
     return {"inbox": {"id": inbox_id, "kind": found.kind, "city": found.city}, "tally": tally,
             "closed": closed}
-
-
-def author_label(lang: str, author: str) -> str:
-    if author == "consigliere":
-        return translate(lang, "Consigliere")
-    if author == "notary":  # INBOX-NOTARY-2: sealed content, its organizer unnamed
-        return translate(lang, "Certified")
-    if author.startswith("commissar:"):
-        city = author.partition(":")[2]
-        return translate(lang, "Commissar of {city}", city=city)
-    return author
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}/part", include_in_schema=False)

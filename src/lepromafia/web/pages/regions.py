@@ -29,7 +29,7 @@ VOTE: tuple[type[Event], ...] = (ev.VotingOpened, ev.VoteCast, ev.VotingClosed, 
                                  ev.MafiosoDisclosed, ev.ResidentDied, ev.VerdictReached)
 INBOX: tuple[type[Event], ...] = (
     ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed, hev.InboxBanLifted,
-    ev.VotingOpened, ev.VotingClosed, ev.PollingOpened, ev.ResidentDied,
+    ev.MessageEdited, ev.VotingOpened, ev.VotingClosed, ev.PollingOpened, ev.ResidentDied,
 )
 
 REGIONS: dict[str, tuple[type[Event], ...]] = {

@@ -1,0 +1,236 @@
+"""Posts in the inboxes: Markdown rendered once per message version, mentions, edit history.
+
+A message's text is Markdown of a small forum subset (bold, italic, strikethrough, quotes,
+lists, spoilers, code, links and bare URLs), parsed by markdown-it-py with raw HTML off and
+then cleaned by nh3 with an allow-list, so nothing a player types runs in a reader's
+browser. Rendering depends only on the text, the game's residents (``@name`` mentions) and
+the page language (the spoiler's label), so it is cached by exactly that: a message
+version is rendered once per process and language, whoever reads it.
+
+An edit (``MessageEdited``) is a new version; every earlier one stays readable beside it.
+An edit belongs to its message: whoever may read the inbox's messages sees its versions
+(the gate of ``GameQueries.inbox``), as a reader who joins later sees the whole thread.
+
+``mentioned_in`` is the hook for notifications: who a posted or edited message mentions
+and may read it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from mdit_py_plugins.container import container_plugin
+
+from ..engine import events as ev
+from ..engine.events import Event
+from ..engine.inboxes import POLICY, Kind, can_read
+from ..engine.state import GameState
+from .event_index import Indexed
+from .views import MessageVersion, MessageView
+
+if TYPE_CHECKING:
+    from .queries import GameQueries
+    from .service import Current
+
+NAME = re.compile(r"[a-z0-9_][a-z0-9_.-]{0,31}", re.IGNORECASE)
+"""A login after ``@`` (``service.accounts.LOGIN_PATTERN``, any case)."""
+
+TAGS = {"p", "br", "strong", "em", "s", "del", "blockquote", "ul", "ol", "li", "a", "code",
+        "pre", "details", "summary", "span"}
+ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "span": {"data-user"}}
+CLASSES = {"span": {"mention"}, "details": {"spoiler"}}
+SCHEMES = {"http", "https", "mailto"}
+SPOILER = "\x00spoiler\x00"
+"""Where the reader's word for «spoiler» goes (the rendering is per language); markdown-it
+turns a typed NUL into U+FFFD, so no text can forge it."""
+
+
+def _mention(state: StateInline, silent: bool) -> bool:
+    """``@login`` of one of the game's residents (``env["residents"]``) becomes a mention."""
+    pos = state.pos
+    if state.src[pos] != "@" or (pos > 0 and (state.src[pos - 1].isalnum()
+                                             or state.src[pos - 1] in "_.-@")):
+        return False
+    found = NAME.match(state.src, pos + 1)
+    if found is None:
+        return False
+    name = found.group(0).rstrip(".-")
+    user = name.lower()
+    if user not in state.env.get("residents", ()):
+        return False
+    if not silent:
+        token = state.push("mention", "", 0)
+        token.meta = {"user": user}
+        token.content = "@" + name
+    state.pos = pos + 1 + len(name)
+    return True
+
+
+def _render_mention(self: Any, tokens: Sequence[Any], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    return (f'<span class="mention" data-user="{escape(token.meta["user"])}">'
+            f"{escape(token.content)}</span>")
+
+
+def _spoiler(self: Any, tokens: Sequence[Any], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    if token.nesting != 1:
+        return "</details>\n"
+    title = token.info.strip()[len("spoiler"):].strip()
+    return f'<details class="spoiler"><summary>{escape(title) if title else SPOILER}</summary>\n'
+
+
+SAFE_LINK = re.compile(r"^(https?:|mailto:|#|/(?!/))", re.IGNORECASE)
+
+
+class _Markdown(MarkdownIt):
+    def validateLink(self, url: str) -> bool:
+        """Links to http(s), mailto, a message anchor or a page of this site only."""
+        return bool(SAFE_LINK.match(url.strip()))
+
+
+def _parser() -> MarkdownIt:
+    md = _Markdown("zero", {"html": False, "linkify": True, "breaks": True, "typographer": False})
+    md.enable(["emphasis", "strikethrough", "blockquote", "list", "newline", "escape", "link",
+               "autolink", "linkify", "backticks", "reference", "entity", "fence"])
+    md.inline.ruler.before("emphasis", "mention", _mention)
+    md.add_render_rule("mention", _render_mention)
+    md.use(container_plugin, name="spoiler", render=_spoiler)
+    return md
+
+
+MARKDOWN = _parser()
+
+
+def clean(html: str) -> str:
+    """nh3's allow-list: the tags above; links only to http(s), mailto or this site."""
+    return nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, allowed_classes=CLASSES,
+                     url_schemes=SCHEMES, link_rel="nofollow noopener noreferrer ugc",
+                     strip_comments=True)
+
+
+@lru_cache(maxsize=20_000)
+def render(text: str, residents: frozenset[str] = frozenset(), spoiler: str = "Spoiler") -> str:
+    """One message version as safe HTML (cached: the same text renders once)."""
+    html = MARKDOWN.render(text, {"residents": residents})
+    return clean(html.replace(SPOILER, escape(spoiler)))
+
+
+@lru_cache(maxsize=20_000)
+def mentions(text: str, residents: frozenset[str]) -> frozenset[str]:
+    """The residents a text mentions, as the renderer finds them: not inside code, and not
+    inside a quote (quoting a mention does not mention him again)."""
+    found: set[str] = set()
+    depth = 0
+    for token in MARKDOWN.parse(text, {"residents": residents}):
+        depth += {"blockquote_open": 1, "blockquote_close": -1}.get(token.type, 0)
+        if depth == 0 and token.type == "inline":
+            found |= {child.meta["user"] for child in token.children or ()
+                      if child.type == "mention"}
+    return frozenset(found)
+
+
+def mentioned_in(state: GameState, event: Event) -> frozenset[str]:
+    """Notifications' hook: who a ``MessagePosted`` or ``MessageEdited`` mentions and may
+    read it, its author aside (a mention never reaches anyone outside the inbox)."""
+    if not isinstance(event, ev.MessagePosted | ev.MessageEdited):
+        return frozenset()
+    named = mentions(event.text, frozenset(state.residents))
+    return frozenset(u for u in named if u != event.author and can_read(state, event.inbox, u))
+
+
+@dataclass(frozen=True)
+class Version:
+    text: str
+    at: str
+    html: str
+
+
+@dataclass(frozen=True)
+class Post:
+    """A message as the page shows it: its latest version, and every earlier one."""
+
+    number: int
+    author: str
+    at: str
+    text: str
+    html: str
+    mentions: frozenset[str]
+    versions: tuple[Version, ...] = ()
+    """Earlier versions, the original first; empty if never edited."""
+    edited_at: str | None = None
+
+
+def edits_of(events: Indexed, inbox: str) -> dict[int, list[ev.MessageEdited]]:
+    """Message number -> its edits in order, for one inbox (the caller has checked that the
+    viewer may read the inbox: an edit is shown wherever its message is)."""
+    out: dict[int, list[ev.MessageEdited]] = {}
+    for _seq, e in events:
+        if isinstance(e, ev.MessageEdited) and e.inbox == inbox:
+            out.setdefault(e.number, []).append(e)
+    return out
+
+
+def with_edits(messages: Sequence[MessageView],
+               edits: dict[int, list[ev.MessageEdited]]) -> tuple[MessageView, ...]:
+    """Each message as last edited, with its earlier versions. An edit applies only to a
+    message by the same author (a guard should a numbering ever disagree with the engine's)."""
+    out = []
+    for m in messages:
+        own = [e for e in edits.get(m.seq, ()) if e.author == m.author]
+        if not own:
+            out.append(m)
+            continue
+        earlier = (MessageVersion(m.text, m.at),
+                   *(MessageVersion(e.text, e.at.isoformat()) for e in own[:-1]))
+        out.append(replace(m, text=own[-1].text, edited_at=own[-1].at.isoformat(),
+                           versions=earlier))
+    return tuple(out)
+
+
+def posts_of(messages: Sequence[MessageView], residents: frozenset[str], spoiler: str) -> list[Post]:
+    """The thread's posts, every version rendered (once: ``render`` is cached)."""
+    return [Post(number=m.seq, author=m.author, at=m.at, text=m.text,
+                 html=render(m.text, residents, spoiler), mentions=mentions(m.text, residents),
+                 versions=tuple(Version(v.text, v.at, render(v.text, residents, spoiler))
+                                for v in m.versions),
+                 edited_at=m.edited_at)
+            for m in messages]
+
+
+@dataclass(frozen=True)
+class Mention:
+    inbox: str
+    post: Post
+
+
+async def mentions_of(queries: GameQueries, game: Current, viewer: str,
+                      spoiler: str) -> list[Mention]:
+    """Every message (as last edited) that mentions ``viewer`` in an inbox he may read,
+    newest first: the in-app list a mention reaches him by (his own messages aside)."""
+    s = game.state
+    residents = frozenset(s.residents)
+    if viewer not in residents:
+        return []
+    needle = "@" + viewer
+    out = []
+    for inbox in s.inboxes.values():
+        if POLICY[Kind(inbox.kind)].keywords_only or not can_read(s, inbox.id, viewer):
+            continue
+        view = await queries.inbox(game.meta.game_id, inbox.id, viewer, limit=1_000_000,
+                                   mark_read=False, game=game)
+        if view is None:
+            continue
+        maybe = [m for m in view.messages if needle in m.text.lower()]
+        out += [Mention(inbox.id, post) for post in posts_of(maybe, residents, spoiler)
+                if viewer in post.mentions and post.author != viewer]
+    out.sort(key=lambda m: m.post.edited_at or m.post.at, reverse=True)
+    return out
