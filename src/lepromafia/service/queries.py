@@ -53,6 +53,10 @@ def public_summary(game_id: str, s: GameState, time_scale: float | None = None) 
         time_scale=time_scale)
 
 
+VISIT_MARKER = "~visit"
+"""The ``inbox_reads`` key of a viewer's last visit of the game page (no inbox id has "~")."""
+
+
 class GameQueries:
     def __init__(self, service: GameService, accounts: AccountStore,
                  events: EventIndex | None = None) -> None:
@@ -265,6 +269,15 @@ class GameQueries:
         """POST-1, POST-2: every post's comments as the viewer may see them."""
         game = game or await self.current(game_id)
         return comments_of(await self.events(game), viewer)
+
+    async def last_visit(self, game_id: str, viewer: str) -> int | None:
+        """The game's version at the viewer's last visit of its page (None: never). Kept
+        server-side beside his inbox read markers, under a key no inbox has."""
+        return (await self.accounts.read_markers(game_id, viewer)).get(VISIT_MARKER)
+
+    async def mark_visit(self, game_id: str, viewer: str, version: int) -> None:
+        """Move the viewer's last-visit marker forward to ``version`` (never back)."""
+        await self.accounts.mark_read(game_id, VISIT_MARKER, viewer, version)
 
     async def duties(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
         """What the viewer's offices and role ask of him now: ``engine.duties``, as JSON."""
