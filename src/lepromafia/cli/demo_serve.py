@@ -160,7 +160,24 @@ async def _newest(web: Web) -> int:
     return n
 
 
-async def keep_live_demo(web: Web, rng: random.Random, pause: float = ENDING_PAUSE) -> None:
+async def _stage_of(web: Web, game_id: str) -> str:
+    return (await web.service.state(game_id)).stage.value
+
+
+async def _play(web: Web, game_id: str, rng: random.Random, poll: float) -> None:
+    """The bots play ``game_id`` until it ends; the Procurator's mornings are kept meanwhile."""
+    bots = DemoBots(web.service, game_id, rng, humans={HUMAN_SEAT}, protected=frozenset({HUMAN_SEAT}))
+    task = asyncio.create_task(bots.run(interval=1.0))
+    try:
+        while not task.done():
+            await _mornings(web, game_id, live_cast().procurator)
+            await asyncio.sleep(poll)
+    finally:
+        task.cancel()
+
+
+async def keep_live_demo(web: Web, rng: random.Random, pause: float = ENDING_PAUSE,
+                         poll: float = 2.0) -> None:
     """Run the live demo for ever: bots play it; when it ends, the ending stays on show for
     ``pause`` seconds and the next game (``demo-live-2``, …) starts (M8)."""
     n = await _newest(web)
@@ -168,16 +185,8 @@ async def keep_live_demo(web: Web, rng: random.Random, pause: float = ENDING_PAU
         game_id = live_id(n)
         if not await _exists(web, game_id):
             await _new_live_game(web, game_id, n, rng)
-        if (await web.service.state(game_id)).stage is not Stage.FINISHED:
-            bots = DemoBots(web.service, game_id, rng, humans={HUMAN_SEAT},
-                            protected=frozenset({HUMAN_SEAT}))
-            task = asyncio.create_task(bots.run(interval=1.0))
-            try:
-                while not task.done():
-                    await _mornings(web, game_id, live_cast().procurator)
-                    await asyncio.sleep(2.0)
-            finally:
-                task.cancel()
+        if await _stage_of(web, game_id) != Stage.FINISHED.value:
+            await _play(web, game_id, rng, poll)
             await asyncio.sleep(pause)
         n += 1
 
