@@ -11,7 +11,7 @@ only words and links them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 from urllib.parse import quote
@@ -57,6 +57,14 @@ RESIDENT_TEXTS: dict[DutyKind, str] = {
     DutyKind.VOTE_GODFATHER: N_("Elect the Godfather"),
     DutyKind.PLACE_AMBUSH: N_("Place an ambush"),
 }
+
+DEADLINE_TEXTS: dict[str, str] = {
+    DutyKind.VOTE.value: N_("The vote closes"),
+    DutyKind.NOMINATE.value: N_("Nominations close"),
+    DutyKind.CHECK.value: N_("Checks close"),
+    DutyKind.ANSWER_OFFER.value: N_("Answer the offer"),
+}
+"""The panel's headline for a duty's deadline; other duties are named by their own text."""
 
 SOON_TEXTS: dict[Soon, str] = {
     Soon.NOMINATE: N_("Nominations — from Day {n}."),
@@ -106,10 +114,13 @@ class Today:
 
 
 def clock_time(lang: str, moment: datetime, now: datetime) -> str:
-    """«23:30», or «02.12 23:30» when it is not today (Moscow time)."""
+    """«23:30», «24:00» for tonight's midnight, or «02.12 23:30» when it is not today (Moscow
+    time)."""
     from ...engine.calendar import MOSCOW
 
     local, today = moment.astimezone(MOSCOW), now.astimezone(MOSCOW)
+    if local.hour == local.minute == 0 and (local - timedelta(minutes=1)).date() == today.date():
+        return "24:00"  # the end of today, not «02.12 00:00»
     return local.strftime("%H:%M") if local.date() == today.date() else local.strftime("%d.%m %H:%M")
 
 
@@ -206,7 +217,8 @@ def next_deadline(lang: str, game: GameCtx, uid: str | None, items: list[Item],
     dated = sorted((i for i in items if i.deadline and i.deadline > now), key=lambda i: i.deadline or now)
     if dated:
         first = dated[0]
-        return first.text, first.deadline, first.until  # type: ignore[return-value]
+        what = translate(lang, DEADLINE_TEXTS[first.kind]) if first.kind in DEADLINE_TEXTS else first.text
+        return what, first.deadline, first.until  # type: ignore[return-value]
     r = s.residents.get(uid or "")
     host = uid is not None and uid in s.hosts()
     for key, due, label in clocks:
