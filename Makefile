@@ -9,6 +9,7 @@ STAMP  := $(VENV)/.installed
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
+SWAGGER  := $(VENDOR)/swagger-ui/swagger-ui-bundle.js
 CHROMIUM := /usr/bin/chromium
 
 $(STAMP): pyproject.toml
@@ -17,11 +18,17 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q -e '.[test]'
 	touch $(STAMP)
 
-# htmx comes from the npm registry through package-lock.json; nothing third-party is committed.
+# htmx and Swagger UI (/docs, served locally: no CDN) come from the npm registry through
+# package-lock.json; nothing third-party is committed. No package's install scripts run.
 $(HTMX): package.json package-lock.json
-	npm ci --no-audit --no-fund --silent
+	npm ci --no-audit --no-fund --silent --ignore-scripts
 	mkdir -p $(VENDOR)
 	cp node_modules/htmx.org/dist/htmx.min.js $(HTMX)
+
+$(SWAGGER): $(HTMX)
+	mkdir -p $(VENDOR)/swagger-ui
+	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css \
+		node_modules/swagger-ui-dist/LICENSE $(VENDOR)/swagger-ui/
 
 # The browser tests drive Debian's Chromium (playwright install cannot download here).
 $(CHROMIUM):
@@ -56,9 +63,9 @@ i18n-new: $(STAMP)
 	$(VENV)/bin/pybabel -q extract -F babel.cfg $(I18N_KEYWORDS) --sort-output --no-wrap --no-location -o $(POT) src
 	$(VENV)/bin/pybabel -q init -i $(POT) -d $(LOCALES) -D messages -l $(LOCALE) --no-wrap
 
-install: $(STAMP) $(HTMX) $(COMPILED)
+install: $(STAMP) $(HTMX) $(SWAGGER) $(COMPILED)
 
-run: $(STAMP) $(HTMX)
+run: $(STAMP) $(HTMX) $(SWAGGER)
 	$(VENV)/bin/lepromafia serve --demo
 
 demo: $(STAMP)
@@ -77,7 +84,7 @@ services:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
-test: $(STAMP) $(HTMX) $(COMPILED) $(CHROMIUM) services
+test: $(STAMP) $(HTMX) $(SWAGGER) $(COMPILED) $(CHROMIUM) services
 	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
@@ -88,7 +95,7 @@ FUZZ_EXAMPLES ?= 100
 fuzz: $(STAMP)
 	LEPROMAFIA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV)/bin/pytest -q tests/security/test_fuzz.py
 
-test-browser: $(STAMP) $(HTMX) $(CHROMIUM)
+test-browser: $(STAMP) $(HTMX) $(SWAGGER) $(CHROMIUM)
 	$(VENV)/bin/pytest tests/browser
 
 rules-doc: $(STAMP)

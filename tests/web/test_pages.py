@@ -41,6 +41,12 @@ def submit(api: Api, user: str, action: str, page: str, game: str = GAME, **fiel
     data = {"csrf_token": token(api, user, page), "next": page, **fields}
     r = api.client.post(f"/games/{game}/do/{action}", data=data, headers=api.headers(user),
                         follow_redirects=False)
+    if r.status_code == 200 and 'data-testid="confirm"' in r.text:  # an irreversible act: confirm it
+        fresh = TOKEN.search(r.text)
+        assert fresh
+        data |= {"csrf_token": fresh.group(1), "confirmed": "yes"}
+        r = api.client.post(f"/games/{game}/do/{action}", data=data, headers=api.headers(user),
+                            follow_redirects=False)
     assert r.status_code == 303, r.text
     landed = api.get(user, r.headers["location"])
     api.client.cookies.delete("lp_flash")

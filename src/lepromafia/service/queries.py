@@ -56,6 +56,10 @@ def public_summary(game_id: str, s: GameState, time_scale: float | None = None) 
         time_scale=time_scale)
 
 
+VISIT_MARKER = "~visit"
+"""The ``inbox_reads`` key of a viewer's last visit of the game page (no inbox id has "~")."""
+
+
 class GameQueries:
     def __init__(self, service: GameService, accounts: AccountStore,
                  events: EventIndex | None = None) -> None:
@@ -289,6 +293,15 @@ class GameQueries:
         rows = audit.build(game.state, await self.events(game), commands, reads, viewer)
         assert viewer is not None
         return audit.view(game.state, rows, viewer, wanted or AuditFilter())
+
+    async def last_visit(self, game_id: str, viewer: str) -> int | None:
+        """The game's version at the viewer's last visit of its page (None: never). Kept
+        server-side beside his inbox read markers, under a key no inbox has."""
+        return (await self.accounts.read_markers(game_id, viewer)).get(VISIT_MARKER)
+
+    async def mark_visit(self, game_id: str, viewer: str, version: int) -> None:
+        """Move the viewer's last-visit marker forward to ``version`` (never back)."""
+        await self.accounts.mark_read(game_id, VISIT_MARKER, viewer, version)
 
     async def duties(self, game_id: str, viewer: str) -> list[dict[str, Any]]:
         """What the viewer's offices and role ask of him now: ``engine.duties``, as JSON."""

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -39,6 +41,21 @@ from .settings import WebSettings
 
 STATIC_DIR = Path(__file__).parent / "static"
 StartupHook = Callable[[Web], Awaitable[None]]
+
+
+SWAGGER_UI = "/static/vendor/swagger-ui"
+"""Swagger UI from the npm registry (swagger-ui-dist), copied by the Makefile: /docs works
+offline and under a CSP without any CDN."""
+
+
+def install_docs(app: FastAPI) -> None:
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url=app.openapi_url or "/openapi.json",
+                                   title=f"{app.title} · API",
+                                   swagger_js_url=f"{SWAGGER_UI}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{SWAGGER_UI}/swagger-ui.css",
+                                   swagger_favicon_url="/static/favicon.svg")
 
 
 def create_app(settings: WebSettings | None = None, *, clock: Clock | None = None,
@@ -88,8 +105,9 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             if broker is not None:
                 await broker.close()
 
-    app = FastAPI(title="Lepromafia", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="Lepromafia", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="The Lepromafia game platform: accounts, games, every engine command.")
+    install_docs(app)
     app.state.settings = settings
     app.state.startup_hooks = list(startup_hooks or [])
     app.state.render_error = None

@@ -36,7 +36,6 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "img-src 'self' data:; media-src 'self' blob:; connect-src 'self'; object-src 'none'; "
        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
-DOCS_CDN = "https://cdn.jsdelivr.net"
 RETRY_AFTER = "30"
 HSTS = "max-age=31536000; includeSubDomains"
 BASE_HEADERS = {
@@ -125,8 +124,8 @@ def security_headers(path: str, https: bool, body: bytes = b"") -> dict[str, str
             "'sha256-" + base64.b64encode(hashlib.sha256(m.group(1)).digest()).decode() + "'"
             for m in _INLINE_SCRIPT.finditer(body))
         headers["content-security-policy"] = (
-            f"default-src 'self'; script-src 'self' {DOCS_CDN} {hashes}; "
-            f"style-src 'self' {DOCS_CDN} 'unsafe-inline'; img-src 'self' data: https:; "
+            f"default-src 'self'; script-src 'self' {hashes}; "  # Swagger UI is served locally
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
             "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
     else:
         headers["content-security-policy"] = CSP

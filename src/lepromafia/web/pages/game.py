@@ -13,13 +13,14 @@ from fastapi.responses import HTMLResponse, Response
 from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
-from ...engine import targets
 from ...engine.commands import REQUIREMENTS, CreateGame, PostMessage, SignUp
+from ...engine.duties import DutyKind, duties
 from ...engine.errors import CodedError
 from ...engine.inboxes import Access, can_read
 from ...engine.keywords import Keyword
 from ...engine.settings import GameSettings
 from ...engine.state import NO_KILL
+from ...engine.upcoming import Soon, upcoming
 from ...engine.visibility import public_faction
 from ...service.media import library
 from ...service.outbound import visible, visible_now
@@ -47,6 +48,7 @@ from .labels import deadline_label, inbox_label
 from .notary import may_certify, notary_view
 from .render import render
 from .sound import KIND_NAMES
+from .today import clock_time, later_of, today_of
 from .views import day_posts, execution_tally, keywords_of, last_closed_vote, readable_inboxes
 
 router = APIRouter()
@@ -321,6 +323,7 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
     if me is not None and me.alive and s.stage.value == "running":  # ROLE-OBS-1..3
         observe = [n for n, c in s.cities.items()
                    if n != me.city and c.decided is None and uid not in c.observers]
+    deadlines = await clocks(web, game, uid, lang)
     return await game_page(
         request,
         web,
@@ -331,12 +334,13 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         "pages/game.html",
         info=game_info,
         observe=observe,
+        today=await today_of(web, game, uid, lang, deadlines, mark=True),
         ending=await ending_of(web, game, uid),
         posts=(posts := await posts_of(web, game)),
         day_sound=day_sound(game, uid, posts),
         day_contests=await day_contests(web, game, posts),
         day_heads=day_post_heads(await published_heads(web.service.store, game.id)),
-        deadlines=await clocks(web, game, uid, lang),
+        deadlines=deadlines,
         cities=city_rows(game),
         requirements=REQUIREMENT_TEXTS,
         rule_ids=RULE_IDS,
@@ -367,18 +371,25 @@ async def game_part(
         template = "partials/cities.html"
     elif name == "phase":
         template = "partials/phase.html"
+    elif name == "today":
+        ctx["today"] = await today_of(web, game, uid, lang, await clocks(web, game, uid, lang), mark=False)
+        template = "partials/today.html"
+    elif name == "unread" and uid:
+        template = "partials/unread_badge.html"
     elif name == "ending":
         ctx["ending"] = await ending_of(web, game, uid)
         template = "partials/ending_slot.html"
     elif name == "role-actions" and uid:
         ctx["acts"] = role_actions(game.state, uid, await page_events(web, game), game.now)
+        ctx["soon"] = soon_lines(game, uid, lang)
         template = "components/role_actions.html"
     elif name == "inbox-list" and uid:
         ctx["inboxes"] = await inbox_rows(web, game, uid, lang)
+        ctx["groups"] = inbox_groups(ctx["inboxes"], game.state.day)
         template = "partials/inbox_list.html"
     else:
         raise WebError(WebErrorCode.NOT_FOUND, what=name)
-    ctx.update(await game_context(web, request, game, uid, "", unread=False))
+    ctx.update(await game_context(web, request, game, uid, "", unread=name == "unread"))
     return rendered_at(render(request, template, ctx, lang=lang), ctx)
 
 
@@ -394,10 +405,6 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
     can_ack = resident.get("faction") == "mafia" and not resident.get("acknowledged")
     s = game.state
     me = s.residents.get(user.user_id)
-    choices: list[str] = []
-    if me is not None and me.alive and s.phase.value == "day" and s.cities[me.city].voting is None:
-        choices = list(targets.nomination_candidates(s, user.user_id))  # EXEC-3: the engine's list
-    mine = s.cities[me.city].nominations.get(user.user_id) if me else None
     return await game_page(
         request,
         web,
@@ -409,24 +416,85 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         fellows=fellows,
         can_acknowledge=can_ack,
         acknowledged=resident.get("acknowledged"),
-        nominate_choices=choices,
-        my_nomination=mine,
+        nominate=nomination_of(game, user.user_id, lang),
         acts=role_actions(s, user.user_id, await page_events(web, game), game.now),
+        soon=soon_lines(game, user.user_id, lang),
         case_accused=[u for u in s.residents if u != user.user_id]
         if me is not None and s.arbiter and s.stage.value == "running" else [],
         citizen=citizen_forms(s, user.user_id),
     )
 
 
+def soon_lines(game: GameCtx, uid: str, lang: str) -> dict[str, list[str]]:
+    """The engine's "not yet, but then" for the viewer, worded, by kind (COMM-4, START-2)."""
+    out: dict[str, list[str]] = {}
+    for u in upcoming(game.state, uid, game.now):
+        out.setdefault(u.kind.value, []).extend(later_of(lang, (u,), game.now))
+    return out
+
+
+def nomination_of(game: GameCtx, uid: str, lang: str) -> dict[str, Any] | None:
+    """EXEC-3: the nomination form's choices (the engine's duty, none preselected), the
+    viewer's current nomination with its deadline, or when nominating will be possible."""
+    s = game.state
+    me = s.residents.get(uid)
+    if me is None or not me.alive or s.stage.value != "running" or s.cities[me.city].decided:
+        return None
+    duty = next((d for d in duties(s, uid, game.now) if d.kind is DutyKind.NOMINATE), None)
+    soon = tuple(u for u in upcoming(s, uid, game.now) if u.kind is Soon.NOMINATE)
+    return {
+        "choices": list(duty.choices) if duty else [],
+        "mine": s.cities[me.city].nominations.get(uid) if s.phase.value == "day" else None,
+        "until": clock_time(lang, duty.deadline, game.now) if duty and duty.deadline else "",
+        "later": later_of(lang, soon, game.now),
+    }
+
+
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
     counts = {i.inbox: i for i in await web.queries.inboxes(game.id, uid, game=game.current)}
     rows = readable_inboxes(game.state, uid, now=game.now, include_archived=True)
+    starts = [(e.at, e.day) for _s, e in visible(await page_events(web, game), None, ev.DayStarted)]
     for row in rows:
         found = counts.get(row.id)
         row.unread = found.unread if found else 0
         row.messages = found.messages if found else 0
         row.label = inbox_label(lang, game.state, row.id, uid)  # type: ignore[attr-defined]
+        opened = game.state.inboxes[row.id].opened_at
+        row.day = max((d for at, d in starts if opened and at <= opened), default=0)  # type: ignore[attr-defined]
     return rows
+
+
+RECENT_DAYS = 2
+"""Earlier days with a group of their own in the inbox list; older closed inboxes go to «Archive»."""
+
+
+def inbox_groups(rows: list[Any], today: int) -> list[dict[str, Any]]:
+    """The inbox list by day (review M6): «Today» — every live inbox except the ballots of
+    earlier days; then each of the RECENT_DAYS previous days (its closed inboxes — the day's
+    voting inboxes, the renewed city inbox — and its ballots still open), newest first; then
+    «Archive» (everything older). Earlier days and the archive start collapsed unless they
+    hold unread messages."""
+    current, archive = [], []
+    by_day: dict[int, list[Any]] = {}
+    for row in rows:
+        ballot = bool(keywords_of(row.kind))
+        if not row.archived and not (ballot and row.day < today):
+            current.append(row)
+        elif today - RECENT_DAYS <= row.day < today or (row.day == today and row.archived):
+            by_day.setdefault(row.day, []).append(row)
+        else:
+            archive.append(row)
+    current.sort(key=lambda r: (not keywords_of(r.kind), 0 if r.unread else 1))
+    groups = [{"key": "today", "day": today, "rows": current, "open": True}]
+    for day in sorted(by_day, reverse=True):
+        found = by_day[day]
+        key = "today-closed" if day == today else "day"
+        groups.append({"key": key, "day": day, "rows": found, "open": any(r.unread for r in found)})
+    if archive:
+        archive.sort(key=lambda r: -r.day)
+        groups.append({"key": "archive", "day": None, "rows": archive,
+                       "open": any(r.unread for r in archive)})
+    return groups
 
 
 @router.get("/games/{game_id}/inboxes", include_in_schema=False)
@@ -440,7 +508,8 @@ async def inboxes(request: Request, game_id: str, web: WebDep, user: RequireUser
         game,
         "inboxes",
         "pages/inboxes.html",
-        inboxes=await inbox_rows(web, game, user.user_id, lang),
+        inboxes=(rows := await inbox_rows(web, game, user.user_id, lang)),
+        groups=inbox_groups(rows, game.state.day),
         certify=may_certify(game.state, user.user_id),  # INBOX-NOTARY-1
     )
 
@@ -468,9 +537,11 @@ async def inbox_context(
     suicide = None
     if inbox.kind == "personal" and inbox.subject == uid and me is not None and me.alive:
         suicide = "withdraw" if uid in s.cities[me.city].suicides else "declare"
+    own_personal = inbox.kind == "personal" and inbox.subject == uid
     return {
         "pardons": pardons,
         "suicide": suicide,
+        "nominate": nomination_of(game, uid, lang) if own_personal else None,
         "inbox": {
             "id": inbox_id,
             "kind": inbox.kind,
@@ -611,6 +682,8 @@ async def do(
         builder = ACTIONS.get(action)
         if builder is None:
             raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=action)
+        if action in CONFIRM and form.get("confirmed") != "yes":
+            return confirm_page(request, game, user.user_id, lang, action, form, back)
         with draws(platform_rng(web, game_id, user.user_id, raw_id, f"page:{action}")):
             command = builder(form, user.user_id, game.state)
         await web.service.execute(game_id, command, command_id)
@@ -619,7 +692,36 @@ async def do(
                                                       command)
     except CodedError as exc:
         return redirect(back, error=describe(exc, lang), form=form, action=request.url.path, lang=lang)
+    if action == "nominate":  # EXEC-3: say whom, and until when it may be replaced
+        after = nomination_of(await load_game(web, game_id), user.user_id, lang) or {}
+        if after.get("until"):
+            return redirect(back, ok=N_("Your nomination: {user} (you may change it until {time} MSK)"),
+                            ok_fields={"user": after.get("mine"), "time": after["until"]}, lang=lang)
+        return redirect(back, ok=N_("Your nomination: {user}"), ok_fields={"user": after.get("mine")},
+                        lang=lang)
     return redirect(back, ok=N_("Done."), lang=lang)
+
+
+CONFIRM: dict[str, str] = {
+    "suicide": N_("Declare suicide? You die when the day ends, unless you withdraw it before then."),
+    "sign_impeachment": N_("Sign the demand to impeach the Tribune? A signature cannot be taken back."),
+    "no_confidence": N_("Express no confidence? It cannot be taken back."),
+    "file_case": N_("File a case with the Supreme Arbiter? It cannot be taken back."),
+    "petition": N_("File a petition to remove the judge? It cannot be taken back."),
+    "recuse": N_("Recuse yourself as judge? It cannot be taken back."),
+    "decline_candidacy": N_("Decline your candidacy? It cannot be taken back."),
+}
+"""Forms whose effect cannot be undone (or ends one's game): the first POST answers with a
+confirmation page (no JavaScript needed) that re-posts the same fields with ``confirmed``."""
+
+
+def confirm_page(request: Request, game: GameCtx, uid: str, lang: str, action: str, form: Form,
+                 back: str) -> HTMLResponse:
+    kept = {k: v for k, v in form.items() if k not in ("csrf_token", "command_id", "confirmed", "next")}
+    fields = [(k, item) for k, v in kept.items() for item in (v if isinstance(v, list) else [v])]
+    ctx = {"user": uid, "game": game, "question": CONFIRM[action], "action": action, "fields": fields,
+           "back": back}
+    return render(request, "pages/confirm.html", ctx, lang=lang)
 
 
 __all__ = ["ev", "router"]

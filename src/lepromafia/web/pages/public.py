@@ -99,13 +99,16 @@ async def register(request: Request, web: WebDep, lang: Lang) -> Response:
     form = await request.form()
     login_name = str(form.get("login", ""))
     password = str(form.get("password", ""))
+    display_name = str(form.get("display_name", "")).strip() or None  # m6: any script, Cyrillic too
     try:
-        await web.accounts.register(login_name, password, ip=client_ip(request))
+        await web.accounts.register(login_name, password, display_name, ip=client_ip(request))
         session = await web.accounts.login(login_name, password, client_ip(request))
     except AccountError as exc:
-        return page(request, "pages/register.html", lang, None, form={"login": login_name},
+        return page(request, "pages/register.html", lang, None,
+                    form={"login": login_name, "display_name": display_name or ""},
                     error=describe(exc, lang), status=422)
-    response = redirect("/", ok=N_("Welcome, {user}!"), ok_fields={"user": session.user.user_id}, lang=lang)
+    response = redirect("/", ok=N_("Welcome, {user}!"), ok_fields={"user": session.user.display_name},
+                        lang=lang)
     set_session_cookie(response, session, web.settings)
     return response
 

@@ -56,6 +56,11 @@ REGIONS: dict[str, tuple[type[Event], ...]] = {
     ),
 }
 
+REGIONS["today"] = REGIONS["role_actions"] + DEADLINES + (ev.DayPostPublished,)
+REGIONS["unread"] = (ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, ev.ResidentDied,
+                     hev.InboxBanImposed, hev.InboxBanLifted)
+"""The today panel (what the viewer must do now) and the unread badge in the game's menu."""
+
 LIVE_KINDS: dict[str, str] = {name: " ".join(sorted({c.__name__ for c in classes}))
                               for name, classes in REGIONS.items()}
 """Each region's ``data-live-kinds`` value."""

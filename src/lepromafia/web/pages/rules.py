@@ -31,7 +31,7 @@ SECTIONS: tuple[Section, ...] = (
             N_("A game day is a calendar day, Moscow time. Day 1 is set-up only; the first execution ends Day 2 and the first kill happens in Night 2. The Procurator may lengthen or shorten a day."),
             ('START-1', 'TIME-1', 'TIME-2', 'TIME-4')),
     Section("EXEC", N_("Execution"),
-            N_("Each living resident nominates one candidate a day in his personal inbox. In the evening every candidate gets a voting inbox: «казнить» is a vote, «не казнить» withdraws one's own vote. The candidate with the most votes is executed; ties go to the earlier last vote, then to a lot."),
+            N_("From Day 2, each living resident nominates one candidate a day in his personal inbox (the form is there, on «My role» and in the today panel), and may replace him until the vote opens. In the evening every candidate gets a voting inbox: «казнить» is a vote, «не казнить» withdraws one's own vote. The candidate with the most votes is executed; ties go to the earlier last vote, then to a lot."),
             ('EXEC-2', 'EXEC-3', 'EXEC-5', 'EXEC-7', 'EXEC-8', 'EXEC-10')),
     Section("COURT", N_("The Supreme Court"),
             N_("In games of four or more cities the elected judges may pardon the condemned within 30 minutes — then the runner-up is executed. Judges are elected at polling stations: «Он — Ганди!» for, «Он — Гитлер!» against."),

@@ -9,7 +9,8 @@
  * that position (data-live-rendered, from the X-Live-Seq header of the response that drew
  * it: the htmx answer to one's own vote is not fetched again on its WebSocket echo). A
  * reconnect resumes from the last position seen; a jump in the numbering (a gap) resumes
- * from the last one too; a "resync" refreshes every region. The page stays fully usable without JavaScript. No third-party code
+ * from the last one too; a "resync" refreshes every region. The menu's unread badge is such a
+ * region; its count also leads the tab title («(3) …»). The page stays fully usable without JavaScript. No third-party code
  * besides htmx.
  */
 var LepromafiaLive = (function () {
@@ -98,6 +99,16 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   placeError();
   document.body.addEventListener("htmx:afterSwap", placeError);  // the composer's own refusals
 
+  // --- the unread count in the tab title: «(3) …», from the menu's live badge ----------
+  function syncTitle() {
+    var el = document.querySelector("[data-unread-total]");
+    if (!el) { return; }
+    var n = parseInt(el.getAttribute("data-unread-total"), 10) || 0;
+    var bare = document.title.replace(/^\(\d+\)\s*/, "");
+    document.title = n ? "(" + n + ") " + bare : bare;
+  }
+  syncTitle();
+
   if (!game || !("WebSocket" in window)) { return; }
 
   // --- live regions ----------------------------------------------------------------
@@ -141,6 +152,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
               if (again && el.contains(again)) { again.value = d[2]; }
             });
             if (window.htmx) { window.htmx.process(el); }
+            syncTitle();
             var thread = el.querySelector(".thread");
             if (thread) { thread.scrollTop = thread.scrollHeight; }
             tick();
