@@ -256,6 +256,7 @@ for _t in (
     ev.CommissarAppointmentFailed,
     ev.CommissarExposed,
     ev.CommissarWarned,
+    ev.VoteCountPublished,  # EXEC-14: a publication; the result is VotingClosed's
 ):
     _HANDLERS[_t] = _no_change
 

@@ -47,6 +47,7 @@ from .labels import deadline_label, inbox_label
 from .notary import may_certify, notary_view
 from .render import render
 from .sound import KIND_NAMES
+from . import votes as vote_record
 from .views import day_posts, execution_tally, keywords_of, last_closed_vote, readable_inboxes
 
 router = APIRouter()
@@ -500,6 +501,7 @@ async def inbox_context(
         "tally": tally,
         "closed": closed,
         "notary": notary_view(s, inbox_id, uid),  # INBOX-NOTARY-2/3
+        **await vote_record.inbox_record(web, game, inbox_id, uid, lang, messages),  # B1
     }
 
 
