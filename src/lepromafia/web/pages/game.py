@@ -29,6 +29,7 @@ from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import N_, translate
+from . import votes as vote_record
 from .actions import citizen_forms, role_actions
 from .common import (
     GameCtx,
@@ -47,7 +48,6 @@ from .labels import deadline_label, inbox_label
 from .notary import may_certify, notary_view
 from .render import render
 from .sound import KIND_NAMES
-from . import votes as vote_record
 from .views import day_posts, execution_tally, keywords_of, last_closed_vote, readable_inboxes
 
 router = APIRouter()

@@ -168,11 +168,11 @@ async def _voting_inbox(web: Any, game: GameCtx, inbox_id: str, viewer: str, lan
     vc = open_count(game, city, viewer) if not inbox.archived else None
     record = None
     if vc is None:
-        mine = [c for c in published_counts(await page_events(web, game), viewer)
-                if c.city == city and c.opened_at == inbox.opened_at]
-        if not mine:
-            return {"vote_log": []}
-        vc = mine[-1]
+        published = [c for c in published_counts(await page_events(web, game), viewer)
+                     if c.city == city and c.opened_at == inbox.opened_at]
+        if not published:
+            return {"vote_log": [], "vote_candidate": candidate, "votes_href": f"/games/{game.id}/votes"}
+        vc = published[-1]
         record = record_of(lang, game.id, vc)
     lines = [line for line in vc.lines if line.candidate == candidate]
     mine = [line.keyword for line in lines if line.voter == viewer]
