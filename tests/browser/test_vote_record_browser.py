@@ -103,6 +103,7 @@ def test_a_vote_appears_live_in_another_browser_and_the_count_after_the_close(
     watcher.goto(f"{live.url}/games/{GAME}/inboxes/{city_box}")
     watcher.wait_for_selector("#live-status[data-state=open]")
     assert watcher.locator("[data-testid=vote-post]").count() == 0
+    live.command("olga", GAME, "PostMessage", inbox=city_box, text="Голосуем за roma, он молчит весь день.")
     live.advance_to(at(2, 23, 30, 1), GAME, until=lambda s: s.cities[CITY].voting is None
                     or s.cities[CITY].voting.closed)
     watcher.wait_for_selector("[data-testid=vote-post]", timeout=10000)

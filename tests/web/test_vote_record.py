@@ -152,9 +152,10 @@ def cast_the_day(api: Api) -> tuple[str, str]:
 def test_at_the_close_the_vote_count_is_posted_in_the_city_inbox(api: Api) -> None:
     """EXEC-9, EXEC-14, EX-2, EX-12: in the Modbot style — each candidate with his tally and
     voters in order, who changed his mind, the condemned and his execution — posted in the
-    city inbox among its messages."""
+    city inbox among its messages (p01_02 asks «Итоги видели?» just after it)."""
     cast_the_day(api)
     city_box = api.state("g").current_inbox("city", CITY)
+    api.ok("p01_02", "g", "PostMessage", inbox=city_box, text="Итоги видели?")
     page = api.get("p01_02", f"/games/g/inboxes/{city_box}").text
     post = section(page, "vote-post")
     assert "Итоги голосования · Лепроград · День 2" in post
@@ -163,6 +164,8 @@ def test_at_the_close_the_vote_count_is_posted_in_the_city_inbox(api: Api) -> No
     assert "p01_05 — 1 голос: p01_06" in post
     assert "Приговорён: p01_01" in post
     assert re.search(r"p01_01 казнён: он был (мафиози|честным жителем)\.", post)
+    thread = section(page, "thread")
+    assert thread.index("Итоги голосования") < thread.index("Итоги видели?"), "in the thread by time"
 
 
 def test_the_closed_voting_inbox_keeps_its_log_and_the_count(api: Api) -> None:
