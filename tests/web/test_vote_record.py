@@ -132,6 +132,9 @@ def test_the_open_ballot_stays_in_the_city_until_the_close(api: Api) -> None:
     assert api.get("p02_01", f"/games/g/inboxes/{box}").status_code == 404
     member = api.get("p01_06", f"/games/g/votes/{quote(CITY)}/2").text
     assert "p01_03" in text_of(member) and "As it stands" not in member
+    for path in (f"/games/g/votes/{quote(CITY)}/2/part", "/games/g/votes/part"):  # the live regions
+        assert "p01_03" in api.get("p01_06", path).text
+        assert "p01_03" not in api.get("p02_01", path).text
 
 
 def cast_the_day(api: Api) -> tuple[str, str]:

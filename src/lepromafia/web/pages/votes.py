@@ -27,7 +27,15 @@ from ...service.outbound import visible
 from ..deps import CurrentUser, Lang, WebDep
 from ..errors import WebError, WebErrorCode
 from ..i18n import N_, ntranslate, translate
-from .common import GameCtx, clear_flash, flash_context, game_context, load_game, page_events
+from .common import (
+    GameCtx,
+    clear_flash,
+    flash_context,
+    game_context,
+    load_game,
+    page_events,
+    rendered_at,
+)
 from .render import render
 
 router = APIRouter()
@@ -223,10 +231,24 @@ async def votes_page(request: Request, game_id: str, web: WebDep, user: CurrentU
     """Every day's vote in every city: the index of the record (B1)."""
     game = await load_game(web, game_id)
     found = await votes_context(web, game, user.user_id if user else None, lang)
-    records = [record_of(lang, game_id, c) for c in reversed(found["counts"])]
-    live = [record_of(lang, game_id, c) for c in found["live"]]
-    return await _page(request, web, user, lang, game, index=found["index"], records=live + records,
-                       city=None, day=None, **HELPERS)
+    return await _page(request, web, user, lang, game, index=found["index"],
+                       records=_newest_first(lang, game_id, found), city=None, day=None, **HELPERS)
+
+
+@router.get("/games/{game_id}/votes/part", include_in_schema=False)
+async def votes_page_part(request: Request, game_id: str, web: WebDep, user: CurrentUser,
+                          lang: Lang) -> Response:
+    """The index page's live region: every count, newest first."""
+    game = await load_game(web, game_id)
+    uid = user.user_id if user else None
+    found = await votes_context(web, game, uid, lang)
+    ctx = await game_context(web, request, game, uid, "votes", unread=False)
+    ctx.update(user=uid, records=_newest_first(lang, game_id, found), city=None, day=None, **HELPERS)
+    return rendered_at(render(request, "partials/vote_records.html", ctx, lang=lang), ctx)
+
+
+def _newest_first(lang: str, game_id: str, found: dict[str, Any]) -> list[Record]:
+    return [record_of(lang, game_id, c) for c in (*found["live"], *reversed(found["counts"]))]
 
 
 @router.get("/games/{game_id}/votes/{city}/{day}", include_in_schema=False)
@@ -249,8 +271,6 @@ async def votes_of_day(request: Request, game_id: str, city: str, day: int, web:
 async def votes_of_day_part(request: Request, game_id: str, city: str, day: int, web: WebDep,
                             user: CurrentUser, lang: Lang) -> Response:
     """The record's live region on the votes page."""
-    from .common import rendered_at
-
     game = await load_game(web, game_id)
     uid = user.user_id if user else None
     found = await votes_context(web, game, uid, lang)
