@@ -70,11 +70,12 @@ def test_every_declared_kind_is_an_engine_event() -> None:
         assert classes and all(EVENT_TYPES.get(c.__name__) is c for c in classes), name
 
 
-def test_a_city_chat_message_refreshes_nothing_on_the_voting_inbox_and_a_vote_only_the_tally(
+def test_a_city_chat_message_refreshes_nothing_on_the_voting_inbox_and_a_vote_its_log_and_tally(
         api: Api) -> None:
-    """EXEC-5, INBOX-VOTE-1: p01_04 watches the voting inbox. A message in the city inbox
-    reaches his socket but re-renders no region; p01_03's «казнить» re-renders the tally
-    alone; p01_03's own page skips the echo of the vote its htmx answer already drew."""
+    """EXEC-5, EXEC-18, INBOX-VOTE-1: p01_04 watches the voting inbox. A message in the city
+    inbox reaches his socket but re-renders no region; p01_03's «казнить» re-renders the
+    inbox's keyword log and the tally; p01_03's own page skips the echo of the vote its htmx
+    answer already drew."""
     setup_game_via_api(api, "g", CAST)
     api.advance_to(at(2, "10:05"))
     s = api.state("g")
@@ -107,7 +108,9 @@ def test_a_city_chat_message_refreshes_nothing_on_the_voting_inbox_and_a_vote_on
         assert vote["payload"]["type"] == "VoteCast"
         refreshed = [r["src"].rsplit("/", 1)[-1] for r, hit in
                      zip(live, matches([(r, vote["payload"], vote["seq"]) for r in live]), strict=True) if hit]
-        assert refreshed == ["tally"]
+        assert refreshed == ["part", "tally"]
+    (thread,) = [r for r in live if r["src"].endswith("/part")]
+    assert f'data-voter="{voter}"' in api.get(watcher, thread["src"]).text, "the line, live"
 
 
 def test_the_htmx_answer_to_one_s_own_message_is_not_fetched_again_on_its_echo(api: Api) -> None:

@@ -525,6 +525,7 @@ OPEN_EVENTS: frozenset[type[Event]] = frozenset({
     ev.DealCompleted, ev.GameStarted, ev.DayStartSet, ev.LongDayDeclared, ev.DayShortened,
     ev.DayStarted, ev.DayEndReached, ev.NightStarted, ev.TourAnnounced, ev.ChecksOpened,
     ev.ChecksClosed, ev.DayPostPublished, ev.VoteScheduled, ev.VotingOpened, ev.VotingClosed,
+    ev.VoteCountPublished,  # EXEC-9, EXEC-14: the published count and its keyword log
     ev.ResidentDied, ev.NoExecution, ev.SpiritsChosen, ev.JudgeElectionScheduled, ev.PollingOpened,
     ev.JudgeElectionClosed, ev.PardonWindowOpened, ev.VerdictReached, ev.JudgeRemoved,
     ev.JudgeRecused, ev.DecisionsClosed, ev.MafiosoDisclosed, ev.RestorationBegan,

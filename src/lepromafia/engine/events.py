@@ -398,6 +398,33 @@ class VotingClosed(Event):
 
 
 @dataclass(**_E)
+class VoteEntry:
+    """One keyword of an execution vote's log, as posted (EXEC-5..8, EXEC-11)."""
+
+    voter: str
+    candidate: str
+    keyword: str
+    at: datetime
+    proxy: bool = False
+    """Cast by the Tribune at the opening on the voter's request (EXEC-11)."""
+
+
+@dataclass(**_E)
+class VoteCountPublished(Event):
+    """EXEC-9, EXEC-14, INBOX-GEN-3: the vote count posted at the close, public: every
+    keyword of the day's vote with its time, in order, and where it was posted (the city
+    inbox and the Court inbox). The result itself is the ``VotingClosed`` just before."""
+
+    city: str
+    day: int
+    opened_at: datetime
+    log: tuple[VoteEntry, ...]
+    immune: tuple[str, ...] = ()
+    """Candidates counted at 0 at the close (MAFIA-DISCLOSE-4)."""
+    inboxes: tuple[str, ...] = ()
+
+
+@dataclass(**_E)
 class ResidentDied(Event):
     user: str
     city: str

@@ -257,6 +257,7 @@ for _t in (
     ev.CommissarExposed,
     ev.CommissarWarned,
     ev.MessageEdited,  # the read side shows the versions; the author stays the same
+    ev.VoteCountPublished,  # EXEC-14: a publication; the result is VotingClosed's
 ):
     _HANDLERS[_t] = _no_change
 

@@ -12,7 +12,7 @@ from ..errors import ErrorCode, check
 from ..inboxes import POLICY, Kind, live_inbox, readers
 from ..keywords import Keyword
 from ..progress import Progress
-from ..state import City, DeathCause, GameState, Stage
+from ..state import City, DeathCause, GameState, Stage, VoteBook
 from ..votes import rank, tallies
 from . import citizens, court, deaths, night, outcome
 from .common import (
@@ -199,6 +199,7 @@ def close_voting(p: Progress, rest: str, seed: int) -> None:
     condemned = ranking.order[0] if ranking.order else None
     p.emit(ev.VotingClosed, PUBLIC, city=name, day=s.day, tallies=counted, ranking=ranking.order,
            condemned=condemned, lot=ranking.lot, lot_seed=seed)
+    publish_count(p, name, book, tuple(sorted(city.immune & set(book.candidates))))
     for candidate in book.candidates:
         inbox = voting_inbox(p.state, name, candidate)
         if inbox:
@@ -211,6 +212,17 @@ def close_voting(p: Progress, rest: str, seed: int) -> None:
     else:
         execute(p, name, condemned)  # EX-12: no Court, no window
     after_verdict(p)
+
+
+def publish_count(p: Progress, city: str, book: VoteBook, immune: tuple[str, ...]) -> None:
+    """EXEC-9, EXEC-14: the whole timestamped keyword log, posted at the close to the city
+    inbox and the Court inbox at once (the open ballot becomes public, §9.2)."""
+    s = p.state
+    posted = (live_inbox(s, Kind.CITY, city), s.current_inbox(Kind.COURT.value))
+    log = tuple(ev.VoteEntry(voter=r.voter, candidate=r.candidate, keyword=r.keyword, at=r.at,
+                             proxy=r.proxy) for r in book.log)
+    p.emit(ev.VoteCountPublished, PUBLIC, city=city, day=book.day, opened_at=book.opened_at,
+           log=log, immune=immune, inboxes=tuple(i for i in posted if i))
 
 
 def after_verdict(p: Progress) -> None:

@@ -30,6 +30,7 @@ from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import N_
+from . import votes as vote_record
 from .actions import citizen_forms, role_actions
 from .common import (
     GameCtx,
@@ -559,6 +560,7 @@ async def inbox_context(
         "tally": tally,
         "closed": closed,
         "notary": notary_view(s, inbox_id, uid),  # INBOX-NOTARY-2/3
+        **await vote_record.inbox_record(web, game, inbox_id, uid, lang, messages),  # B1
     }
 
 

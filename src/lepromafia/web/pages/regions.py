@@ -30,7 +30,13 @@ VOTE: tuple[type[Event], ...] = (ev.VotingOpened, ev.VoteCast, ev.VotingClosed, 
 INBOX: tuple[type[Event], ...] = (
     ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed, hev.InboxBanLifted,
     ev.MessageEdited, ev.VotingOpened, ev.VotingClosed, ev.PollingOpened, ev.ResidentDied,
+    ev.VoteCountPublished, ev.PardonWindowOpened, ev.VerdictReached, ev.NoExecution,
 )
+VOTE_RECORD: tuple[type[Event], ...] = (
+    ev.VoteCast, ev.VotingClosed, ev.VoteCountPublished, ev.MafiosoDisclosed, ev.PardonWindowOpened,
+    ev.VerdictReached, ev.ResidentDied, ev.NoExecution, *DEADLINES,
+)
+"""A vote's log, its count and its deadline (EXEC-9, EXEC-18, COURT-4)."""
 
 REGIONS: dict[str, tuple[type[Event], ...]] = {
     "phase": PHASE,
@@ -41,6 +47,8 @@ REGIONS: dict[str, tuple[type[Event], ...]] = {
     "clocks": DEADLINES,
     "cities": CITIES,
     "inbox": INBOX,
+    "voting_inbox": INBOX + VOTE_RECORD,
+    "vote_record": VOTE_RECORD,
     "inbox_list": (ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed,
                    hev.InboxBanLifted),
     "tally": VOTE,
