@@ -255,7 +255,7 @@ def event_problems(s: GameState, e: Event, executions: set[tuple[str, int]]) -> 
         phase(PhaseKind.NIGHT)
     elif isinstance(e, ev.CommissarOffered | ev.CommissarOfferAnswered):
         phase(PhaseKind.DAY)
-    elif isinstance(e, ev.MessagePosted):
+    elif isinstance(e, ev.MessagePosted | ev.MessageEdited):
         inbox = s.inboxes[e.inbox]
         if inbox.kind not in DEAD_MAY_POST and not _is_spirit(s, e.author):
             alive(e.author, f"posted in {inbox.kind}")
@@ -548,7 +548,7 @@ BASE_EVENTS: frozenset[type[Event]] = frozenset({hev.HostDecision})
 """Base classes that are never emitted themselves (every host decision is a subclass)."""
 
 ROUTED_EVENTS: frozenset[type[Event]] = frozenset({
-    ev.MessagePosted, ev.InboxOpened, ev.InboxArchived,  # by inbox kind: _inbox_allowed
+    ev.MessagePosted, ev.MessageEdited, ev.InboxOpened, ev.InboxArchived,  # by inbox kind
     ev.DeadlineScheduled, ev.DeadlineFired,  # by deadline key: _deadline_allowed
 })
 
@@ -568,7 +568,7 @@ def visibility_problems(s: GameState, e: Event) -> list[str]:
     rule = ALLOWED.get(type(e))
     if rule is not None:
         allowed = rule(s, e)
-    elif isinstance(e, ev.MessagePosted | ev.InboxOpened | ev.InboxArchived):
+    elif isinstance(e, ev.MessagePosted | ev.MessageEdited | ev.InboxOpened | ev.InboxArchived):
         allowed = _inbox_allowed(s, e.inbox, e)
     elif isinstance(e, ev.DeadlineScheduled | ev.DeadlineFired):
         allowed = _deadline_allowed(s, e)
@@ -589,7 +589,8 @@ def visibility_problems(s: GameState, e: Event) -> list[str]:
 def _host_proc_7(s: GameState, e: Event) -> list[str]:
     """HOST-PROC-7, §9.1: the Procurator, Tribunes and Arbiter see no living faction."""
     reveals = isinstance(e, FACTION_REVEALING)
-    if not reveals and isinstance(e, ev.MessagePosted | ev.InboxOpened | ev.InboxArchived):
+    if not reveals and isinstance(e, ev.MessagePosted | ev.MessageEdited | ev.InboxOpened
+                                  | ev.InboxArchived):
         inbox = s.inboxes.get(e.inbox)
         reveals = (inbox.kind if inbox else getattr(e, "kind", "")) == "mafia"
     if not reveals:
