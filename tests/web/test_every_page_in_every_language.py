@@ -40,7 +40,7 @@ SNAKE = re.compile(r"(?<![\w/.#-])[a-z]+(?:_[a-z]+)+(?![\w/-])")
 REPR = re.compile(r"\{'|'\}|\['|\bNone\b|\bTrue\b|\bFalse\b|datetime\.|<lepromafia|\(\)")
 LATIN_PHRASE = re.compile(r"[A-Za-z][a-z]+(?:[ ,'’-]+[a-z]+){2,}")
 CYRILLIC_WORD = re.compile(r"[А-Яа-яЁё]+")
-ALLOWED_LATIN = re.compile(r"Lepromafia|JSON|Skype|SHA-256|Ed25519|Merkle|RFC \d+")
+ALLOWED_LATIN = re.compile(r"Lepromafia|JSON|Skype|SHA-256|Ed25519|Merkle|RFC \d+|verify\.py(?: --[a-z-]+)*")
 """Names Russian pages keep in Latin letters."""
 
 
@@ -55,8 +55,9 @@ class Visible(HTMLParser):
     CODE = ("pre", "code", "kbd", "samp", "script", "style", "template")
     """Code to copy (a signed tree head, a command line) and scripts are not prose."""
 
-    def __init__(self) -> None:
+    def __init__(self, lang: str) -> None:
         super().__init__(convert_charrefs=True)
+        self.lang = lang
         self.chunks: list[tuple[str, bool]] = []
         self.skip = 0
         self.skipping: list[str] = []
@@ -64,14 +65,18 @@ class Visible(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
-        if (tag in self.CODE or found.get("lang")) and tag not in VOID:  # a language's own name is in its language
+        foreign = found.get("lang") not in (None, self.lang)  # a language's own name, in it
+        if (tag in self.CODE or foreign) and tag not in VOID:
             self.skip += 1
             self.skipping.append(tag)
+        rules_link = tag == "a" and str(found.get("href") or "").startswith(("/rules", "#"))
         if tag == "a":
-            self.links.append(str(found.get("href") or "").startswith(("/rules", "#")))
+            self.links.append(rules_link)
+        if self.skip:
+            return
         for name in self.SHOWN:
             if found.get(name):
-                self.chunks.append((str(found[name]), False))
+                self.chunks.append((str(found[name]), rules_link))
         if tag == "input" and found.get("type") in ("submit", "button") and found.get("value"):
             self.chunks.append((str(found["value"]), False))
 
@@ -89,7 +94,7 @@ class Visible(HTMLParser):
 
 def problems(html: str, lang: str, data: set[str], *, rules_page: bool) -> list[str]:
     """What a person should never read on this page."""
-    parser = Visible()
+    parser = Visible(lang)
     parser.feed(html)
     found = []
     for text, in_rule_link in parser.chunks:
@@ -189,10 +194,12 @@ async def _message_texts(api: Api, game: str) -> set[str]:
 
 def test_the_checker_sees_what_a_person_should_never_read() -> None:
     """The checker itself: each kind of leak on a tiny page is found; words are not."""
-    page = ('<html><body><p>city_count: 3</p><p>VotingClosed</p><p>см. EXEC-4</p>'
+    page = ('<html lang="ru"><body><p>city_count: 3</p><p>VotingClosed</p><p>см. EXEC-4</p>'
             '<a href="/rules#EXEC">правило EXEC-4</a><p>{\'a\': 1}</p><p>Not possible now</p>'
             '<p>Голос учтён</p></body></html>')
     found = problems(page, "ru", set(), rules_page=False)
+    assert not problems('<html lang="ru"><a lang="en" title="English">EN</a></html>', "ru", set(),
+                        rules_page=False)
     assert any("setting name 'city_count'" in f for f in found)
     assert any("class name 'VotingClosed'" in f for f in found)
     assert sum("bare rule id" in f for f in found) == 1
