@@ -149,9 +149,13 @@ def finished(api: Api) -> Moment:
     return Moment("finished", FINISHED, s, seats_of(s))
 
 
-def running(api: Api) -> Iterator[Moment]:
+MOMENTS = ("day", "night", "vote", "later night")
+
+
+def running(api: Api, moments: tuple[str, ...] = MOMENTS) -> Iterator[Moment]:
     """The bots play the running game hour by hour; a moment at the first day, the first
-    night, the first day with an open vote and a later night with a death behind it."""
+    night, the first day with an open vote and a later night with a death behind it (or
+    only the ``moments`` asked for, in that order)."""
     register_everyone(api)
     setup_game_via_api(api, RUNNING, CAST)
     api.advance_to(at(1, "10:05"))
@@ -160,7 +164,7 @@ def running(api: Api) -> Iterator[Moment]:
     observer = next(u for u in s.living(cities[0]) if not s.is_mafia(u))
     api.ok(observer, RUNNING, "RequestObservation", city=cities[1])
     bots = ServiceBots(api.web.service, RUNNING, random.Random(3), activity=0.8, humans={observer})
-    wanted = ["day", "night", "vote", "later night"]
+    wanted = [name for name in MOMENTS if name in moments]
     for _ in range(24 * 5):
         s = api.state(RUNNING)
         if s.stage is Stage.FINISHED or not wanted:
@@ -179,7 +183,7 @@ def running(api: Api) -> Iterator[Moment]:
     assert not wanted, f"the game never reached: {wanted}"
 
 
-def every_moment(api: Api) -> Iterator[Moment]:
+def every_moment(api: Api, moments: tuple[str, ...] = MOMENTS) -> Iterator[Moment]:
     yield recruiting(api)
-    yield from running(api)
+    yield from running(api, moments)
     yield finished(api)
