@@ -43,6 +43,9 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
 
 
 HOSTS = ("procurator", "consigliere", "arbiter", "tribune")
+STAGED = ("/games/G", "/games/G/role", "/games/G/inboxes")
+"""Pages whose structure changes with the stage (sign-up, the day's forms, the ending); the
+others are scanned once whatever the stage."""
 LOOKS = {"anonymous": "outsider", "registered": "outsider", "signed-up": "resident",
          "resident": "resident", "dead": "resident", "observer": "resident",
          "mafioso": "mafia", "godfather": "mafia"}
@@ -64,7 +67,9 @@ def shape(moment: Moment, seat: Seat, path: str, status: int) -> tuple[str, ...]
             else "outsider"
         return (route.split("/inbox")[0], kind, who, stage)
     if route in ("/", "/rules", "/login", "/register", "/games/G/archive"):
-        return (route, "signed in" if seat.user else "anonymous", stage)
+        return (route, "signed in" if seat.user else "anonymous")
+    if route not in STAGED:
+        stage = "any"
     return (route, LOOKS.get(seat.kind, seat.kind), stage)
 
 
@@ -149,6 +154,6 @@ def test_no_page_has_a_critical_or_serious_axe_violation_for_any_seat(api: Api, 
                             report.writelines(f"  {line}\n" for line in found[before:])
                 finally:
                     page.context.close()
-    assert len(done) > 30 and {"anonymous", "resident", "dead", "mafioso", "commissar", "observer",
+    assert len(done) > 25 and {"anonymous", "resident", "dead", "mafioso", "commissar", "observer",
                                "procurator", "consigliere", "arbiter", "tribune"} <= kinds, (len(done), kinds)
     assert not found, f"{len(found)} blocking violations:\n" + "\n".join(found)

@@ -86,7 +86,7 @@ def pages(moment: Moment, seat: Seat) -> list[str]:
     g, s, user = moment.game, moment.state, seat.user
     out = ["/", "/rules", "/login", "/register", f"/games/{g}", f"/games/{g}/role",
            f"/games/{g}/inboxes", f"/games/{g}/sound", f"/games/{g}/archive",
-           f"/games/{g}/posts/recruitment/comments", "/games/no-such-game"]
+           f"/games/{g}/posts/recruitment/comments", f"/games/{g}/draw", "/games/no-such-game"]
     if user:
         out.append("/games/new")
     out += [f"/games/{g}/console/{office}" for office in OFFICES]
