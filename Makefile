@@ -30,6 +30,13 @@ $(SWAGGER): $(HTMX)
 	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css \
 		node_modules/swagger-ui-dist/LICENSE $(VENDOR)/swagger-ui/
 
+# axe-core (npm registry, a dev dependency) for the accessibility test only: copied beside the
+# tests, never into the served static files, never committed.
+AXE := var/test-assets/axe.min.js
+$(AXE): package.json package-lock.json $(HTMX)
+	mkdir -p $(dir $(AXE))
+	cp node_modules/axe-core/axe.min.js $(AXE)
+
 # The browser tests drive Debian's Chromium (playwright install cannot download here).
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium
@@ -84,7 +91,7 @@ services:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
-test: $(STAMP) $(HTMX) $(SWAGGER) $(COMPILED) $(CHROMIUM) services
+test: $(STAMP) $(HTMX) $(SWAGGER) $(AXE) $(COMPILED) $(CHROMIUM) services
 	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
@@ -95,7 +102,7 @@ FUZZ_EXAMPLES ?= 100
 fuzz: $(STAMP)
 	LEPROMAFIA_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV)/bin/pytest -q tests/security/test_fuzz.py
 
-test-browser: $(STAMP) $(HTMX) $(SWAGGER) $(CHROMIUM)
+test-browser: $(STAMP) $(HTMX) $(SWAGGER) $(AXE) $(CHROMIUM)
 	$(VENV)/bin/pytest tests/browser
 
 rules-doc: $(STAMP)

@@ -291,20 +291,19 @@ def test_the_day_post_links_the_entries_published_that_day(api: Api, tmp_path: P
 
 
 def test_the_archive_timeline_reads_as_sentences(api: Api, finished: FinishedGame) -> None:
-    """§9.4: the public timeline tells the common events in words (here Russian): the days,
-    each public death with its faction and cause, every city's fate and the game's end;
-    their raw type names and field dumps are gone; rarer events keep type and fields."""
+    """§9.4, M7: the public timeline tells the common events in words (here Russian): the
+    days, each public death with its faction and cause, every city's fate and the game's end;
+    no raw type name or field dump is left (the bookkeeping events stay in the export)."""
     html = page(api, None, "/games/done/archive")
     timeline = html[html.index('data-testid="timeline"'):]
-    timeline = timeline[:timeline.index("</table>")]
-    cells = dict(re.findall(r'<td colspan="2" data-type="(\w+)">([^<]*)</td>', timeline))
+    timeline = timeline[:timeline.index("</ol>")]
+    cells = dict(re.findall(r'<li data-type="(\w+)">(?:<time[^>]*>[^<]*</time> · )?([^<]*)</li>', timeline))
     assert cells["DayStarted"].startswith("Начался день")
     assert cells["GameEnded"].startswith("Игра окончена: ")
     for kind in ("DayPostPublished", "VotingClosed", "CityDecided"):
         assert kind in cells, kind
-        assert f"<td>{kind}</td>" not in timeline
-    raw = re.findall(r"<td>([A-Z]\w+)</td><td>([^<]*)</td>", timeline)
-    assert raw and all(kind not in cells for kind, _fields in raw), "rarer events stay raw"
+    assert not re.search(r">\s*[A-Z][a-z]+[A-Z]\w*\s*<", timeline), "no event class names"
+    assert "{'" not in html and "DeadlineScheduled" not in html
     s = finished.table.game
     dead = [(u, r) for u, r in s.residents.items() if not r.alive]
     assert dead

@@ -11,7 +11,7 @@ from typing import Any
 from . import commands as cmd
 from . import commands_host as hc
 from .audience import PUBLIC
-from .errors import ErrorCode, RuleViolation
+from .errors import N_, ErrorCode, RuleViolation
 from .events import Event, GameCreated
 from .evolve import evolve
 from .progress import Context, Progress
@@ -165,7 +165,8 @@ def _create(command: cmd.CreateGame, ctx: Context) -> Progress:
     settings = GameSettings.from_mapping(command.settings)
     title = command.title.strip()
     if not 0 < len(title) <= setup.MAX_TITLE:
-        raise RuleViolation(ErrorCode.INVALID_SETTINGS, detail="title")
+        raise RuleViolation(ErrorCode.INVALID_SETTINGS,
+                            detail=N_("the title must be 1 to {limit} characters"), limit=setup.MAX_TITLE)
     first = GameCreated(at=ctx.now, audience=PUBLIC, title=title, procurator=command.actor,
                         settings=settings)
     progress = Progress(evolve(None, first), ctx)

@@ -54,17 +54,25 @@ class CodedError(Exception):
     def status(self) -> int:
         return self.code.status
 
-    def message(self, gettext: Callable[[str], str] | None = None) -> str:
-        """The message: English, or translated by ``gettext`` (a catalog's lookup). A string
-        ``detail`` field is an English phrase (marked ``N_``) and is translated the same way."""
+    def message(self, gettext: Callable[[str], str] | None = None,
+                shown: dict[str, Any] | None = None) -> str:
+        """The message: English, or translated by ``gettext`` (a catalog's lookup). The
+        ``detail`` field is an English phrase, a msgid marked ``N_`` like the template; it is
+        translated the same way and may name the violation's other fields (``{setting}``).
+        ``shown`` replaces fields by the words a reader sees for them (a setting's name)."""
         template = gettext(self.code.template) if gettext else self.code.template
-        fields = dict(self.fields)
-        if gettext and isinstance(fields.get("detail"), str):
-            fields["detail"] = gettext(fields["detail"])
-        try:
-            return template.format(**fields)
-        except (KeyError, IndexError, ValueError):
-            return template
+        fields = {**self.fields, **(shown or {})}
+        if isinstance(fields.get("detail"), str):
+            detail = gettext(fields["detail"]) if gettext else fields["detail"]
+            fields["detail"] = _format(detail, fields)
+        return _format(template, fields)
+
+
+def _format(template: str, fields: dict[str, Any]) -> str:
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError):
+        return template
 
 
 class ErrorCode(CodeEnum):

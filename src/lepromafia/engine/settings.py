@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .errors import ErrorCode, RuleViolation
+from .errors import N_, ErrorCode, RuleViolation
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "mafia_rounding": ("ceil", "round_half_up", "floor"),
@@ -113,13 +113,14 @@ class GameSettings:
         known = {f.name: f for f in fields(cls)}
         unknown = sorted(set(data) - set(known))
         if unknown:
-            raise RuleViolation(ErrorCode.INVALID_SETTINGS, "", detail=f"unknown keys {unknown}")
+            raise RuleViolation(ErrorCode.INVALID_SETTINGS, "", detail=N_("unknown settings: {keys}"),
+                                keys=", ".join(unknown))
         for key, value in data.items():
             default = getattr(cls(), key)
             if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
                 value, type(default)
             ):
-                _bad(f"{key} must be {type(default).__name__}")
+                _bad(N_("{setting}: a value of the wrong type"), key)
         settings = cls(**data)
         settings.validate()
         return settings
@@ -128,28 +129,23 @@ class GameSettings:
         """Raise ``RuleViolation(INVALID_SETTINGS)`` naming the first bad value."""
         for key, choices in CHOICES.items():
             if getattr(self, key) not in choices:
-                _bad(f"{key} must be one of {list(choices)}")
-        if self.deal_reveal_minutes < 1:
-            _bad("deal_reveal_minutes must be at least 1")
-        if self.city_count < 1:
-            _bad("city_count must be at least 1 (CITY-1)")
-        if self.population_per_city < 2:
-            _bad("population_per_city must be at least 2")
+                _bad(N_("{setting}: choose one of the offered options"), key)
+        for key, least in (("deal_reveal_minutes", 1), ("city_count", 1), ("population_per_city", 2),
+                           ("commissar_offer_attempts", 1), ("pardons_per_city_per_day", 1),
+                           ("commissar_offer_timeout_minutes", 30)):
+            if getattr(self, key) < least:
+                _bad(N_("{setting}: at least {least}"), key, least=least)
         if not 0 < self.mafia_share_percent <= 50:
-            _bad("mafia_share_percent must be in 1..50")
+            _bad(N_("{setting}: from {least} to {most}"), "mafia_share_percent", least=1, most=50)
         for key in ("day_start_time", "default_vote_opens", "default_vote_closes"):
             if parse_hhmm(getattr(self, key)) is None:
-                _bad(f"{key} must be HH:MM")
+                _bad(N_("{setting}: a time as HH:MM"), key)
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-                _bad(f"{f.name} must not be negative")
-        if self.commissar_offer_attempts < 1 or self.pardons_per_city_per_day < 1:
-            _bad("commissar_offer_attempts and pardons_per_city_per_day must be at least 1")
-        if self.commissar_offer_timeout_minutes < 30:
-            _bad("commissar_offer_timeout_minutes must be at least 30")
+                _bad(N_("{setting}: not negative"), f.name)
         if self.min_votes_to_execute not in (0, 1):
-            _bad("min_votes_to_execute must be 0 or 1")
+            _bad(N_("{setting}: 0 or 1"), "min_votes_to_execute")
 
     def to_mapping(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -183,5 +179,6 @@ def parse_hhmm(text: str) -> tuple[int, int] | None:
     return hour, minute
 
 
-def _bad(detail: str) -> None:
-    raise RuleViolation(ErrorCode.INVALID_SETTINGS, "", detail=detail)
+def _bad(detail: str, setting: str, **fields: Any) -> None:
+    """An invalid setting: ``detail`` a msgid naming ``{setting}`` (the web shows its name)."""
+    raise RuleViolation(ErrorCode.INVALID_SETTINGS, "", detail=detail, setting=setting, **fields)

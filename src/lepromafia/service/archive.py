@@ -23,6 +23,7 @@ from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.events import Event
 from ..engine.inboxes import POLICY, AfterGame, Kind
 from ..engine.state import GameState, Stage
+from .archive_story import Story, story
 from .event_index import EventIndex, Indexed
 from .media import library
 from .outbound import event_json, may_see, visible_json
@@ -87,6 +88,11 @@ class Archives:
             "timeline": visible_json(events, None, Event),
             "sound_library": library(s, viewer),
         }
+
+    async def story(self, game_id: str, viewer: str | None) -> Story:
+        """The game day by day, for the archive page (``archive_story``)."""
+        _, events = await self._finished(game_id)
+        return story(events, viewer)
 
     async def inbox(self, game_id: str, inbox_id: str, viewer: str | None) -> dict[str, Any]:
         """An inbox's messages, if §9.4 opens it to the viewer (``engine.archive.can_open``)."""

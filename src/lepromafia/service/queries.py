@@ -33,11 +33,17 @@ from .service import Current, GameService
 from .streams import ViewerStreams
 from .views import (
     DeadlineView,
+    DeathView,
+    GamePublic,
     GameSummary,
+    HostsView,
     InboxHeader,
     InboxListRow,
     InboxView,
     MessageView,
+    OfficeView,
+    ResidentCard,
+    RoleCard,
     TallyView,
 )
 
@@ -125,72 +131,45 @@ class GameQueries:
             out.append(public_summary(meta.game_id, s, meta.clock.scale))
         return out
 
-    async def game_public(self, game_id: str, viewer: str | None = None) -> dict[str, Any]:
+    async def game_public(self, game_id: str, viewer: str | None = None) -> GamePublic:
         """The Recruitment Post (settings if non-default, sign-ups, city lists, hosts the
         community may know) and the Day Posts."""
         game = await self.current(game_id)
         s = game.state
-        hosts: dict[str, Any] = {"procurator": s.procurator, "arbiter": s.arbiter,
-                                 "tribunes": {name: c.tribune for name, c in s.cities.items()}}
-        if viewer is not None and viewer in (s.procurator, s.consigliere):
-            hosts["consigliere"] = s.consigliere  # HOST-CONS-1: secret to everyone else
+        hosts = HostsView(procurator=s.procurator, arbiter=s.arbiter,
+                          tribunes={name: c.tribune for name, c in s.cities.items()},
+                          # HOST-CONS-1: secret to everyone else
+                          consigliere=s.consigliere if viewer is not None
+                          and viewer in (s.procurator, s.consigliere) else None)
         indexed = await self.events(game)
         summary = public_summary(game_id, s)
-        return {k: v for k, v in vars(summary).items() if k != "time_scale"} | {
-            "settings": s.settings.non_default(),
-            "signup_list": list(s.signups),
-            "city_lists": {name: list(c.residents) for name, c in s.cities.items()},
-            "mafia_counts": {name: c.mafia_count for name, c in s.cities.items()}
-            if s.stage in (Stage.DEALT, Stage.RUNNING, Stage.FINISHED) else {},
-            "hosts": hosts,
-            "dead": [_death(r) for r in s.residents.values() if not r.alive],
-            "day_posts": visible_json(indexed, viewer, ev.DayPostPublished),
-            "results": visible_json(indexed, viewer, RESULTS),
-            "commitment": s.deal.commitment,
-        }
+        dealt = s.stage in (Stage.DEALT, Stage.RUNNING, Stage.FINISHED)
+        return GamePublic(
+            **vars(summary),
+            settings=s.settings.non_default(),
+            signup_list=tuple(s.signups),
+            city_lists={name: tuple(c.residents) for name, c in s.cities.items()},
+            mafia_counts={name: c.mafia_count for name, c in s.cities.items()} if dealt else {},
+            hosts=hosts,
+            dead=tuple(_death(r) for r in s.residents.values() if not r.alive),
+            day_posts=tuple(visible_json(indexed, viewer, ev.DayPostPublished)),
+            results=tuple(visible_json(indexed, viewer, RESULTS)),
+            commitment=s.deal.commitment,
+        )
 
     # --- the viewer's own ----------------------------------------------------------
 
-    async def role_card(self, game_id: str, viewer: str) -> dict[str, Any]:
+    async def role_card(self, game_id: str, viewer: str) -> RoleCard:
         """The viewer's own role: offices, city, and his faction as the deal told him. An
         honest resident gets the one notice identical for all (SEC-7)."""
         s = await self.state(game_id)
-        offices: list[dict[str, str]] = []
-        if viewer == s.procurator:
-            offices.append({"office": "procurator"})
-        if viewer == s.consigliere:
-            offices.append({"office": "consigliere"})
-        if viewer == s.arbiter:
-            offices.append({"office": "arbiter"})
-        for name, c in s.cities.items():
-            if c.tribune == viewer:
-                offices.append({"office": "tribune", "city": name})
-        card: dict[str, Any] = {"game_id": game_id, "user": viewer, "offices": offices,
-                                "signed_up": viewer in s.signups, "resident": None}
+        offices = [OfficeView(office) for office, holder in
+                   (("procurator", s.procurator), ("consigliere", s.consigliere), ("arbiter", s.arbiter))
+                   if holder == viewer]
+        offices += [OfficeView("tribune", name) for name, c in s.cities.items() if c.tribune == viewer]
         r = s.residents.get(viewer)
-        if r is None:
-            return card
-        city = s.cities[r.city]
-        resident: dict[str, Any] = {"city": r.city, "alive": r.alive,
-                                    "cause": r.cause.value if r.cause else None,
-                                    "faction": None, "notice": None, "roles": []}
-        if r.faction is Faction.MAFIA:
-            resident["faction"] = "mafia"
-            resident["mafia"] = s.mafiosi(r.city)
-            resident["acknowledged"] = viewer in s.deal.acknowledged
-            if city.godfather == viewer:
-                resident["roles"].append("godfather")
-        elif r.faction is Faction.HONEST:
-            resident["notice"] = HONEST_NOTICE
-        if city.commissar == viewer:
-            resident["roles"].append("commissar")
-        if city.judge == viewer:
-            resident["roles"].append("judge")
-        if viewer in city.spirits:
-            resident["roles"].append("spirit")
-        resident["observing"] = sorted(n for n, c in s.cities.items() if viewer in c.observers)
-        card["resident"] = resident
-        return card
+        return RoleCard(game_id=game_id, user=viewer, offices=tuple(offices),
+                        signed_up=viewer in s.signups, resident=_resident_card(s, r) if r else None)
 
     async def inboxes(self, game_id: str, viewer: str, *, game: Current | None = None) -> list[InboxListRow]:
         """The inboxes the viewer may read, with his access and unread count (one statement)."""
@@ -333,9 +312,25 @@ def _tally(s: GameState, city: str, candidate: str) -> TallyView | None:
                      day=book.day, votes=counted.votes, voters=counted.voters, closed=book.closed)
 
 
-def _death(r: Resident) -> dict[str, Any]:
-    return {"user": r.user, "city": r.city, "cause": r.cause.value if r.cause else None,
-            "label": r.died_in, "faction": r.faction.value if r.faction else None}
+def _death(r: Resident) -> DeathView:
+    return DeathView(user=r.user, city=r.city, cause=r.cause.value if r.cause else None,
+                     label=r.died_in, faction=r.faction.value if r.faction else None)
+
+
+def _resident_card(s: GameState, r: Resident) -> ResidentCard:
+    viewer, city = r.user, s.cities[r.city]
+    mafioso = r.faction is Faction.MAFIA
+    roles = [role for role, holds in (("godfather", mafioso and city.godfather == viewer),
+                                      ("commissar", city.commissar == viewer),
+                                      ("judge", city.judge == viewer),
+                                      ("spirit", viewer in city.spirits)) if holds]
+    return ResidentCard(
+        city=r.city, alive=r.alive, cause=r.cause.value if r.cause else None,
+        faction="mafia" if mafioso else None,
+        notice=HONEST_NOTICE if r.faction is Faction.HONEST else None, roles=tuple(roles),
+        observing=tuple(sorted(n for n, c in s.cities.items() if viewer in c.observers)),
+        mafia=tuple(s.mafiosi(r.city)) if mafioso else (),
+        acknowledged=viewer in s.deal.acknowledged if mafioso else None)
 
 
 _CONSOLES = {Seat.PROCURATOR: "procurator", Seat.CONSIGLIERE: "consigliere", Seat.ARBITER: "arbiter",

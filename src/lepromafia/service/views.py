@@ -7,13 +7,15 @@ or serialises them (FastAPI turns a dataclass into JSON with its OpenAPI schema)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..store.event_store import GameMeta
 from ..store.projection import GameClock
 
-__all__ = ["DeadlineView", "GameClock", "GameMeta", "GameSummary", "InboxHeader", "InboxListRow",
-           "InboxView", "MessageVersion", "MessageView", "TallyView"]
+__all__ = ["DeadlineView", "DeathView", "GameClock", "GameMeta", "GamePublic", "GameSummary", "HostsView",
+           "InboxHeader", "InboxListRow", "InboxView", "MessageVersion", "MessageView", "OfficeView",
+           "ResidentCard", "RoleCard", "TallyView"]
 
 
 @dataclass(frozen=True)
@@ -111,3 +113,79 @@ class DeadlineView:
     due_at: str
     due_real: float | None
     """Unix seconds of the real clock, for countdowns."""
+
+
+@dataclass(frozen=True)
+class OfficeView:
+    """A host office the viewer holds (a Tribune's names his city)."""
+
+    office: str
+    city: str | None = None
+
+
+@dataclass(frozen=True)
+class ResidentCard:
+    """The viewer's own seat as a resident, as the deal told him (SEC-7): an honest
+    resident gets the one notice identical for all and no list of anyone."""
+
+    city: str
+    alive: bool
+    cause: str | None
+    faction: str | None
+    """'mafia' for a mafioso; None for the honest (they learn it from ``notice``)."""
+    notice: str | None
+    roles: tuple[str, ...]
+    """godfather, commissar, judge, spirit."""
+    observing: tuple[str, ...]
+    mafia: tuple[str, ...] = ()
+    """His city's mafiosi: a mafioso's own knowledge (MAFIA-KILL-1); empty for the honest."""
+    acknowledged: bool | None = None
+    """A mafioso's acknowledgement of his role (START-1); None for the honest."""
+
+
+@dataclass(frozen=True)
+class RoleCard:
+    """The viewer's own role card."""
+
+    game_id: str
+    user: str
+    offices: tuple[OfficeView, ...]
+    signed_up: bool
+    resident: ResidentCard | None
+
+
+@dataclass(frozen=True)
+class HostsView:
+    """The hosts the community may know; the Consigliere only for himself and the Procurator
+    (HOST-CONS-1)."""
+
+    procurator: str | None
+    arbiter: str | None
+    tribunes: dict[str, str | None]
+    consigliere: str | None = None
+
+
+@dataclass(frozen=True)
+class DeathView:
+    user: str
+    city: str
+    cause: str | None
+    label: str | None
+    faction: str | None
+
+
+@dataclass(frozen=True)
+class GamePublic(GameSummary):
+    """The Recruitment Post and the public record: non-default settings, sign-ups, city lists,
+    the hosts, the dead, the Day Posts and results (as the outbound filter gives them)."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
+    signup_list: tuple[str, ...] = ()
+    city_lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    mafia_counts: dict[str, int] = field(default_factory=dict)
+    hosts: HostsView | None = None
+    dead: tuple[DeathView, ...] = ()
+    day_posts: tuple[dict[str, Any], ...] = ()
+    """Each visible ``DayPostPublished`` in its client form (``outbound.event_json``)."""
+    results: tuple[dict[str, Any], ...] = ()
+    commitment: str | None = None

@@ -140,9 +140,19 @@ def ntranslate(lang: str, singular: str, plural: str, n: object, **fields: Any) 
     return _format(text, {"n": n, **fields})
 
 
+FIELD_TERMS = {"setting": "setting", "kind": "kind"}
+"""Error fields holding a stored key (a setting's name, an inbox kind): the reader sees its
+term (``pages/terms.py``), never the key."""
+
+
 def error_message(lang: str, exc: CodedError) -> str:
-    """A coded error's sentence in ``lang``."""
-    return exc.message(lambda template: _lookup(lang, template))
+    """A coded error's sentence in ``lang``: its template and its ``detail`` phrase from the
+    catalog, each field holding a key shown by its term."""
+    from .pages.terms import term  # the terms are msgids declared beside the pages' words
+
+    shown = {name: term(lang, group, exc.fields[name]) for name, group in FIELD_TERMS.items()
+             if isinstance(exc.fields.get(name), str)}
+    return exc.message(lambda template: _lookup(lang, template), shown)
 
 
 def N_(message: str) -> str:

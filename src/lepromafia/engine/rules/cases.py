@@ -7,7 +7,7 @@ from datetime import datetime
 from .. import commands_host as hc
 from .. import events_host as hev
 from ..audience import PUBLIC, only
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..inboxes import POLICY, Access, Kind, access, can_read, readers
 from ..progress import Progress
 from ..records import Impeachment, MessageRef, PrivateCase
@@ -67,12 +67,12 @@ def sign_impeachment(p: Progress, c: hc.SignImpeachment) -> None:
 
 def _refs(s: GameState, grantor: str, refs: tuple[MessageRef, ...], rule: str) -> None:
     check(0 < len(refs) <= MAX_EVIDENCE, ErrorCode.EVIDENCE_INVALID, rule,
-          detail=f"link 1 to {MAX_EVIDENCE} messages")
+          detail=N_("link 1 to {limit} messages"), limit=MAX_EVIDENCE)
     for ref in refs:
         # One can only show what one can read. That the seq is a message of that inbox is
         # the service's check: the engine keeps no message log (docs/decisions.md).
         check(can_read(s, ref.inbox, grantor) and ref.seq >= 0,
-              ErrorCode.EVIDENCE_INVALID, rule, detail=f"{ref.inbox}#{ref.seq}")
+              ErrorCode.EVIDENCE_INVALID, rule, detail=N_("you can only link messages you can read"))
 
 
 def link_evidence(p: Progress, c: hc.LinkEvidence) -> None:
@@ -117,22 +117,22 @@ def decide_impeachment(p: Progress, c: hc.DecideImpeachment) -> None:
     require_running(s)
     imp = _impeachment(s, c.impeachment)
     check(c.outcome in IMPEACH_OUTCOMES, ErrorCode.DECISION_INVALID, "IMPEACH-2",
-          detail=f"one of {', '.join(IMPEACH_OUTCOMES)}")
+          detail=N_("choose one of the offered outcomes"))
     reason = reason_of(s, c.reason)
     city = s.cities[imp.city]
     warnings: tuple[str, ...] = ()
     if c.outcome == "replace":
         new = c.new_tribune or ""
         check(bool(new) and new != city.tribune, ErrorCode.DECISION_INVALID, "IMPEACH-6",
-              detail="name the new Tribune")
+              detail=N_("name the new Tribune"))
         check(new not in s.residents and new not in s.signups, ErrorCode.HOST_CANNOT_PLAY, "HOST-1")
         # HOST-CONS-5: a Tribune is public; naming the Consigliere would expose him.
         check(new != s.consigliere, ErrorCode.DECISION_INVALID, "HOST-CONS-5",
-              detail="this host cannot become a Tribune openly")
+              detail=N_("this host cannot become a Tribune openly"))
         warnings = combination_warnings(s, "tribune", new)
     bonus = c.bonus.strip()
     check((c.outcome == "bonus") == bool(bonus), ErrorCode.DECISION_INVALID, "IMPEACH-2",
-          detail="a bonus decision names the bonus, and only it")
+          detail=N_("a bonus decision names the bonus, and only it"))
     sealed: int | None = None
     public_reason = reason
     if c.outcome == "insignificant":
@@ -161,7 +161,7 @@ def express_no_confidence(p: Progress, c: hc.ExpressNoConfidence) -> None:
     require_running(s)
     resident = living_resident(s, c.actor)
     check(c.target in ("arbiter", "consigliere"), ErrorCode.DECISION_INVALID, "NOCONF-1",
-          detail="the target is the Arbiter or the Consigliere")
+          detail=N_("the target is the Arbiter or the Consigliere"))
     text = text_of(s, c.text)
     number = len(s.records.complaints) + 1
     if c.target == "arbiter":
@@ -187,7 +187,7 @@ def decide_no_confidence(p: Progress, c: hc.DecideNoConfidence) -> None:
     reason = reason_of(s, c.reason)
     bonus = c.bonus.strip()
     check(c.justified or not bonus, ErrorCode.DECISION_INVALID, "NOCONF-1",
-          detail="bonuses follow a justified complaint only")
+          detail=N_("bonuses follow a justified complaint only"))
     rule = "NOCONF-1" if found.target == "arbiter" else "NOCONF-2"
     audience = only(s.procurator, found.complainant)
     p.emit(hev.NoConfidenceDecided, audience, host=c.actor, rule=rule, reason=reason,
@@ -216,7 +216,7 @@ def file_private_case(p: Progress, c: hc.FilePrivateCase) -> None:
           "HOST-ARB-3", user=c.accused)
     check(s.arbiter is not None, ErrorCode.NO_ARBITER, "HOST-ARB-3")
     check(c.charge in CHARGES, ErrorCode.DECISION_INVALID, "HOST-ARB-3",
-          detail=f"the charge is one of {', '.join(CHARGES)}")
+          detail=N_("choose one of the offered charges"))
     refs = tuple(dict.fromkeys(c.evidence))
     if refs:
         _refs(s, c.actor, refs, "HOST-ARB-3")
@@ -267,9 +267,9 @@ def decide_private_case(p: Progress, c: hc.DecidePrivateCase) -> None:
     inboxes = tuple(dict.fromkeys(c.inboxes))
     until: datetime | None = None
     if inboxes:
-        check(c.guilty, ErrorCode.DECISION_INVALID, "HOST-ARB-3", detail="only the guilty are banned")
+        check(c.guilty, ErrorCode.DECISION_INVALID, "HOST-ARB-3", detail=N_("only the guilty are banned"))
         check(c.until is not None and c.until.tzinfo is not None and c.until > p.now,
-              ErrorCode.DECISION_INVALID, "HOST-ARB-3", detail="a ban needs an end in the future")
+              ErrorCode.DECISION_INVALID, "HOST-ARB-3", detail=N_("a ban needs an end in the future"))
         until = c.until
         allowed = bannable_kinds(s)
         for box in inboxes:
@@ -277,9 +277,9 @@ def decide_private_case(p: Progress, c: hc.DecidePrivateCase) -> None:
             check(inbox is not None and not inbox.archived, ErrorCode.UNKNOWN_INBOX)
             assert inbox is not None
             check(Kind(inbox.kind) in allowed, ErrorCode.BAN_NOT_ALLOWED, "HOST-ARB-3",
-                  detail=inbox.kind)
+                  detail=N_("not in this kind of inbox ({kind})"), kind=inbox.kind)
             check(access(s, box, case.accused, now=p.now) is Access.WRITE, ErrorCode.BAN_NOT_ALLOWED,
-                  "HOST-ARB-3", detail=f"{case.accused} cannot post in {box}")
+                  "HOST-ARB-3", detail=N_("{accused} cannot post in this inbox"), accused=case.accused)
     organizers = {organizer_of(s, box) for box in inboxes}
     p.emit(hev.PrivateCaseDecided, only(s.arbiter, case.complainant, case.accused, organizers),
            host=c.actor, rule="HOST-ARB-3", reason=reason, case=case.number, guilty=c.guilty,

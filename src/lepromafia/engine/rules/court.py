@@ -7,7 +7,7 @@ from datetime import timedelta
 from .. import commands as cmd
 from .. import events as ev
 from ..audience import PUBLIC, only
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..inboxes import Kind, readers
 from ..progress import Progress
 from ..state import GameState, Stage
@@ -69,7 +69,7 @@ def choose_preset(p: Progress, c: cmd.ChoosePardonPreset) -> None:
     check(c.actor == s.arbiter, ErrorCode.NOT_ARBITER, "COURT-5")
     check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
     check(c.majority in ("of_sitting", "of_votes_cast"), ErrorCode.INVALID_SETTINGS, "COURT-5",
-          detail="of_sitting / of_votes_cast")
+          detail=N_("choose one of the offered majorities"))
     check(not s.pardon_votes_held, ErrorCode.TOO_LATE, "COURT-5")
     p.emit(ev.PardonPresetChosen, only(court_audience(s), s.arbiter), majority=c.majority)
 

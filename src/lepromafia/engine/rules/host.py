@@ -16,7 +16,7 @@ from .. import events as ev
 from .. import events_host as hev
 from ..audience import PUBLIC, Audience, only
 from ..calendar import MOSCOW
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..progress import Progress
 from ..state import GameState, Stage
 from . import commissar
@@ -141,11 +141,11 @@ def delegate_tribune(p: Progress, c: hc.DelegateTribune) -> None:
     city = require_city(s, c.city)
     check(c.actor == city.tribune, ErrorCode.NOT_TRIBUNE, "HOST-TRIB-2")
     check(c.delegate in s.tribunes() and c.delegate != c.actor, ErrorCode.DELEGATION_INVALID,
-          "HOST-TRIB-2", detail="the stand-in must be another city's Tribune")
+          "HOST-TRIB-2", detail=N_("the stand-in must be another city's Tribune"))
     check(c.starts_at.tzinfo is not None and c.until.tzinfo is not None,
-          ErrorCode.DELEGATION_INVALID, detail="times need a timezone")
+          ErrorCode.DELEGATION_INVALID, detail=N_("times need a timezone"))
     check(c.starts_at < c.until and p.now < c.until, ErrorCode.DELEGATION_INVALID, "HOST-TRIB-2",
-          detail="the period must end after it starts, in the future")
+          detail=N_("the period must end after it starts, in the future"))
     reason = reason_of(s, c.reason)
     p.emit(hev.TribuneDelegated, office_audience(s), host=c.actor, rule="HOST-TRIB-2",
            reason=reason, delegation=len(s.records.delegations) + 1, city=city.name,
@@ -202,7 +202,7 @@ def set_godfather_election_rule(p: Progress, c: hc.SetGodfatherElectionRule) -> 
     """GODFATHER-2: «по правилам, которые он устанавливает»; seen by the city's mafia only."""
     name = _consigliere_city(p, c.actor, c.city, "GODFATHER-2")
     check(c.rule in GODFATHER_RULES, ErrorCode.DECISION_INVALID, "GODFATHER-2",
-          detail=" / ".join(GODFATHER_RULES))
+          detail=N_("choose one of the offered election rules"))
     p.emit(hev.GodfatherElectionRuleSet, mafia_audience(p.state, name), host=c.actor,
            rule="GODFATHER-2", reason=reason_of(p.state, c.reason), city=name, election_rule=c.rule)
 
@@ -211,7 +211,7 @@ def set_silent_godfather_procedure(p: Progress, c: hc.SetSilentGodfatherProcedur
     """MAFIA-KILL-5: «порядок принятия решения определяется Консильери»."""
     name = _consigliere_city(p, c.actor, c.city, "MAFIA-KILL-5")
     check(c.procedure in SILENT_PROCEDURES, ErrorCode.DECISION_INVALID, "MAFIA-KILL-5",
-          detail=" / ".join(SILENT_PROCEDURES))
+          detail=N_("choose one of the offered procedures"))
     p.emit(hev.SilentGodfatherProcedureSet, mafia_audience(p.state, name), host=c.actor,
            rule="MAFIA-KILL-5", reason=reason_of(p.state, c.reason), city=name,
            procedure=c.procedure)
@@ -239,10 +239,10 @@ def record_sanction(p: Progress, c: hc.RecordSanction) -> None:
     check(c.user in s.residents or c.user in s.signups, ErrorCode.NOT_A_PARTICIPANT, "PLAYER-7",
           user=c.user)
     check(c.rule in SANCTION_RULES, ErrorCode.SANCTION_INVALID, "PLAYER-7",
-          detail=f"rule must be one of {', '.join(SANCTION_RULES)}")
+          detail=N_("choose one of the offered grounds"))
     today = p.now.astimezone(MOSCOW).date()
     check(c.until is None or c.until > today, ErrorCode.SANCTION_INVALID, "PLAYER-7",
-          detail="a period must end in the future (or be for life)")
+          detail=N_("a period must end in the future (or be for life)"))
     # The sanction's reason may concern the mafia: the sanctioned player and the Procurator only.
     p.emit(hev.SanctionRecorded, only(s.procurator, c.user), host=c.actor, rule=c.rule,
            reason=reason_of(s, c.reason), sanction=len(s.records.sanctions) + 1, user=c.user,

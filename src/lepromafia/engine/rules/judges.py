@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from .. import commands as cmd
 from .. import events as ev
 from ..audience import PUBLIC, only
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..inboxes import POLICY, Kind, inbox_id, live_inbox, readers
 from ..keywords import Keyword
 from ..progress import Progress
@@ -79,12 +79,12 @@ def schedule_election(p: Progress, c: cmd.ScheduleJudgeElection) -> None:
     check(s.has_court and city.judge is None, ErrorCode.NO_ELECTION_NEEDED, "JUDGE-3")
     check(city.election is None or not city.election.opened, ErrorCode.TOO_LATE, "JUDGE-ELECT-4")
     for moment in (c.opens_at, c.closes_at):
-        check(moment.tzinfo is not None, ErrorCode.SCHEDULE_INVALID, detail="times need a timezone")
+        check(moment.tzinfo is not None, ErrorCode.SCHEDULE_INVALID, detail=N_("times need a timezone"))
     rule = "TIME-6" if city.removal_pending else "TIME-5"
     check(c.opens_at - p.now >= _notice(s, city), ErrorCode.SCHEDULE_INVALID, rule,
-          detail="not enough notice")
+          detail=N_("not enough notice"))
     check(c.opens_at < c.closes_at <= s.plans[s.day].scheduled_end, ErrorCode.SCHEDULE_INVALID,
-          "JUDGE-ELECT-4", detail="the election must end within the day")
+          "JUDGE-ELECT-4", detail=N_("the election must end within the day"))
     _announce(p, c.city, c.opens_at, c.closes_at)
 
 

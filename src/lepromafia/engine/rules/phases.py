@@ -13,7 +13,7 @@ from datetime import timedelta
 from .. import commands as cmd
 from .. import events as ev
 from ..audience import PUBLIC, only
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..inboxes import Kind
 from ..progress import Progress
 from ..settings import parse_hhmm
@@ -182,7 +182,8 @@ def set_day_start(p: Progress, c: cmd.SetDayStart) -> None:
     s = p.state
     require_procurator(s, c.actor)
     check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
-    check(parse_hhmm(c.time) is not None, ErrorCode.SCHEDULE_INVALID, "TIME-4", detail="HH:MM")
+    check(parse_hhmm(c.time) is not None, ErrorCode.SCHEDULE_INVALID, "TIME-4",
+          detail=N_("give the time as HH:MM"))
     _require_future_day(s, c.day)
     p.emit(ev.DayStartSet, PUBLIC, day=c.day, time=c.time)
     check_calendar(p.state)  # D7: a later start must not pass a shortened day's end
@@ -193,7 +194,8 @@ def declare_long_day(p: Progress, c: cmd.DeclareLongDay) -> None:
     s = p.state
     require_procurator(s, c.actor)
     check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
-    check(c.length_days in (2, 3), ErrorCode.SCHEDULE_INVALID, "TIME-3", detail="2 or 3 days")
+    check(c.length_days in (2, 3), ErrorCode.SCHEDULE_INVALID, "TIME-3",
+          detail=N_("a long day lasts 2 or 3 days"))
     _require_future_day(s, c.day)
     p.emit(ev.LongDayDeclared, PUBLIC, day=c.day, length_days=c.length_days)
     check_calendar(p.state)  # D7: moving later days' dates must not strand a shortened day
@@ -204,13 +206,13 @@ def shorten_day(p: Progress, c: cmd.ShortenDay) -> None:
     require_procurator(s, c.actor)
     require_running(s)
     check(c.end_at.tzinfo is not None and c.next_start_at.tzinfo is not None,
-          ErrorCode.SCHEDULE_INVALID, "TIME-2", detail="times need a timezone")
+          ErrorCode.SCHEDULE_INVALID, "TIME-2", detail=N_("times need a timezone"))
     check(c.end_at < c.next_start_at, ErrorCode.SCHEDULE_INVALID, "TIME-2",
-          detail="the day must end before the next starts")
+          detail=N_("the day must end before the next starts"))
     check(c.decision_offset_minutes >= 0 and c.ambush_window_minutes >= 0,
-          ErrorCode.SCHEDULE_INVALID, "TIME-2", detail="offsets")
+          ErrorCode.SCHEDULE_INVALID, "TIME-2", detail=N_("the night's offsets must not be negative"))
     check(c.next_start_at - c.end_at > timedelta(minutes=c.decision_offset_minutes),
-          ErrorCode.SCHEDULE_INVALID, "TIME-2", detail="the night is shorter than its deadline")
+          ErrorCode.SCHEDULE_INVALID, "TIME-2", detail=N_("the night is shorter than its deadline"))
     _require_future_day(s, c.day)
     p.emit(ev.DayShortened, PUBLIC, day=c.day, end_at=c.end_at, next_start_at=c.next_start_at,
            decision_offset_minutes=c.decision_offset_minutes,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import commands_host as hc
 from .. import events_host as hev
 from ..audience import only
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..progress import Progress
 from ..state import Faction
 from .common import living_resident, mafia_audience, require_city, require_running
@@ -26,8 +26,9 @@ def send_relay(p: Progress, c: hc.SendMafiaRelay) -> None:
     check(sender.faction is Faction.MAFIA, ErrorCode.NOT_MAFIOSO, "MAFIA-COMM-1")
     to_city = require_city(s, c.to_city)
     check(to_city.name != sender.city, ErrorCode.RELAY_INVALID, "MAFIA-COMM-1",
-          detail="a relay goes to another city")
-    check(c.kind in KINDS, ErrorCode.RELAY_INVALID, "MAFIA-COMM-1", detail="message, gift or fish")
+          detail=N_("a relay goes to another city"))
+    check(c.kind in KINDS, ErrorCode.RELAY_INVALID, "MAFIA-COMM-1",
+          detail=N_("send a message, a valuable gift or a fish"))
     text = text_of(s, c.text, required=c.kind == "message")
     p.emit(hev.MafiaRelaySubmitted, mafia_audience(s, sender.city),
            relay=len(s.records.relays) + 1, from_city=sender.city, to_city=to_city.name,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import commands_host as hc
 from .. import events_host as hev
 from ..audience import PUBLIC, Audience, only
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..inboxes import Kind, live_inbox, readers
 from ..progress import Progress
 from ..records import RequestState, SoundKind, SoundRequest
@@ -32,7 +32,7 @@ _RULE = {
 
 def _kind(text: str) -> SoundKind:
     check(text in {k.value for k in SoundKind}, ErrorCode.SOUND_REQUEST_INVALID, "SOUND-1",
-          detail="kind")
+          detail=N_("unknown kind of request"))
     return SoundKind(text)
 
 
@@ -72,7 +72,7 @@ def _request(s: GameState, number: int) -> SoundRequest:
 def _living_target(s: GameState, actor: str, target: str | None, rule: str) -> str:
     r = s.residents.get(target or "")
     check(r is not None and r.alive and target != actor, ErrorCode.SOUND_REQUEST_INVALID, rule,
-          detail="the other party must be another living resident")
+          detail=N_("the other party must be another living resident"))
     assert r is not None
     return r.city
 
@@ -93,7 +93,7 @@ def request_sound(p: Progress, c: hc.RequestSound) -> None:
         check(not r.alive and r.cause is not DeathCause.SUICIDE, ErrorCode.NOT_IN_CEMETERY,
               "SOUND-SEANCE-1")
         check(c.form in ("acoustic", "visual"), ErrorCode.SOUND_REQUEST_INVALID,
-              "SOUND-SEANCE-2", detail="a séance is acoustic or visual")
+              "SOUND-SEANCE-2", detail=N_("a séance is acoustic or visual"))
         city, handler, form = r.city, "procurator", c.form
     else:
         r = living_resident(s, c.actor)  # ROLE-DEAD-3: the dead request no confrontation
@@ -106,7 +106,7 @@ def request_sound(p: Progress, c: hc.RequestSound) -> None:
             target, handler = c.target, "procurator" if c.to_procurator else "tribune"
         else:
             check(_nominated(s, c.actor), ErrorCode.SOUND_REQUEST_INVALID, "SOUND-LW-1",
-                  detail="a Last Word belongs to a nominated citizen")
+                  detail=N_("a Last Word belongs to a nominated citizen"))
             city, handler = r.city, "procurator" if c.to_procurator else "tribune"
             inalienable = voting_inbox_live(s, c.actor)  # SOUND-LW-5
         require_undecided(s.cities[city])
@@ -141,7 +141,7 @@ def answer_request(p: Progress, c: hc.AnswerSoundRequest) -> None:
     if c.accept:
         reason = text_of(s, c.reason, required=False, limit=MAX_NOTE)
         check(c.scheduled_for is None or c.scheduled_for.tzinfo is not None,
-              ErrorCode.SCHEDULE_INVALID, detail="times need a timezone")
+              ErrorCode.SCHEDULE_INVALID, detail=N_("times need a timezone"))
     else:
         check(not req.inalienable, ErrorCode.LAST_WORD_INALIENABLE, "SOUND-LW-5")
         reason = reason_of(s, c.reason)
@@ -172,7 +172,7 @@ def publish_entry(p: Progress, c: hc.PublishSoundEntry) -> None:
         req = _request(s, c.request)
         check(req.state is RequestState.ACCEPTED and c.actor == handler_user(s, req),
               ErrorCode.NOT_HANDLER, _RULE[req.kind])
-        check(kind is req.kind, ErrorCode.SOUND_REQUEST_INVALID, detail="kind")
+        check(kind is req.kind, ErrorCode.SOUND_REQUEST_INVALID, detail=N_("unknown kind of request"))
         city, requester, request = req.city, req.requester, req.number
         participants = tuple(u for u in (req.requester, req.target) if u)
         rule = _RULE[kind]
@@ -180,12 +180,12 @@ def publish_entry(p: Progress, c: hc.PublishSoundEntry) -> None:
         # SOUND-LW-3, SOUND-LW-5: the candidate may always record his Last Word himself.
         r = living_resident(s, c.actor)
         check(_nominated(s, c.actor), ErrorCode.SOUND_REQUEST_INVALID, "SOUND-LW-3",
-              detail="a Last Word belongs to a nominated citizen")
+              detail=N_("a Last Word belongs to a nominated citizen"))
         city, requester, participants, rule = r.city, c.actor, (c.actor,), "SOUND-LW-3"
     elif kind is SoundKind.INTERROGATION:
         # SOUND-INT-1, HOST-PROC-4: a host calls one citizen on his own initiative.
         check(len(c.participants) == 1, ErrorCode.SOUND_REQUEST_INVALID, "SOUND-INT-1",
-              detail="an interrogation has one citizen")
+              detail=N_("an interrogation has one citizen"))
         city = _living_target(s, c.actor, c.participants[0], "SOUND-INT-1")
         check(c.actor in (s.procurator, s.cities[city].tribune), ErrorCode.NOT_HANDLER,
               "SOUND-INT-1")
@@ -201,19 +201,19 @@ def publish_entry(p: Progress, c: hc.PublishSoundEntry) -> None:
         city, requester, participants, rule = require.city, None, (require.user,), "HOST-PROC-4"
     else:
         check(False, ErrorCode.SOUND_REQUEST_INVALID, "SOUND-CONF-3",
-              detail="a confrontation starts with a citizen's request")
+              detail=N_("a confrontation starts with a citizen's request"))
         raise AssertionError  # unreachable
-    check(c.outcome in OUTCOMES, ErrorCode.SOUND_REQUEST_INVALID, detail="outcome")
+    check(c.outcome in OUTCOMES, ErrorCode.SOUND_REQUEST_INVALID, detail=N_("unknown outcome"))
     if c.outcome == "recorded":
         check(bool(c.media.strip()) and c.duration_seconds > 0, ErrorCode.SOUND_REQUEST_INVALID,
-              "SOUND-3", detail="a recording needs media and a duration")
+              "SOUND-3", detail=N_("a recording needs media and a duration"))
         limit = _limit_minutes(s, kind)
         check(limit is None or c.duration_seconds <= limit * 60, ErrorCode.SOUND_TOO_LONG,
               "SOUND-CONF-4" if kind is SoundKind.CONFRONTATION else "SOUND-LW-4", limit=limit)
     else:
         check(kind is SoundKind.CONFRONTATION and not c.media.strip() and c.duration_seconds == 0,
               ErrorCode.SOUND_REQUEST_INVALID, "SOUND-CONF-3",
-              detail="only a confrontation is published as refused or missed, without media")
+              detail=N_("only a confrontation is published as refused or missed, without media"))
     p.emit(hev.SoundEntryPublished, library_audience(s, city), host=c.actor, rule=rule,
            reason="", entry=len(s.records.sound_entries) + 1, kind=kind.value, city=city,
            participants=participants, requester=requester, media=c.media.strip(),

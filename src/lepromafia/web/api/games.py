@@ -11,7 +11,15 @@ from fastapi import APIRouter, Query
 from ...engine.commands import CreateGame, SignUp
 from ...engine.settings import GameSettings
 from ...service.service import Ack
-from ...service.views import DeadlineView, GameSummary, InboxListRow, InboxView, TallyView
+from ...service.views import (
+    DeadlineView,
+    GamePublic,
+    GameSummary,
+    InboxListRow,
+    InboxView,
+    RoleCard,
+    TallyView,
+)
 from ..deps import CurrentUser, RequireUser, Web, WebDep, access_game_for_action
 from ..errors import WebError, WebErrorCode
 from .models import ERRORS, MAX_INT, AckOut, CreateGameBody, SignUpBody
@@ -52,7 +60,7 @@ async def create_game(body: CreateGameBody, user: RequireUser, web: WebDep) -> A
 
 
 @router.get("/games/{game_id}")
-async def game(game_id: str, user: CurrentUser, web: WebDep) -> dict[str, Any]:
+async def game(game_id: str, user: CurrentUser, web: WebDep) -> GamePublic:
     """The public page: Recruitment Post, city lists, Day Posts, results."""
     return await web.queries.game_public(game_id, user.user_id if user else None)
 
@@ -71,7 +79,7 @@ async def sign_up(game_id: str, body: SignUpBody, user: RequireUser, web: WebDep
 
 
 @router.get("/games/{game_id}/role")
-async def role_card(game_id: str, user: RequireUser, web: WebDep) -> dict[str, Any]:
+async def role_card(game_id: str, user: RequireUser, web: WebDep) -> RoleCard:
     return await web.queries.role_card(game_id, user.user_id)
 
 

@@ -34,22 +34,6 @@ from .timeline import sentence
 
 router = APIRouter()
 
-HIDDEN = {"type", "at", "at_dt", "seq", "summary"}
-
-
-def summary(row: dict[str, Any], limit: int = 180) -> str:
-    """An event's fields in one short line."""
-    parts = []
-    for key, value in row.items():
-        if key in HIDDEN or value in (None, "", [], {}, ()):
-            continue
-        if isinstance(value, list | tuple):
-            value = ", ".join(str(v) if not isinstance(v, list | tuple) else "/".join(map(str, v)) for v in value)
-        parts.append(f"{key}: {value}")
-    line = "; ".join(parts)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def moment(raw: Any) -> datetime | None:
     if isinstance(raw, datetime):
         return raw
@@ -59,11 +43,19 @@ def moment(raw: Any) -> datetime | None:
         return None
 
 
+DEAL_NOTARY_TITLES = {"RANDOM-2": N_("the deal's sealed lists"),
+                      "RESTORE-3": N_("a restoration's sealed list")}
+"""The notary inboxes the deal opens (``engine.archive.DEAL_NOTARIES``), by what they hold."""
+
+
 def inbox_title(lang: str, row: dict[str, Any]) -> str:
-    """Never the organizer of a secret inbox (the service leaves ``subject`` out for it)."""
+    """The inbox's name in words. Never the organizer of a secret inbox (the service leaves
+    ``subject`` out for it), nor the Consigliere behind the deal's notary."""
     parts = [term(lang, "kind", row["kind"])]
     if row["kind"] == "secret":
         parts.append(row["title"] or "")
+    elif row["kind"] == "notary" and row["title"] in DEAL_NOTARY_TITLES:
+        parts.append(translate(lang, DEAL_NOTARY_TITLES[row["title"]]))
     else:
         parts += [row["city"] or "", row["subject"] or "", row["title"] if row["kind"] == "notary" else ""]
     return " · ".join(p for p in parts if p)
@@ -73,14 +65,6 @@ def _rows(data: dict[str, Any], lang: str) -> dict[str, Any]:
     for row in data["inboxes"]:
         row["label"] = inbox_title(lang, row)
         row["read"] = f"/games/{data['game_id']}/archive/inbox?inbox={quote(row['inbox'], safe='')}"
-    for key in ("timeline", "court", "vote_results", "cities"):
-        for row in data[key]:
-            row["at_dt"] = moment(row.get("at"))
-            row["summary"] = summary(row)
-    for row in data["timeline"]:
-        row["sentence"] = sentence(lang, row)
-    for vote in data["votes"]:
-        vote["at_dt"] = moment(vote["at"])
     for entry in data["sound_library"]:
         entry["at_dt"] = moment(entry["at"])
         entry["play"] = (f"/api/games/{data['game_id']}/sound/media/{entry['media']}"
@@ -89,6 +73,17 @@ def _rows(data: dict[str, Any], lang: str) -> dict[str, Any]:
     if data["reveal"]:
         data["reveal"]["rows"] = sorted(data["reveal"]["factions"].items())
     return data
+
+
+def timeline(data: dict[str, Any], lang: str) -> list[dict[str, Any]]:
+    """The public record as sentences; the bookkeeping events (deadlines, set-up) have none
+    and are left to the JSON export."""
+    out = []
+    for row in data["timeline"]:
+        said = sentence(lang, row)
+        if said:
+            out.append({"type": row["type"], "at_dt": moment(row.get("at")), "sentence": said})
+    return out
 
 
 @router.get("/games/{game_id}/archive", include_in_schema=False)
@@ -100,11 +95,12 @@ async def archive_page(request: Request, game_id: str, web: WebDep, user: Curren
     found: Archives = archives(request, web)
     try:
         data = _rows(await found.page(game_id, uid), lang)
+        told = await found.story(game_id, uid)
     except ArchiveError as exc:
         return await game_page(request, web, user, lang, game, "archive", "pages/archive.html",
                                archive=None, error=describe(exc, lang), status=exc.status)
     return await game_page(request, web, user, lang, game, "archive", "pages/archive.html",
-                           archive=data, kind_names=KIND_NAMES,
+                           archive=data, story=told, timeline=timeline(data, lang), kind_names=KIND_NAMES,
                            export=f"/api/games/{game_id}/archive/export")
 
 
@@ -115,8 +111,9 @@ async def archive_inbox(request: Request, game_id: str, inbox: str, web: WebDep,
 
     game = await load_game(web, game_id)
     uid = user.user_id if user else None
+    found = archives(request, web)
     try:
-        data = await archives(request, web).inbox(game_id, inbox, uid)
+        data = await found.inbox(game_id, inbox, uid)
     except ArchiveError as exc:
         return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html",
                                opened=None, error=describe(exc, lang), status=exc.status)
@@ -129,7 +126,10 @@ async def archive_inbox(request: Request, game_id: str, inbox: str, web: WebDep,
         for v in m["versions"]:
             v["html"] = Markup(render_post(v["text"], residents, spoiler))  # noqa: S704
             v["at_dt"] = moment(v["at"])
-    return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html", opened=data)
+    # the deal's notary holds the sealed lists, not messages (RANDOM-2, RANDOM-5)
+    told = await found.story(game_id, uid) if data["kind"] == "notary" and data["title"] == "RANDOM-2" else None
+    return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html",
+                           opened=data, story=told)
 
 
 async def _act(request: Request, web: Any, user: Any, lang: str, game_id: str, consent: bool | None) -> Response:

@@ -401,9 +401,9 @@ async def game_part(
 async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
     game = await load_game(web, game_id)
     card = await web.queries.role_card(game_id, user.user_id)
-    resident = card.get("resident") or {}
-    fellows = [u for u in resident.get("mafia", []) if u != user.user_id]
-    can_ack = resident.get("faction") == "mafia" and not resident.get("acknowledged")
+    resident = card.resident
+    fellows = [u for u in resident.mafia if u != user.user_id] if resident else []
+    can_ack = resident is not None and resident.faction == "mafia" and not resident.acknowledged
     s = game.state
     me = s.residents.get(user.user_id)
     return await game_page(
@@ -416,7 +416,7 @@ async def role(request: Request, game_id: str, web: WebDep, user: RequireUser, l
         "pages/role.html",
         fellows=fellows,
         can_acknowledge=can_ack,
-        acknowledged=resident.get("acknowledged"),
+        acknowledged=resident.acknowledged if resident else None,
         nominate=nomination_of(game, user.user_id, lang),
         acts=role_actions(s, user.user_id, await page_events(web, game), game.now),
         soon=soon_lines(game, user.user_id, lang),

@@ -10,12 +10,13 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 
 from ...engine.calendar import MOSCOW
 from ...service.views import GameClock
 from ..deps import csrf_token
 from ..i18n import LANGUAGES, N_, language_name, ntranslate, translate
-from .terms import term
+from .terms import setting_value, term
 
 WEB_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES = WEB_DIR / "templates"
@@ -76,6 +77,13 @@ def due_of(clock: GameClock | None, now_game: datetime | None, due: datetime) ->
     return Due(due.isoformat(), left, clock.scale, local(due), remaining(left))
 
 
+def rule_link(lang: str, rule: str, anchor: str | None = None) -> Markup:
+    """A rule reference as people read it: «правило EXEC-4», a link to the rules page (a
+    bare rule id never stands alone in running text, m5)."""
+    words = translate(lang, "rule {rule}", rule=rule)
+    return Markup('<a class="rule-id" href="/rules#{0}">{1}</a>').format(escape(anchor or rule), words)
+
+
 def render(request: Request, template: str, context: dict[str, Any], *, status: int = 200,
            lang: str = "ru") -> HTMLResponse:
     clock: GameClock | None = context.get("game_clock")
@@ -95,6 +103,8 @@ def render(request: Request, template: str, context: dict[str, Any], *, status: 
         "gettext": _,
         "ngettext": ngettext,
         "term": lambda group, key: term(lang, group, key),
+        "rule_link": lambda rule, anchor=None: rule_link(lang, rule, anchor),
+        "setting_value": lambda value: setting_value(lang, value),
         "languages": LANGUAGE_LINKS,
         "local": local,
         "clock": lambda due: due_of(clock, now_game, due),
