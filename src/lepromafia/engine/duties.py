@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any
 
 from . import commands as cmd
+from . import commands_host as hc
 from . import targets
 from .errors import ErrorCode
 from .inboxes import Access, Kind, access, live_inbox
@@ -77,6 +78,7 @@ class DutyKind(StrEnum):
     CHECK = "check"
     ANSWER_CHECK = "answer_check"
     SIGN_RESTORATION = "sign_restoration"
+    REVIEW_RELAY = "review_relay"
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,6 +481,24 @@ def _sign_restoration(seat: Seat) -> When:
     return when
 
 
+# --- the mafia relay (MAFIA-COMM-1) ------------------------------------------------------
+
+
+def _review_relay(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
+    """MAFIA-COMM-1: the Consigliere forwards a pending relay to the receiving city's living
+    Godfather, or rejects it (with a reason, the field he types)."""
+    if viewer != s.consigliere or not _running(s):
+        return ()
+    found = []
+    for r in s.records.relays:
+        if r.state != "pending":
+            continue
+        godfather = s.cities[r.to_city].godfather
+        forwardable = godfather is not None and s.residents[godfather].alive
+        found.append(Open(r.from_city, {"relay": r.number}, (True, False) if forwardable else (False,)))
+    return found
+
+
 _FREE_SCHEDULE = frozenset({ErrorCode.SCHEDULE_INVALID})
 
 TABLE: tuple[Row, ...] = (
@@ -528,6 +548,8 @@ TABLE: tuple[Row, ...] = (
     Row(Seat.COMMISSAR, DutyKind.CHECK, cmd.CheckResident, "COMM-4", True, _check, _checks_close, "target"),
     Row(Seat.CONSIGLIERE, DutyKind.ANSWER_CHECK, cmd.AnswerCheck, "COMM-4", True, _answer_check,
         _checks_close, "is_mafia"),
+    Row(Seat.CONSIGLIERE, DutyKind.REVIEW_RELAY, hc.ReviewMafiaRelay, "MAFIA-COMM-1", False,
+        _review_relay, _no, "approve", frozenset({ErrorCode.REASON_REQUIRED})),
     *(Row(seat, DutyKind.SIGN_RESTORATION, cmd.SignRestoration, "RESTORE-2", True,
           _sign_restoration(seat), _no) for seat in (Seat.PROCURATOR, Seat.CONSIGLIERE, Seat.TRIBUNE)),
 )

@@ -8,7 +8,7 @@ from .. import commands as cmd
 from .. import events as ev
 from ..audience import PUBLIC, only
 from ..calendar import DayPlan, at_local
-from ..errors import ErrorCode, check
+from ..errors import N_, ErrorCode, check
 from ..inboxes import POLICY, Kind, live_inbox, readers
 from ..keywords import Keyword
 from ..progress import Progress
@@ -75,9 +75,9 @@ def schedule_vote(p: Progress, c: cmd.ScheduleExecutionVote) -> None:
     for moment in (c.opens_at, c.closes_at, nominations):
         check(moment.tzinfo is not None, ErrorCode.SCHEDULE_INVALID, detail="times need a timezone")
     check(p.now < nominations <= c.opens_at < c.closes_at, ErrorCode.SCHEDULE_INVALID, "EXEC-4",
-          detail="now < nominations close <= vote opens < vote closes")
+          detail=N_("the vote must open later than now and close after it opens; nominations close by the time it opens"))
     check(c.closes_at <= plan.scheduled_end, ErrorCode.SCHEDULE_INVALID, "TIME-8",
-          detail="the vote must end by the end of the day")
+          detail=N_("the vote must end by the end of the day"))
     _announce(p, c.city, c.opens_at, c.closes_at, nominations)
 
 

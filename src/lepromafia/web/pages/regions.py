@@ -56,6 +56,18 @@ REGIONS: dict[str, tuple[type[Event], ...]] = {
     ),
 }
 
+def _every_event() -> tuple[type[Event], ...]:
+    classes = [c for module in (ev, hev) for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, Event) and c is not Event]
+    return tuple(c for c in classes if c not in CHATTER)
+
+
+CHATTER: tuple[type[Event], ...] = (ev.MessagePosted, ev.VoteCast, ev.CommentPosted)
+"""Events that never change a host's duties: a console's task list skips them."""
+
+REGIONS["duties"] = _every_event()
+"""A console's task list: any decision or deadline may add or remove a duty."""
+
 LIVE_KINDS: dict[str, str] = {name: " ".join(sorted({c.__name__ for c in classes}))
                               for name, classes in REGIONS.items()}
 """Each region's ``data-live-kinds`` value."""
