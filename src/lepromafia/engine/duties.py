@@ -322,7 +322,9 @@ def _schedule_election(s: GameState, viewer: str, now: datetime) -> Iterable[Ope
     if viewer != s.arbiter or not _day(s) or not s.has_court:
         return ()
     return [
-        Open(n, {"city": n})
+        Open(n, {"city": n} | ({"opens_at": c.election.opens_at, "closes_at": c.election.closes_at}
+                               if c.election else {}),
+             required=c.election is None)
         for n, c in s.cities.items()
         if c.decided is None and c.judge is None and (c.election is None or not c.election.opened)
     ]
@@ -525,7 +527,7 @@ TABLE: tuple[Row, ...] = (
     Row(Seat.RESIDENT, DutyKind.ANSWER_OFFER, cmd.AnswerCommissarOffer, "COMM-APPT-2", True,
         _answer_offer, _offer_due, "accept"),
     Row(Seat.ARBITER, DutyKind.SCHEDULE_JUDGE_ELECTION, cmd.ScheduleJudgeElection, "JUDGE-ELECT-4", True,
-        _schedule_election, _no, None, _FREE_SCHEDULE),
+        _schedule_election, _election_opens, None, _FREE_SCHEDULE),
     Row(Seat.RESIDENT, DutyKind.PROPOSE_JUDGE, cmd.ProposeJudge, "JUDGE-ELECT-2", False,
         _propose_judge, _election_opens, "candidate"),
     Row(Seat.ARBITER, DutyKind.CHOOSE_PARDON_PRESET, cmd.ChoosePardonPreset, "COURT-5", False,

@@ -38,13 +38,20 @@ TEXTS: dict[DutyKind, str] = {
 """A host duty's sentence by its kind (English msgid)."""
 
 IF_NOBODY_ACTS: dict[DutyKind, str] = {
-    DutyKind.SCHEDULE_VOTE: N_("If nobody acts, the vote runs at its default time: {opens} – {closes} MSK."),
+    DutyKind.SCHEDULE_VOTE: N_("If you change nothing, the vote runs as scheduled: {opens} – {closes} MSK."),
     DutyKind.ANSWER_CHECK: N_("If nobody answers, the platform answers truly when checks close."),
     DutyKind.CHOOSE_PARDON_PRESET: N_("If nobody acts, the game's setting applies: {majority}."),
     DutyKind.OFFER_COMMISSAR: N_("If nobody acts, the city has no commissar today."),
+    DutyKind.SCHEDULE_JUDGE_ELECTION: N_("If you change nothing, the election runs as scheduled: {opens} – {closes} MSK."),
 }
 """What the platform does when the duty's moment passes (shown beside it, red once overdue);
 a kind without a sentence waits for the host."""
+
+SCHEDULED: dict[DutyKind, str] = {
+    DutyKind.SCHEDULE_VOTE: N_("The vote · {city} is scheduled; you may move it"),
+    DutyKind.SCHEDULE_JUDGE_ELECTION: N_("The judge election · {city} is scheduled; you may move it"),
+}
+"""The sentence of a scheduling duty once the platform has set the default: optional now."""
 
 WAITS = N_("Nothing happens on its own: the game waits for you.")
 
@@ -86,9 +93,12 @@ def _row(state: GameState, d: Duty, now: datetime, lang: str, slugs: dict[str, s
     fields = _fields(state, d, lang)
     slug = slugs.get(d.city or "", "")
     overdue = d.deadline is not None and now >= d.deadline
-    fallback = IF_NOBODY_ACTS.get(d.kind, WAITS)
+    fallback = IF_NOBODY_ACTS.get(d.kind, WAITS) if d.required is False or d.kind not in SCHEDULED \
+        else WAITS
+    text = TEXTS.get(d.kind, N_("A decision awaits you")) if d.required or d.kind not in SCHEDULED \
+        else SCHEDULED[d.kind]
     return DutyRow(
-        kind=d.kind.value, text=translate(lang, TEXTS.get(d.kind, N_("A decision awaits you")), **fields),
+        kind=d.kind.value, text=translate(lang, text, **fields),
         required=d.required, deadline=d.deadline, overdue=overdue,
         fallback=translate(lang, fallback, **fields),
         anchor="#" + ANCHORS.get(d.kind, "tools").format(slug=slug, **fields))

@@ -117,6 +117,7 @@ async def _offers(web: Any, game: GameCtx, uid: str, lang: str) -> list[dict[str
         rows.append({
             "city": name, "attempts": attempts, "made": len(history), "history": history,
             "appointed": name in appointed, "decided": c.decided is not None,
+            "pending": any((name, h["attempt"]) not in resolved for h in history),
         })
     return rows
 
