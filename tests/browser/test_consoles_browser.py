@@ -81,6 +81,8 @@ def photograph(page: Any, live: LiveServer, office: str, moment: str) -> None:
             page.set_viewport_size({"width": width, "height": height})
             page.goto(f"{live.url}/games/{GAME}/console/{office}?lang={lang}")
             page.screenshot(path=str(SHOTS / f"console-{office}-{moment}-{lang}-{size}.png"))
+            if size == "desk":
+                page.screenshot(path=str(SHOTS / f"console-{office}-{moment}-{lang}-full.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{live.url}/games/{GAME}/console/{office}?lang=ru")
 
@@ -180,7 +182,7 @@ def test_four_hosts_run_the_set_up_and_the_first_days_from_their_consoles(
     arb = host(browser, live, "arbitr")
     console(arb, live, "arbiter")
     assert not arb.query_selector("[data-testid=no-court]")
-    arb.click(f"#f-judge-c1 button[type=submit]")
+    arb.click("#f-judge-c1 button[type=submit]")
     arb.wait_for_selector("[data-testid=flash], [data-testid=error]")
     assert not arb.query_selector("[data-testid=error]"), arb.inner_text("[data-testid=error]")
     election = live.state(GAME).cities[first].election

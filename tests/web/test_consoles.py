@@ -200,6 +200,20 @@ def test_the_tribunes_day_one_and_day_two_on_one_screen(game: Api) -> None:
     game.advance_to(at(2, "21:01"))
     assert A + " назначено" not in duties(game, tribune, "tribune")
 
+    # EXEC-5, EXEC-14: the city's block is a live region: the tally as votes come, then the result.
+    box = game.state(GAME).current[f"voting:{A}/{candidate}"]
+    for voter in residents[1:3]:
+        game.ok(voter, GAME, "PostMessage", inbox=box, text="казнить")
+    block = game.get(tribune, f"/games/{GAME}/console/tribune/part/city/1")
+    assert block.status_code == 200 and block.headers["X-Live-Seq"]
+    tally = section(block.text, "tribune-tally")
+    assert "Подсчёт, в реальном времени" in shown(block.text) and f"{candidate} 2" in tally
+    assert 'data-live-city="' + A + '"' in game.get(tribune, console).text
+    game.advance_to(at(2, "23:31"))
+    result = section(game.get(tribune, f"/games/{GAME}/console/tribune/part/city/1").text, "vote-result")
+    assert f"Итог: осуждён {candidate}" in result, result
+    assert game.get(tribune, f"/games/{GAME}/console/tribune/part/city/9").status_code == 404
+
 
 def test_the_consigliere_answers_a_pending_check_before_its_deadline(game: Api) -> None:
     """COMM-4 (AMB-20), SEC-3: a commissar's check reaches the Consigliere's task list and

@@ -42,7 +42,8 @@ IF_NOBODY_ACTS: dict[DutyKind, str] = {
     DutyKind.ANSWER_CHECK: N_("If nobody answers, the platform answers truly when checks close."),
     DutyKind.CHOOSE_PARDON_PRESET: N_("If nobody acts, the game's setting applies: {majority}."),
     DutyKind.OFFER_COMMISSAR: N_("If nobody acts, the city has no commissar today."),
-    DutyKind.SCHEDULE_JUDGE_ELECTION: N_("If you change nothing, the election runs as scheduled: {opens} – {closes} MSK."),
+    DutyKind.SCHEDULE_JUDGE_ELECTION:
+        N_("If you change nothing, the election runs as scheduled: {opens} – {closes} MSK."),
 }
 """What the platform does when the duty's moment passes (shown beside it, red once overdue);
 a kind without a sentence waits for the host."""

@@ -12,8 +12,8 @@ from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine.inboxes import Kind, can_read, live_inbox
 from ...engine.rules.cases import IMPEACH_OUTCOMES, bannable_kinds
-from ...engine.rules.judges import earliest_window
 from ...engine.rules.host import SANCTION_RULES, offices_of
+from ...engine.rules.judges import earliest_window
 from ...engine.state import GameState
 from ...service.outbound import visible
 from ..i18n import N_, translate
@@ -95,7 +95,8 @@ async def _offers(web: Any, game: GameCtx, uid: str, lang: str) -> list[dict[str
     which attempt of how many, the answer due by, and an answer only once it is revealed."""
     s = game.state
     offered = {(e.city, e.attempt): e for _s, e in await _visible(web, game, uid, (ev.CommissarOffered,))}
-    resolved = {(e.city, e.attempt): e for _s, e in await _visible(web, game, uid, (ev.CommissarOfferResolved,))}
+    resolved = {(e.city, e.attempt): e
+                for _s, e in await _visible(web, game, uid, (ev.CommissarOfferResolved,))}
     appointed = {e.city for _s, e in await _visible(web, game, uid, (ev.CommissarAppointed,))}
     attempts = s.settings.commissar_offer_attempts
     rows = []
@@ -167,6 +168,7 @@ async def tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
             grouped.setdefault(candidate, []).append(nominator)
         last = next((e for _s, e in reversed(closed) if e.city == name and e.day == s.day), None)
         cities.append({
+            "index": len(cities) + 1,
             "name": name,
             "own": c.tribune == uid,
             "city_inbox": s.current.get(f"city:{name}"),

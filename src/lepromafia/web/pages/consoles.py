@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from babel.dates import format_date
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from babel.dates import format_date
 
 from ...engine.calendar import MOSCOW
 from ...service.accounts import AccountError
@@ -67,6 +67,18 @@ def duties_context(game: GameCtx, uid: str, office: str, lang: str) -> dict[str,
     return {"duties": office_duties(game.state, uid, game.now, office, lang), "office": office}
 
 
+def form_context(game: GameCtx, uid: str, office: str, lang: str) -> dict[str, Any]:
+    """What the consoles' forms need: the task list, the cities' ids, the picker's days."""
+    return {
+        **duties_context(game, uid, office, lang),
+        "state": game.state,
+        "slugs": city_slugs(game.state),
+        "day_options": day_options(game.now, lang),
+        "today": game.now.astimezone(MOSCOW).date().isoformat(),
+        "msk": msk_parts,
+    }
+
+
 @router.get("/games/{game_id}/console/{office}", include_in_schema=False)
 async def console(
     request: Request, game_id: str, office: str, web: WebDep, user: RequireUser, lang: Lang
@@ -80,17 +92,9 @@ async def console(
 async def _render_console(request: Request, web: Any, user: Any, lang: str, game: GameCtx, office: str,
                           **extra: Any) -> Response:
     uid = user.user_id
-    inboxes = [r for r in await inbox_rows(web, game, uid, lang) if not r.archived]
-    ctx: dict[str, Any] = {
-        **duties_context(game, uid, office, lang),
-        "inboxes": inboxes,
-        "deadlines": await clocks(web, game, uid, lang),
-        "state": game.state,
-        "slugs": city_slugs(game.state),
-        "day_options": day_options(game.now, lang),
-        "today": game.now.astimezone(MOSCOW).date().isoformat(),
-        "msk": msk_parts,
-    }
+    ctx = form_context(game, uid, office, lang)
+    ctx.update(inboxes=[r for r in await inbox_rows(web, game, uid, lang) if not r.archived],
+               deadlines=await clocks(web, game, uid, lang))
     ctx.update(await OFFICES[office](web, game, uid, lang))
     ctx.update(extra)
     return await game_page(
@@ -108,6 +112,24 @@ async def duties_part(
     ctx = duties_context(game, user.user_id, office, lang)
     ctx.update(await game_context(web, request, game, user.user_id, "", unread=False))
     return rendered_at(render(request, "components/console_duties.html", ctx, lang=lang), ctx)
+
+
+@router.get("/games/{game_id}/console/tribune/part/city/{index}", include_in_schema=False)
+async def tribune_city_part(
+    request: Request, game_id: str, index: int, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    """One city of the Tribune's console as a live region: the tally as votes arrive, the
+    nominations, the schedule and the result."""
+    game = await load_game(web, game_id)
+    _office(game, user.user_id, "tribune")
+    ctx = form_context(game, user.user_id, "tribune", lang)
+    found = await OFFICES["tribune"](web, game, user.user_id, lang)
+    city = next((c for c in found["my_cities"] if c["index"] == index), None)
+    if city is None:
+        raise WebError(WebErrorCode.NOT_FOUND, what=str(index))
+    ctx.update(found, c=city)
+    ctx.update(await game_context(web, request, game, user.user_id, "", unread=False), user=user.user_id)
+    return rendered_at(render(request, "components/console_tribune_city.html", ctx, lang=lang), ctx)
 
 
 @router.post("/games/{game_id}/console/procurator/preview", include_in_schema=False)

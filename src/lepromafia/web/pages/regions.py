@@ -66,6 +66,9 @@ CHATTER: tuple[type[Event], ...] = (ev.MessagePosted, ev.VoteCast, ev.CommentPos
 """Events that never change a host's duties: a console's task list skips them."""
 
 REGIONS["duties"] = _every_event()
+REGIONS["tribune_city"] = VOTE + (
+    ev.NominationMade, ev.VoteScheduled, ev.ProxyRequested, ev.DayStarted, ev.CityDecided,
+    ev.RestorationProposed, ev.RestorationSigned)
 """A console's task list: any decision or deadline may add or remove a duty."""
 
 LIVE_KINDS: dict[str, str] = {name: " ".join(sorted({c.__name__ for c in classes}))
