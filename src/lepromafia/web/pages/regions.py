@@ -66,10 +66,11 @@ CHATTER: tuple[type[Event], ...] = (ev.MessagePosted, ev.VoteCast, ev.CommentPos
 """Events that never change a host's duties: a console's task list skips them."""
 
 REGIONS["duties"] = _every_event()
-REGIONS["tribune_city"] = VOTE + (
-    ev.NominationMade, ev.VoteScheduled, ev.ProxyRequested, ev.DayStarted, ev.CityDecided,
-    ev.RestorationProposed, ev.RestorationSigned)
 """A console's task list: any decision or deadline may add or remove a duty."""
+REGIONS["tribune_city"] = (
+    *VOTE, ev.NominationMade, ev.VoteScheduled, ev.ProxyRequested, ev.DayStarted, ev.CityDecided,
+    ev.RestorationProposed, ev.RestorationSigned)
+"""One city of the Tribune's console: its vote, nominations, proxies and restoration."""
 
 LIVE_KINDS: dict[str, str] = {name: " ".join(sorted({c.__name__ for c in classes}))
                               for name, classes in REGIONS.items()}
