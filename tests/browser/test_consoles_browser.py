@@ -163,7 +163,7 @@ def test_four_hosts_run_the_set_up_and_the_first_days_from_their_consoles(
     proc.wait_for_selector("[data-testid=flash]")
     row = proc.inner_text("#f-offer-c1")
     candidate = live.state(GAME).cities[first].offer.candidate
-    assert "попытка 1 из 3" in row and candidate in row and "ждём ответа до 01.12 14:05 МСК" in row, row
+    assert "сделано попыток: 1 из 3" in row and candidate in row and "ждём ответа до 01.12 14:05 МСК" in row, row
 
     # HOST-PROC-5: the contest previewed inside today's Day Post, then published into it.
     proc.fill("#ct-title", "Шарада первого дня")

@@ -117,7 +117,7 @@ def test_the_procurators_day_one_offers_and_a_ban_in_words(game: Api) -> None:
     game.offer_to(CAST.procurator, GAME, A, candidate)
     page = game.get(CAST.procurator, console).text
     offers = section(page, "offers")
-    assert re.search(rf"{A} ?: попытка 1 из 3", offers)
+    assert re.search(rf"{A} ?: сделано попыток: 1 из 3", offers)
     assert f"Попытка 1: {candidate} — ждём ответа до 01.12 14:05 МСК" in offers
     assert f"{A} (попытка" not in duties(game, CAST.procurator, "procurator"), "the done duty is gone"
     assert offers.count("Предложить значок") == 1, "no second offer while one is pending"
