@@ -35,6 +35,8 @@ RESIDENTS = tuple(f"r{i:02d}" for i in range(1, 21))
 REQUIREMENTS = ["active", "rules_read", "voice_contact", "no_insults", "omerta"]
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 SIZES = {"desk": (1280, 800), "phone": (390, 844)}
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+"""axe-core from the npm registry (package.json, devDependencies)."""
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +54,8 @@ def at(day: int, hh: int, mm: int = 0) -> datetime:
 
 
 def host(browser: Any, live: LiveServer, user: str) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="ru-RU")
+    # bypass_csp: axe-core is injected into the page for the accessibility check
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="ru-RU", bypass_csp=True)
     page = context.new_page()
     page.goto(f"{live.url}/login?lang=ru")
     page.fill("#login", user)
@@ -80,11 +83,24 @@ def photograph(page: Any, live: LiveServer, office: str, moment: str) -> None:
         for size, (width, height) in SIZES.items():
             page.set_viewport_size({"width": width, "height": height})
             page.goto(f"{live.url}/games/{GAME}/console/{office}?lang={lang}")
+            if size == "desk" and lang == "ru":
+                bad = serious_axe_violations(page)
+                assert not bad, (office, bad)
             page.screenshot(path=str(SHOTS / f"console-{office}-{moment}-{lang}-{size}.png"))
             if size == "desk":
                 page.screenshot(path=str(SHOTS / f"console-{office}-{moment}-{lang}-full.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{live.url}/games/{GAME}/console/{office}?lang=ru")
+
+
+def serious_axe_violations(page: Any) -> list[str]:
+    """axe-core's critical and serious findings on the page as it stands (contrast included)."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("""async () => { const r = await axe.run(document); return {passes: r.passes.length,
+        bad: r.violations.filter(v => ['critical', 'serious'].includes(v.impact))
+              .map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '))}; }""")
+    assert found["passes"] > 10, "axe-core ran its checks"
+    return list(found["bad"])
 
 
 def duty_kinds(page: Any) -> list[str]:
