@@ -154,7 +154,7 @@ async def tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
     proxies = await _visible(web, game, uid, (ev.ProxyRequested,))
     closed = await _visible(web, game, uid, (ev.VotingClosed,))
     unread = {i.inbox: i.unread for i in await web.queries.inboxes(game.id, uid, game=game.current)}
-    cities = []
+    cities: list[dict[str, Any]] = []
     for name in mine:
         c = s.cities[name]
         personal = [
