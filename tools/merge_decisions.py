@@ -11,6 +11,7 @@ TITLES = {
     "store-and-service": "Store and service", "hostrules": "Engine II: host-side rules",
     "webcore": "Web core", "webpages": "Web pages", "pages2": "Web pages (second pass)",
     "sound": "Sound Library and archives", "soundpages": "Sound Library and archive pages",
+    "consoles": "Host consoles",
 }
 
 

@@ -43,13 +43,13 @@ HTTP_TIMEOUT = 60.0
 """Generous: on a loaded machine a registration's password hash alone can take seconds."""
 
 class LiveServer:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, **overrides: Any) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.clock = ManualClock(datetime(2026, 11, 30, 12, 0, tzinfo=MOSCOW))
         settings = WebSettings(database_url=f"sqlite+aiosqlite:///{tmp / 'game.db'}", sweep_interval=0.1,
                                login_max_failures=1000, registrations_per_ip_per_hour=1000,
-                               session_idle_hours=14 * 24)
+                               session_idle_hours=14 * 24, **overrides)
         self.app = create_app(settings, clock=self.clock)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                 ws="websockets", lifespan="on")

@@ -87,7 +87,7 @@ def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any,
     cons.goto(f"{live.url}/games/{GAME}/console/consigliere")
     shot(cons, shots, "02-console-consigliere")
     proc.goto(f"{live.url}/games/{GAME}/console/procurator")
-    proc.fill("#st-day", "2026-12-01")
+    proc.select_option("#st-day", "2026-12-01")
     proc.click("form[action$='/do/start'] button[type=submit]")
     proc.wait_for_selector("[data-testid=flash]")
     assert live.state(GAME).stage.value == "running"

@@ -47,14 +47,16 @@ def test_every_inbox_kind_has_one_policy_row_with_order_label_and_ballot() -> No
 
 
 def test_every_host_duty_has_words_on_its_console_in_both_languages() -> None:
-    """Pages never show a duty's raw kind: each host seat's duty reads as a sentence."""
+    """Pages never show a duty's raw kind: each host seat's duty reads as a sentence, in
+    Russian and in English, and leads to a form on its console."""
     from lepromafia.engine.duties import TABLE, Seat
-    from lepromafia.web.pages.consoles import _duty_text
+    from lepromafia.web.i18n import translate
+    from lepromafia.web.pages.console_duties import ANCHORS, TEXTS
 
     consoles = {Seat.PROCURATOR, Seat.CONSIGLIERE, Seat.ARBITER, Seat.TRIBUNE}
     for row in TABLE:
         if row.seat in consoles:
-            for lang in ("ru", "en"):
-                text = _duty_text(lang, {"duty": row.kind.value, "city": "Лепроград", "attempt": 1,
-                                         "signups": 3})
-                assert row.kind.value not in text, (lang, row.kind)
+            assert row.kind in TEXTS and row.kind in ANCHORS, row.kind
+            fields = {"city": "Лепроград", "attempt": 1, "attempts": 3, "signups": 3, "relay": 1}
+            ru, en = (translate(lang, TEXTS[row.kind], **fields) for lang in ("ru", "en"))
+            assert row.kind.value not in ru + en and ru != en, (row.kind, ru)

@@ -173,7 +173,7 @@ def test_bad_forms_csrf_replay_and_unknown_actions(game: Api) -> None:
     translated HTML error with its code, and nothing changes."""
     user = next(iter(game.state(GAME).living(A)))
     page = f"/games/{GAME}/role"
-    assert error_code(submit(game, user, "kill", page)) == "bad_form"
+    assert error_code(submit(game, user, "kill", page)) == "field_required"
     assert error_code(submit(game, user, "answer_offer", page, accept="maybe")) == "bad_form"
     assert error_code(submit(game, user, "fly", page)) == "unknown_command"
     version = game.state(GAME)

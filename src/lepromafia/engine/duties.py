@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any
 
 from . import commands as cmd
+from . import commands_host as hc
 from . import targets
 from .errors import ErrorCode
 from .inboxes import Access, Kind, access, live_inbox
@@ -80,6 +81,7 @@ class DutyKind(StrEnum):
     CHECK = "check"
     ANSWER_CHECK = "answer_check"
     SIGN_RESTORATION = "sign_restoration"
+    REVIEW_RELAY = "review_relay"
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,7 +358,9 @@ def _schedule_election(s: GameState, viewer: str, now: datetime) -> Iterable[Ope
     if viewer != s.arbiter or not _day(s) or not s.has_court:
         return ()
     return [
-        Open(n, {"city": n})
+        Open(n, {"city": n} | ({"opens_at": c.election.opens_at, "closes_at": c.election.closes_at}
+                               if c.election else {}),
+             required=c.election is None)
         for n, c in s.cities.items()
         if c.decided is None and c.judge is None and (c.election is None or not c.election.opened)
     ]
@@ -515,6 +519,24 @@ def _sign_restoration(seat: Seat) -> When:
     return when
 
 
+# --- the mafia relay (MAFIA-COMM-1) ------------------------------------------------------
+
+
+def _review_relay(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
+    """MAFIA-COMM-1: the Consigliere forwards a pending relay to the receiving city's living
+    Godfather, or rejects it (with a reason, the field he types)."""
+    if viewer != s.consigliere or not _running(s):
+        return ()
+    found = []
+    for r in s.records.relays:
+        if r.state != "pending":
+            continue
+        godfather = s.cities[r.to_city].godfather
+        forwardable = godfather is not None and s.residents[godfather].alive
+        found.append(Open(r.from_city, {"relay": r.number}, (True, False) if forwardable else (False,)))
+    return found
+
+
 _FREE_SCHEDULE = frozenset({ErrorCode.SCHEDULE_INVALID})
 
 TABLE: tuple[Row, ...] = (
@@ -549,7 +571,7 @@ TABLE: tuple[Row, ...] = (
     Row(Seat.RESIDENT, DutyKind.ANSWER_OFFER, cmd.AnswerCommissarOffer, "COMM-APPT-2", True,
         _answer_offer, _offer_due, "accept"),
     Row(Seat.ARBITER, DutyKind.SCHEDULE_JUDGE_ELECTION, cmd.ScheduleJudgeElection, "JUDGE-ELECT-4", True,
-        _schedule_election, _no, None, _FREE_SCHEDULE),
+        _schedule_election, _election_opens, None, _FREE_SCHEDULE),
     Row(Seat.RESIDENT, DutyKind.PROPOSE_JUDGE, cmd.ProposeJudge, "JUDGE-ELECT-2", False,
         _propose_judge, _election_opens, "candidate"),
     Row(Seat.ARBITER, DutyKind.CHOOSE_PARDON_PRESET, cmd.ChoosePardonPreset, "COURT-5", False,
@@ -572,6 +594,8 @@ TABLE: tuple[Row, ...] = (
     Row(Seat.COMMISSAR, DutyKind.CHECK, cmd.CheckResident, "COMM-4", True, _check, _checks_close, "target"),
     Row(Seat.CONSIGLIERE, DutyKind.ANSWER_CHECK, cmd.AnswerCheck, "COMM-4", True, _answer_check,
         _checks_close, "is_mafia"),
+    Row(Seat.CONSIGLIERE, DutyKind.REVIEW_RELAY, hc.ReviewMafiaRelay, "MAFIA-COMM-1", False,
+        _review_relay, _no, "approve", frozenset({ErrorCode.REASON_REQUIRED})),
     *(Row(seat, DutyKind.SIGN_RESTORATION, cmd.SignRestoration, "RESTORE-2", True,
           _sign_restoration(seat), _no) for seat in (Seat.PROCURATOR, Seat.CONSIGLIERE, Seat.TRIBUNE)),
 )

@@ -289,6 +289,14 @@ class AccountService:
         except InvalidToken as exc:
             raise AccountError(AccountErrorCode.CONTACT_MISSING) from exc
 
+    async def contact_reads(self, state: GameState, game_id: str, viewer: str) -> list[dict[str, Any]]:
+        """SEC-13: the log of contact reads, for the Procurator all of it, for a Tribune the
+        reads of his own residents' contacts; newest first. Nobody else sees it."""
+        rows = await self.store.contact_access_log(game_id)
+        if viewer != state.procurator:
+            rows = [r for r in rows if (c := state.city_of(r["subject"])) is not None and c.tribune == viewer]
+        return list(reversed(rows))
+
     # --- one-time form tokens ------------------------------------------------------
 
     async def consume_nonce(self, nonce: str, expires: float) -> bool:

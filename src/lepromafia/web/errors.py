@@ -31,7 +31,10 @@ from .i18n import error_message, normalize
 class WebErrorCode(CodeEnum):
     BAD_REQUEST = "bad_request", 400, N_("The request is malformed: {detail}")
     BAD_JSON = "bad_json", 422, N_("The JSON body is invalid: {detail}")
-    BAD_FORM = "bad_form", 422, N_("Fill in this field correctly")
+    BAD_FORM = "bad_form", 422, N_("Check the field “{detail}”")
+    FIELD_REQUIRED = "field_required", 422, N_("Fill in the field “{detail}”")
+    FIELD_TIME = "field_time", 422, N_("“{detail}”: enter the Moscow time as HH:MM, for example 14:00")
+    FIELD_DATE = "field_date", 422, N_("“{detail}”: choose a day from the list")
     TOO_LARGE = "too_large", 413, N_("The request is too large (limit {limit} bytes)")
     UNAUTHENTICATED = "unauthenticated", 401, N_("Please log in")
     SESSION_EXPIRED = "session_expired", 401, N_("Your session has expired; please log in again")

@@ -75,8 +75,7 @@ def schedule_vote(p: Progress, c: cmd.ScheduleExecutionVote) -> None:
     for moment in (c.opens_at, c.closes_at, nominations):
         check(moment.tzinfo is not None, ErrorCode.SCHEDULE_INVALID, detail=N_("times need a timezone"))
     check(p.now < nominations <= c.opens_at < c.closes_at, ErrorCode.SCHEDULE_INVALID, "EXEC-4",
-          detail=N_("nominations must close by the time the vote opens, and the vote must open "
-                    "before it closes, later than now"))
+          detail=N_("the vote must open later than now and close after it opens; nominations close by then"))
     check(c.closes_at <= plan.scheduled_end, ErrorCode.SCHEDULE_INVALID, "TIME-8",
           detail=N_("the vote must end by the end of the day"))
     _announce(p, c.city, c.opens_at, c.closes_at, nominations)

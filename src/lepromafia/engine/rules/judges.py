@@ -40,6 +40,12 @@ def _notice(s: GameState, city: City) -> timedelta:
     return timedelta(hours=hours)
 
 
+def earliest_window(s: GameState, city: City, now: datetime) -> tuple[datetime, datetime]:
+    """JUDGE-ELECT-4, TIME-6: the earliest election the notice rules allow from ``now``."""
+    opens = now + _notice(s, city)
+    return opens, opens + timedelta(hours=ELECTION_HOURS)
+
+
 def schedule_vacancies(p: Progress) -> None:
     """AMB-44: the earliest time the notice rules allow, if it still fits into today."""
     s = p.state
@@ -49,8 +55,7 @@ def schedule_vacancies(p: Progress) -> None:
     for name, city in s.cities.items():
         if not needs_election(s, city):
             continue
-        opens = p.now + _notice(s, city)
-        closes = opens + timedelta(hours=ELECTION_HOURS)
+        opens, closes = earliest_window(s, city, p.now)
         if closes <= plan.scheduled_end:
             _announce(p, name, opens, closes)
 
@@ -82,7 +87,7 @@ def schedule_election(p: Progress, c: cmd.ScheduleJudgeElection) -> None:
         check(moment.tzinfo is not None, ErrorCode.SCHEDULE_INVALID, detail=N_("times need a timezone"))
     rule = "TIME-6" if city.removal_pending else "TIME-5"
     check(c.opens_at - p.now >= _notice(s, city), ErrorCode.SCHEDULE_INVALID, rule,
-          detail=N_("not enough notice"))
+          detail=N_("the election must be announced earlier: the settings require more notice"))
     check(c.opens_at < c.closes_at <= s.plans[s.day].scheduled_end, ErrorCode.SCHEDULE_INVALID,
           "JUDGE-ELECT-4", detail=N_("the election must end within the day"))
     _announce(p, c.city, c.opens_at, c.closes_at)

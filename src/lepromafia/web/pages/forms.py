@@ -4,10 +4,11 @@ stable code ``bad_form``) before anything reaches the service; the engine judges
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import date, datetime
+from datetime import date, datetime, time
 from typing import Any
 
 from ...engine import commands as cmd
@@ -15,6 +16,7 @@ from ...engine import commands_host as hc
 from ...engine.calendar import MOSCOW
 from ...engine.state import NO_KILL, GameState
 from ..errors import WebError, WebErrorCode
+from ..i18n import N_
 
 Form = dict[str, Any]
 """Field -> str, or list[str] for repeated fields."""
@@ -37,19 +39,52 @@ def draws(rng: random.Random) -> Iterator[None]:
         _DRAWS.reset(token)
 
 
+LABELS: dict[str, str] = {
+    "title": N_("Title"), "text": N_("Text"), "city": N_("City"), "user": N_("User"),
+    "reason": N_("Reason"), "numbers": N_("Numbers, comma separated"), "first_day": N_("First day"),
+    "day": N_("Day number"), "time": N_("Time (HH:MM)"), "length_days": N_("Length, days"),
+    "end_at": N_("Day ends at"), "next_start_at": N_("Next day starts at"), "opens_at": N_("Opens"),
+    "closes_at": N_("Closes"), "nominations_close_at": N_("Nominations close"), "until": N_("Until"),
+    "starts_at": N_("From"), "delegate": N_("Stand-in Tribune"), "rule": N_("Rule"),
+    "contest": N_("Contest"), "participants": N_("Participants"), "results": N_("Results"),
+    "cities": N_("Cities"), "new_name": N_("New name"), "target": N_("Target"),
+    "candidate": N_("Candidate"), "order": N_("Mafiosi in order, comma separated"),
+    "godfather": N_("Godfather"), "office": N_("Office"), "members": N_("Members"),
+    "accused": N_("Accused"), "charge": N_("Charge"), "case": N_("Case"),
+    "new_tribune": N_("New Tribune"), "bonus": N_("Bonus"), "outcome": N_("Outcome"),
+    "game_id": N_("Game id"), "kind": N_("Kind"), "grievance": N_("Grievance"),
+    "city_count": N_("Number of cities"), "population_per_city": N_("Residents per city"),
+    "mafia_share_percent": N_("Mafia share, %"), "day_start_time": N_("Day start (Moscow)"),
+    "default_vote_opens": N_("Vote opens"), "default_vote_closes": N_("Vote closes"),
+    "commissar_check_mode": N_("Commissar checks"),
+}
+"""Each form field's visible label (the template's own msgid): an error names the field
+as the person sees it, never by its name in the form."""
+
+_MARKED = N_("the marked field")
+
+
 class FormError(WebError):
-    """A form field left empty or filled in wrongly; the page shows the message beside it."""
+    """A form field left empty or filled in wrongly; the page shows the message beside it,
+    naming the field by its visible label. ``field`` is the input's name in the form."""
 
-    def __init__(self, field: str) -> None:
-        super().__init__(WebErrorCode.BAD_FORM, field=field)
+    def __init__(self, field: str, code: WebErrorCode = WebErrorCode.BAD_FORM) -> None:
+        base = field.removesuffix("_date").removesuffix("_time")
+        super().__init__(code, field=field, detail=LABELS.get(base, _MARKED))
 
 
-def text(form: Form, name: str, *, required: bool = True, limit: int = 200) -> str:
+def _raw(form: Form, name: str) -> str:
     value = form.get(name, "")
     if isinstance(value, list):
         value = value[0] if value else ""
-    value = str(value).strip()
-    if (required and not value) or len(value) > limit:
+    return str(value).strip()
+
+
+def text(form: Form, name: str, *, required: bool = True, limit: int = 200) -> str:
+    value = _raw(form, name)
+    if required and not value:
+        raise FormError(name, WebErrorCode.FIELD_REQUIRED)
+    if len(value) > limit:
         raise FormError(name)
     return value
 
@@ -71,8 +106,39 @@ def integer(form: Form, name: str, lo: int = 0, hi: int = 10**9) -> int:
     return int(raw)
 
 
+_HHMM = re.compile(r"([01]?\d|2[0-3])[:.]([0-5]\d)")
+
+
+def clock_time(form: Form, name: str, *, required: bool = True) -> time | None:
+    """A 24-hour Moscow time typed as HH:MM (14:00; 9:30 and 14.00 are accepted too)."""
+    raw = _raw(form, name)
+    if not raw:
+        if required:
+            raise FormError(name, WebErrorCode.FIELD_REQUIRED)
+        return None
+    found = _HHMM.fullmatch(raw)
+    if found is None:
+        raise FormError(name, WebErrorCode.FIELD_TIME)
+    return time(int(found.group(1)), int(found.group(2)))
+
+
 def moment(form: Form, name: str, *, required: bool = True) -> datetime | None:
-    """A ``datetime-local`` field read as Moscow time."""
+    """A moment in Moscow time: the consoles' picker sends a day (``<name>_date``, ISO, from
+    a list) and a time (``<name>_time``, HH:MM); a single ISO ``<name>`` is read too."""
+    if f"{name}_date" in form or f"{name}_time" in form:
+        day_raw = _raw(form, f"{name}_date")
+        when = clock_time(form, f"{name}_time", required=required and bool(day_raw))
+        if not day_raw and when is None:
+            if required:
+                raise FormError(f"{name}_time", WebErrorCode.FIELD_REQUIRED)
+            return None
+        try:
+            day = date.fromisoformat(day_raw)
+        except ValueError as exc:
+            raise FormError(f"{name}_date", WebErrorCode.FIELD_DATE) from exc
+        if when is None:
+            raise FormError(f"{name}_time", WebErrorCode.FIELD_REQUIRED)
+        return datetime.combine(day, when, MOSCOW)
     raw = text(form, name, required=required, limit=40)
     if not raw:
         return None
@@ -84,10 +150,11 @@ def moment(form: Form, name: str, *, required: bool = True) -> datetime | None:
 
 
 def day_of(form: Form, name: str) -> date:
+    raw = text(form, name, limit=12)
     try:
-        return date.fromisoformat(text(form, name, limit=12))
+        return date.fromisoformat(raw)
     except ValueError as exc:
-        raise FormError(name) from exc
+        raise FormError(name, WebErrorCode.FIELD_DATE) from exc
 
 
 def choice(form: Form, name: str, allowed: tuple[str, ...]) -> str:
@@ -104,7 +171,7 @@ def flag(form: Form, name: str) -> bool:
 
 def must(value: datetime | None, name: str) -> datetime:
     if value is None:
-        raise FormError(name)
+        raise FormError(name, WebErrorCode.FIELD_REQUIRED)
     return value
 
 
@@ -165,6 +232,11 @@ def city_plans(raw: str) -> tuple[cmd.CityPlan, ...]:
 # --- the actions -----------------------------------------------------------------------
 
 Builder = Callable[[Form, str, GameState], cmd.Command]
+
+
+def _hhmm(f: Form, name: str) -> str:
+    when = clock_time(f, name)
+    return f"{when:%H:%M}" if when else ""
 
 
 def _numbers(f: Form, a: str, s: GameState) -> cmd.Command:
@@ -300,7 +372,7 @@ ACTIONS: dict[str, Builder] = {
     "answer_offer": lambda f, a, s: cmd.AnswerCommissarOffer(
         actor=a, accept=choice(f, "accept", ("yes", "no")) == "yes"),
     "day_start": lambda f, a, s: cmd.SetDayStart(actor=a, day=integer(f, "day", 1, 999),
-                                                 time=text(f, "time", limit=5)),
+                                                 time=_hhmm(f, "time")),
     "long_day": lambda f, a, s: cmd.DeclareLongDay(actor=a, day=integer(f, "day", 1, 999),
                                                    length_days=integer(f, "length_days", 1, 30)),
     "shorten": _shorten,

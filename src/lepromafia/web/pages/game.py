@@ -288,7 +288,7 @@ async def create_game(request: Request, web: WebDep, user: RequireUser, lang: La
             raise FormError("game_id")
         settings: dict[str, Any] = {}
         for name, kind in NEW_GAME_FIELDS.items():
-            raw = text(form, name, required=False, limit=10)
+            raw = text(form, name, required=False, limit=20)
             if raw:
                 settings[name] = integer(form, name) if kind is int else raw
         title = text(form, "title", limit=120)

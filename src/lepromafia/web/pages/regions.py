@@ -69,6 +69,23 @@ REGIONS["unread"] = (ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, ev.Resi
                      hev.InboxBanImposed, hev.InboxBanLifted)
 """The today panel (what the viewer must do now) and the unread badge in the game's menu."""
 
+
+def _every_event() -> tuple[type[Event], ...]:
+    classes = [c for module in (ev, hev) for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, Event) and c is not Event]
+    return tuple(c for c in classes if c not in CHATTER)
+
+
+CHATTER: tuple[type[Event], ...] = (ev.MessagePosted, ev.VoteCast, ev.CommentPosted)
+"""Events that never change a host's duties: a console's task list skips them."""
+
+REGIONS["duties"] = _every_event()
+"""A console's task list: any decision or deadline may add or remove a duty."""
+REGIONS["tribune_city"] = (
+    *VOTE, ev.NominationMade, ev.VoteScheduled, ev.ProxyRequested, ev.DayStarted, ev.CityDecided,
+    ev.RestorationProposed, ev.RestorationSigned)
+"""One city of the Tribune's console: its vote, nominations, proxies and restoration."""
+
 LIVE_KINDS: dict[str, str] = {name: " ".join(sorted({c.__name__ for c in classes}))
                               for name, classes in REGIONS.items()}
 """Each region's ``data-live-kinds`` value."""

@@ -155,9 +155,9 @@ def _duty_text(lang: str, d: Duty) -> str:
     fields = {k: v for k, v in d.args if isinstance(v, str | int)}
     msgid = RESIDENT_TEXTS.get(d.kind)
     if msgid is None:
-        from .consoles import DUTY_TEXTS  # the consoles' words for host duties (no import cycle)
+        from .console_duties import TEXTS  # the consoles' words for host duties (no import cycle)
 
-        msgid = DUTY_TEXTS.get(d.kind.value, d.kind.value)
+        msgid = TEXTS.get(d.kind, N_("A decision awaits you"))
     try:
         return translate(lang, msgid, **fields)
     except (KeyError, IndexError):
