@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..errors import ErrorInfo
-from . import archive, consoles, discussion, game, notary, public, sound
+from . import archive, consoles, discussion, game, notary, notifications, public, sound
 from .common import flash_context
 from .render import render
 
@@ -48,5 +48,6 @@ router.include_router(notary.router)  # INBOX-NOTARY-1..3: notary inboxes for an
 router.include_router(consoles.router)
 router.include_router(sound.router)  # the Sound Library (issue 6)
 router.include_router(archive.router)  # the archives after the game (issue 6)
+router.include_router(notifications.router)  # notifications (issue 13)
 
 __all__ = ["render_error", "router"]
