@@ -204,28 +204,42 @@ class NotifyStore:
                      sends: Sequence[Row]) -> bool:
         """One outbox row done: its notifications and deliveries, in one transaction,
         only if this worker still holds the claim (else False and nothing written)."""
+        return bool(await self.expand_many(worker, [(outbox_id, status, notes, sends)]))
+
+    async def expand_many(self, worker: str,
+                          items: Sequence[tuple[int, str, Sequence[Row], Sequence[Row]]]) -> set[int]:
+        """``expand`` for a batch, in one transaction and a few statements: the outbox ids
+        this worker still held (only their notifications and deliveries are written)."""
+        if not items:
+            return set()
         async with self._write() as conn:
-            done = await conn.execute(
-                update(outbox).where(and_(outbox.c.id == outbox_id, outbox.c.claimed_by == worker,
-                                          outbox.c.status == "pending"))
-                .values(status=status, claimed_until=None))
-            if done.rowcount != 1:
-                return False
-            ids: dict[str, int] = {}
-            for note in notes:
-                stmt = self._insert(notifications).values(**note).on_conflict_do_nothing(
-                    index_elements=[notifications.c.key])
-                await conn.execute(stmt)
+            held = {r.id for r in await conn.execute(
+                select(outbox.c.id).where(and_(outbox.c.id.in_([i[0] for i in items]),
+                                               outbox.c.claimed_by == worker, outbox.c.status == "pending")))}
+            mine = [i for i in items if i[0] in held]
+            for status in {i[1] for i in mine}:
+                await conn.execute(update(outbox).where(outbox.c.id.in_([i[0] for i in mine if i[1] == status]))
+                                   .values(status=status, claimed_until=None))
+            notes = [n for i in mine for n in i[2]]
             if notes:
-                found = await conn.execute(select(notifications.c.key, notifications.c.id)
-                                           .where(notifications.c.key.in_([n["key"] for n in notes])))
-                ids = {r.key: r.id for r in found}
-            for send in sends:
-                row = dict(send)
-                row["notification_id"] = ids.get(row.pop("note_key", ""))
-                await conn.execute(self._insert(deliveries).values(**row).on_conflict_do_nothing(
-                    index_elements=[deliveries.c.key]))
-        return True
+                await conn.execute(self._insert(notifications).on_conflict_do_nothing(
+                    index_elements=[notifications.c.key]), notes)
+                ids: dict[str, int] = {}
+                keys = [n["key"] for n in notes]
+                for chunk in range(0, len(keys), 500):
+                    found = await conn.execute(select(notifications.c.key, notifications.c.id)
+                                               .where(notifications.c.key.in_(keys[chunk:chunk + 500])))
+                    ids.update({r.key: r.id for r in found})
+            sends = []
+            for i in mine:
+                for send in i[3]:
+                    row = dict(send)
+                    row["notification_id"] = ids.get(row.pop("note_key", ""))
+                    sends.append(row)
+            if sends:
+                await conn.execute(self._insert(deliveries).on_conflict_do_nothing(
+                    index_elements=[deliveries.c.key]), sends)
+        return held
 
     async def finish(self, delivery_id: int, worker: str, **values: Any) -> bool:
         """Record a send's outcome, only under this worker's claim."""

@@ -151,40 +151,44 @@ class Dispatcher:
 
     async def expand_due(self) -> int:
         rows = await self.store.claim_outbox(self._claim())
+        items: list[tuple[int, str, list[Row], list[Row]]] = []
+        people = _People(self.store)
+        await people.load([r["user_id"] for r in rows if r["user_id"]])
+        states: dict[str, Any] = {}
         for row in rows:
             try:
-                await self._expand(row)
+                items.append(await self._expand(row, people, states))
             except Exception:
                 log.exception("expanding notification %s failed", row["key"])
+        finished = await self.store.expand_many(self.worker, items)
+        if self.on_notes:
+            self.on_notes(sorted({n["user_id"] for i, _, notes, _ in items if i in finished for n in notes}))
         return len(rows)
 
-    async def _expand(self, row: Row) -> None:
+    async def _expand(self, row: Row, people: _People,
+                      states: dict[str, Any]) -> tuple[int, str, list[Row], list[Row]]:
+        """What one due outbox row becomes: (id, status, notifications, deliveries)."""
         now = self.clock.now()
         if row["expires_real"] is not None and row["expires_real"] <= now:
-            await self.store.expand(row["id"], self.worker, "dropped", [], [])
-            return
-        current = await self.games.current(row["game_id"])
+            return row["id"], "dropped", [], []
+        current = states.get(row["game_id"]) or await self.games.current(row["game_id"])
+        states[row["game_id"]] = current
         state, game_now = current.state, current.now
         self._titles[row["game_id"]] = state.title
         spec = SPECS[NotifyKind(row["kind"])]
         payload = json.loads(row["payload"])
         if _stale(state, payload):
-            await self.store.expand(row["id"], self.worker, "dropped", [], [])
-            return
+            return row["id"], "dropped", [], []
         if row["user_id"]:
             found: dict[str, dict[str, Any]] = {row["user_id"]: {}}
         else:
             found = recipients(spec, state, payload, game_now)
         users = sorted(found)
-        profiles = await self.store.profiles_of(users)
-        prefs: dict[str, list[Row]] = defaultdict(list)
-        for p in await self.store.prefs_of(users):
-            prefs[p["user_id"]].append(p)
-        pushes: dict[str, list[Row]] = defaultdict(list)
-        for p in await self.store.push_of(users):
-            pushes[p["user_id"]].append(p)
+        await people.load(users)
+        profiles, prefs, pushes = people.profiles, people.prefs, people.pushes
         secret = spec.secret or not payload.get("public", True)
-        notes, sends = [], []
+        notes: list[Row] = []
+        sends: list[Row] = []
         for user in users:
             fields = {**payload, **found[user], "title": state.title}
             key = row["key"] if row["user_id"] else f"{row['key']}:{user}"
@@ -194,9 +198,7 @@ class Dispatcher:
             profile = Profile.of(user, profiles.get(user))
             sends += self._deliveries(row, spec, key, fields, secret, profile, Preferences(prefs[user]),
                                       pushes[user], now)
-        status = "done"
-        if await self.store.expand(row["id"], self.worker, status, notes, sends) and self.on_notes:
-            self.on_notes(users)
+        return row["id"], "done", notes, sends
 
     def _deliveries(self, row: Row, spec: KindSpec, key: str, fields: dict[str, Any], secret: bool,
                     profile: Profile, prefs: Preferences, pushes: list[Row], now: float) -> list[Row]:
@@ -325,6 +327,28 @@ class Dispatcher:
         return Outgoing(key=key, address=first["address"] or "", subject=subject, text=text, link=link,
                         html=html, unsubscribe=unsubscribe,
                         extra={k: data[k] for k in ("p256dh", "auth") if k in data})
+
+
+class _People:
+    """Profiles, preferences and push subscriptions of a batch's recipients, read once."""
+
+    def __init__(self, store: NotifyStore) -> None:
+        self.store = store
+        self.profiles: dict[str, Row] = {}
+        self.prefs: dict[str, list[Row]] = defaultdict(list)
+        self.pushes: dict[str, list[Row]] = defaultdict(list)
+        self._known: set[str] = set()
+
+    async def load(self, users: Iterable[str]) -> None:
+        new = sorted(set(users) - self._known)
+        if not new:
+            return
+        self._known.update(new)
+        self.profiles.update(await self.store.profiles_of(new))
+        for p in await self.store.prefs_of(new):
+            self.prefs[p["user_id"]].append(p)
+        for p in await self.store.push_of(new):
+            self.pushes[p["user_id"]].append(p)
 
 
 def _short(address: str | None) -> str:
