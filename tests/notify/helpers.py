@@ -45,7 +45,7 @@ class Inbox:
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.messages.append(message_from_bytes(envelope.content, policy=policy.default))  # type: ignore[arg-type]
         return "250 OK"
 

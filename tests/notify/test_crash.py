@@ -19,14 +19,21 @@ from lepromafia.store.migrate import upgrade
 from lepromafia.store.notify import NotifyStore
 
 from ..service.helpers import run, setup_game, small_cast, sqlite_config
-from .helpers import SmtpServer, dispatcher, profile
+from .helpers import dispatcher, profile
+
+
+def _ids(log: str) -> list[str]:
+    if not os.path.exists(log):
+        return []
+    with open(log) as f:
+        return f.read().split()
 
 
 class SlowInbox:
     def __init__(self, log: str) -> None:
         self.log = log
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802
+    async def handle_DATA(self, server, session, envelope):
         await asyncio.sleep(0.02)
         for line in envelope.content.decode(errors="replace").splitlines():
             if line.lower().startswith("message-id:"):
@@ -92,17 +99,17 @@ def test_sigkill_mid_batch_then_restart_sends_each_due_notification_once(tmp_pat
         first = ctx.Process(target=_serve, args=(config.url, f"smtp://127.0.0.1:{port}"))
         first.start()
         deadline = time.time() + 60
-        while time.time() < deadline and (not os.path.exists(log) or len(open(log).read().split()) < 3):
+        while time.time() < deadline and len(_ids(log)) < 3:
             time.sleep(0.01)
         assert first.pid is not None
         os.kill(first.pid, signal.SIGKILL)
         first.join()
-        received_at_kill = len(open(log).read().split())
+        received_at_kill = len(_ids(log))
         assert received_at_kill < expected, "killed mid-batch"
         second = ctx.Process(target=_serve, args=(config.url, f"smtp://127.0.0.1:{port}"))
         second.start()
         deadline = time.time() + 90
-        while time.time() < deadline and len(set(open(log).read().split())) < expected:
+        while time.time() < deadline and len(set(_ids(log))) < expected:
             time.sleep(0.05)
         time.sleep(0.5)
         assert second.pid is not None
@@ -110,7 +117,7 @@ def test_sigkill_mid_batch_then_restart_sends_each_due_notification_once(tmp_pat
         second.join()
     finally:
         controller.stop()
-    ids = open(log).read().split()
+    ids = _ids(log)
     counts = Counter(ids)
     assert len(counts) == expected, "every due notification arrives"
     assert sum(counts.values()) - expected <= 1, "at most the e-mail in flight at the kill is resent"

@@ -44,7 +44,7 @@ def test_reminders_by_email_in_each_language_and_one_click_unsubscribe(tmp_path)
         return ana, ben, ben_token
 
     with SmtpServer() as server:
-        ana, ben, ben_token = run(scenario(server))
+        _ana, _ben, ben_token = run(scenario(server))
         mails = server.inbox.messages
         to_ana = [m for m in mails if m["To"] == "ana@example.org"]
         to_ben = [m for m in mails if m["To"] == "ben@example.org"]
@@ -74,8 +74,9 @@ def test_reminders_by_email_in_each_language_and_one_click_unsubscribe(tmp_path)
             clock = manual_clock()
             svc = GameService(EventStore.open(config), clock)
             await svc.start(sweep=False)
-            from lepromafia.bots.strategy.service import StrategyServiceBots
             import random
+
+            from lepromafia.bots.strategy.service import StrategyServiceBots
             bots = StrategyServiceBots(svc, "g", random.Random(4))
             store = NotifyStore(svc.store)
             d = dispatcher(svc, store, [EmailSender(server.url, "x@notify.test")])
@@ -102,13 +103,13 @@ def test_a_bounce_is_dead_lettered_at_once_and_an_outage_retried(tmp_path) -> No
             from .helpers import Inbox
             self.inbox = Inbox()
 
-        async def handle_RCPT(self, server, session, envelope, address, options):  # noqa: N802
+        async def handle_RCPT(self, server, session, envelope, address, options):
             if address.startswith("cleo"):
                 return "550 no such user"
             envelope.rcpt_tos.append(address)
             return "250 OK"
 
-        async def handle_DATA(self, server, session, envelope):  # noqa: N802
+        async def handle_DATA(self, server, session, envelope):
             return await self.inbox.handle_DATA(server, session, envelope)
 
     async def scenario() -> None:

@@ -218,13 +218,14 @@ class NotifyStore:
                                                outbox.c.claimed_by == worker, outbox.c.status == "pending")))}
             mine = [i for i in items if i[0] in held]
             for status in {i[1] for i in mine}:
-                await conn.execute(update(outbox).where(outbox.c.id.in_([i[0] for i in mine if i[1] == status]))
+                ids_of = [i[0] for i in mine if i[1] == status]
+                await conn.execute(update(outbox).where(outbox.c.id.in_(ids_of))
                                    .values(status=status, claimed_until=None))
             notes = [n for i in mine for n in i[2]]
+            ids: dict[str, int] = {}
             if notes:
                 await conn.execute(self._insert(notifications).on_conflict_do_nothing(
                     index_elements=[notifications.c.key]), notes)
-                ids: dict[str, int] = {}
                 keys = [n["key"] for n in notes]
                 for chunk in range(0, len(keys), 500):
                     found = await conn.execute(select(notifications.c.key, notifications.c.id)

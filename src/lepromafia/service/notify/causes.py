@@ -115,7 +115,7 @@ def _reminders(out: Causes, e: ev.DeadlineScheduled) -> None:
     kind, _, rest = e.key.partition(":")
     due = e.due_at
     mark = f"{e.key}@{due.isoformat()}"
-    common = {"deadline": e.key, "at": due.isoformat()}
+    common: dict[str, Any] = {"deadline": e.key, "at": due.isoformat()}
     if kind == "vote_close":
         city = rest.rsplit(":", 1)[0]
         out.add(NotifyKind.VOTE_CLOSES_60, mark, due=due - HOUR, expires=due, city=city, **common)

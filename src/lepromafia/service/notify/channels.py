@@ -192,5 +192,8 @@ def vapid_keys(seed: bytes) -> tuple[str, str]:
                             serialization.NoEncryption())
     point = key.public_key().public_bytes(serialization.Encoding.X962,
                                           serialization.PublicFormat.UncompressedPoint)
-    b64 = lambda raw: base64.urlsafe_b64encode(raw).decode().rstrip("=")  # noqa: E731
-    return b64(der), b64(point)
+    return _b64(der), _b64(point)
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")

@@ -316,13 +316,16 @@ class Dispatcher:
                             html=texts.email_html(text, data["verify"], data["verify"], None, ""))
         parts = [texts.words(r["kind"], json.loads(r["payload"])["fields"], lang, self.translate,
                              external=True, secret=json.loads(r["payload"])["secret"]) for r in rows]
-        link = f"{base}/notifications" if data["secret"] or len(rows) > 1 else f"{base}/games/{first['game_id']}"
+        secret_or_many = data["secret"] or len(rows) > 1
+        link = f"{base}/notifications" if secret_or_many else f"{base}/games/{first['game_id']}"
         subject = parts[0].subject if len(rows) == 1 else self.translate(lang, texts.DIGEST_SUBJECT)
         text = "\n".join(p.text for p in parts)
         unsubscribe = data.get("unsubscribe")
         open_label = self.translate(lang, texts.OPEN_GAME)
-        html = texts.email_html(text, link, open_label, unsubscribe,
-                                self.translate(lang, texts.UNSUBSCRIBE)) if first["channel"] == "email" else ""
+        html = ""
+        if first["channel"] == "email":
+            html = texts.email_html(text, link, open_label, unsubscribe,
+                                    self.translate(lang, texts.UNSUBSCRIBE))
         key = first["key"] if len(rows) == 1 else "digest:" + ",".join(str(r["id"]) for r in rows)
         return Outgoing(key=key, address=first["address"] or "", subject=subject, text=text, link=link,
                         html=html, unsubscribe=unsubscribe,

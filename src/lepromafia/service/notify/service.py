@@ -59,7 +59,7 @@ class NotifyService:
 
     # --- the in-app list ---------------------------------------------------------------
 
-    async def list(self, user_id: str, lang: str, limit: int = 100) -> list[NotificationView]:
+    async def notifications(self, user_id: str, lang: str, limit: int = 100) -> list[NotificationView]:
         rows = await self.store.notifications_of(user_id, limit)
         out = []
         for r in rows:

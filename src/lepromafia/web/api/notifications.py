@@ -3,9 +3,8 @@ the VAPID key and a browser's push subscription."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
 from fastapi import APIRouter
+from pydantic import BaseModel, Field
 
 from ..deps import Lang, RequireUser, WebDep
 from .models import ERRORS
@@ -48,8 +47,9 @@ class PushKeyOut(BaseModel):
 async def list_notifications(web: WebDep, user: RequireUser, lang: Lang) -> list[NotificationOut]:
     """The viewer's notifications, newest first, in his language (the in-app text)."""
     assert web.notify is not None
+    found = await web.notify.notifications(user.user_id, lang)
     return [NotificationOut(id=n.id, game_id=n.game_id, kind=n.kind, text=n.text, unread=n.unread,
-                            created_real=n.created_real) for n in await web.notify.list(user.user_id, lang)]
+                            created_real=n.created_real) for n in found]
 
 
 @router.get("/notifications/count")

@@ -41,8 +41,8 @@ async def service_worker() -> Response:
 @router.get("/notifications", include_in_schema=False)
 async def notifications(request: Request, web: WebDep, user: RequireUser, lang: Lang,
                         game: str = "") -> Response:
-    items = await notify(web).list(user.user_id, lang)
-    dead = []
+    items = await notify(web).notifications(user.user_id, lang)
+    dead: list[Any] = []
     if game:
         state = await web.service.state(game)
         if state.procurator == user.user_id:
