@@ -56,6 +56,8 @@ class NotifyService:
         self.translate = translate
         self.senders = senders or {}
         self.base_url = base_url.rstrip("/")
+        self.dispatcher: Dispatcher | None = None
+        """The dispatcher sending this service's notifications (set by ``build``)."""
 
     # --- the in-app list ---------------------------------------------------------------
 
@@ -239,4 +241,6 @@ def build(games: GameService, senders: list[Sender], translate: texts.Translate,
     """The notify service and its dispatcher over one game service's store."""
     store = NotifyStore(games.store)
     notify = NotifyService(store, games.clock, translate, {s.name: s for s in senders}, config.base_url)
-    return notify, Dispatcher(games, store, senders, translate, config, clock=games.clock, telegram=notify)
+    notify.dispatcher = Dispatcher(games, store, senders, translate, config, clock=games.clock,
+                                   telegram=notify)
+    return notify, notify.dispatcher

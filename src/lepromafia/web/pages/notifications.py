@@ -1,4 +1,4 @@
-"""Notification pages (issue 13): the list, the live badge, the account's notification
+"""Notification pages (issue 13): the list, the service worker, the account's notification
 settings, e-mail verification, the RFC 8058 one-click unsubscribe, the Procurator's dead
 letters. Every read and write is one ``NotifyService`` call."""
 
@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import FileResponse, Response
 
 from ...service.errors import ServiceError
 from ...service.notify.kinds import EXTERNAL, NotifyKind
 from ...service.notify.service import KIND_LABELS, NotifyService
 from ..deps import CsrfChecked, Lang, RequireUser, Web, WebDep
 from ..errors import describe
-from ..i18n import LANGUAGES, N_, translate
+from ..i18n import LANGUAGES, N_
 from .common import redirect
 from .public import page
 
@@ -43,25 +43,17 @@ async def notifications(request: Request, web: WebDep, user: RequireUser, lang: 
                         game: str = "") -> Response:
     items = await notify(web).notifications(user.user_id, lang)
     dead: list[Any] = []
-    if game:
-        state = await web.service.state(game)
-        if state.procurator == user.user_id:
-            dead = await notify(web).dead_letters(game)
-    return page(request, "pages/notifications.html", lang, user, items=items, dead=dead, dead_game=game)
+    procurator = bool(game) and (await web.service.state(game)).procurator == user.user_id
+    if procurator:
+        dead = await notify(web).dead_letters(game)
+    return page(request, "pages/notifications.html", lang, user, items=items, dead=dead,
+                dead_game=game if procurator else "")
 
 
 @router.post("/notifications/read", include_in_schema=False, dependencies=[CsrfChecked])
 async def read_all(web: WebDep, user: RequireUser, lang: Lang) -> Response:
     await notify(web).mark_read(user.user_id)
     return redirect("/notifications", ok=N_("All notifications are marked as read."), lang=lang)
-
-
-@router.get("/notifications/badge", include_in_schema=False)
-async def badge(web: WebDep, user: RequireUser, lang: Lang) -> Response:
-    count = await notify(web).unread(user.user_id)
-    label = translate(lang, N_("Notifications"))
-    text = f"{label} · {count}" if count else label
-    return HTMLResponse(f'<a href="/notifications" data-unread="{count}">{text}</a>')
 
 
 @router.get("/account/notifications", include_in_schema=False)
@@ -73,7 +65,7 @@ async def settings(request: Request, web: WebDep, user: RequireUser, lang: Lang,
     return page(request, "pages/notify_settings.html", lang, user, profile=profile, prefs=prefs,
                 kinds=[(k.value, KIND_LABELS[k.value]) for k in NotifyKind],
                 channels=[(c.value, CHANNEL_LABELS[c.value]) for c in EXTERNAL],
-                digests=DIGEST_LABELS, languages=LANGUAGES, pref_game=game, telegram_token=telegram,
+                digests=DIGEST_LABELS, profile_languages=LANGUAGES, pref_game=game, telegram_token=telegram,
                 push_key=web.settings.vapid_public_key())
 
 
