@@ -9,11 +9,11 @@ import re
 from datetime import datetime, time, timedelta
 from pathlib import Path
 
-from lepromafia.service.notify.channels import Outgoing
-
 from lepromafia.engine.calendar import MOSCOW
+from lepromafia.service.notify.channels import Outgoing
+from lepromafia.service.notify.dispatcher import Dispatcher
 
-from ..web.conftest import FIRST_DAY, make_api, setup_game_via_api, small_cast
+from ..web.conftest import FIRST_DAY, Api, make_api, setup_game_via_api, small_cast
 from .helpers import Recorder
 
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -32,11 +32,11 @@ def test_a_resident_sets_up_notifications_and_reads_them(tmp_path: Path) -> None
         dispatcher.senders["email"] = mail
         dispatcher.limits["email"] = dispatcher.limits["push"]
 
-        def fresh() -> str:
+        def fresh(api: Api = api, ana: str = ana) -> str:
             page = api.get(ana, "/account/notifications").text
             return TOKEN.search(page).group(1)  # type: ignore[union-attr]
 
-        def step() -> None:
+        def step(api: Api = api, dispatcher: Dispatcher = dispatcher) -> None:
             while api.client.portal.call(dispatcher.step):  # type: ignore[union-attr]
                 pass
 
