@@ -27,7 +27,7 @@ from . import targets
 from .errors import ErrorCode
 from .inboxes import Access, Kind, access, live_inbox
 from .keywords import Keyword
-from .rules import ambush, court, night
+from .rules import ambush, court, deal_draw, night
 from .rules.commissar import may_accept
 from .rules.pause import paused
 from .state import NO_KILL, City, Faction, GameState, PhaseKind, Stage
@@ -56,6 +56,9 @@ class DutyKind(StrEnum):
     FORM_CITIES = "form_cities"
     SEAL_DEAL = "seal_deal"
     NAME_NUMBERS = "name_numbers"
+    COMMIT_ENTROPY = "commit_entropy"
+    OPEN_REVEALS = "open_reveals"
+    REVEAL_ENTROPY = "reveal_entropy"
     ACKNOWLEDGE_ROLE = "acknowledge_role"
     START_GAME = "start_game"
     NOMINATE = "nominate"
@@ -205,9 +208,42 @@ def _seal_deal(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
 
 
 def _name_numbers(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
-    if viewer != s.procurator or s.stage is not Stage.SEALED:
+    if viewer != s.procurator or s.stage is not Stage.SEALED or deal_draw.by_draw(s):
         return ()
     return [Open(n, {"city": n}) for n in s.cities if n not in s.deal.numbers]
+
+
+def _party_seat(s: GameState, viewer: str, seat: Seat) -> bool:
+    """Whether the viewer takes part in the drawn deal in this seat: a host by office, a
+    player (signed up or a resident) as himself."""
+    if seat is Seat.PROCURATOR:
+        return viewer == s.procurator
+    if seat is Seat.CONSIGLIERE:
+        return viewer == s.consigliere
+    return viewer not in (s.procurator, s.consigliere)
+
+
+def _commit_entropy(seat: Seat) -> When:
+    """RANDOM-4 by lot (issue 14): the two hosts must commit; a player may
+    (``deal_draw.may_commit``: the draw page offers it, it is no duty of his)."""
+    def when(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
+        return _one() if _party_seat(s, viewer, seat) and deal_draw.may_commit(s, viewer) else ()
+    return when
+
+
+def _open_reveals(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
+    return _one() if viewer == s.procurator and deal_draw.may_open_reveals(s) else ()
+
+
+def _reveal_entropy(seat: Seat) -> When:
+    """Every committed party reveals before the window closes, or is replaced."""
+    def when(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
+        return _one() if _party_seat(s, viewer, seat) and deal_draw.may_reveal(s, viewer) else ()
+    return when
+
+
+def _reveals_close(s: GameState, o: Open) -> datetime | None:
+    return s.deadlines.get(deal_draw.DEADLINE)
 
 
 def _acknowledge(s: GameState, viewer: str, now: datetime) -> Iterable[Open]:
@@ -494,6 +530,14 @@ TABLE: tuple[Row, ...] = (
         "lists", frozenset({ErrorCode.DEAL_LIST_INVALID})),
     Row(Seat.PROCURATOR, DutyKind.NAME_NUMBERS, cmd.NameMafiaNumbers, "RANDOM-4", True,
         _name_numbers, _no, "numbers", frozenset({ErrorCode.NUMBERS_INVALID})),
+    *(Row(seat, DutyKind.COMMIT_ENTROPY, cmd.CommitDealEntropy, "RANDOM-4", True,
+          _commit_entropy(seat), _no, "digest", frozenset({ErrorCode.ENTROPY_DIGEST_INVALID}))
+      for seat in (Seat.PROCURATOR, Seat.CONSIGLIERE)),
+    Row(Seat.PROCURATOR, DutyKind.OPEN_REVEALS, cmd.OpenDealReveals, "RANDOM-4", True, _open_reveals,
+        _no),
+    *(Row(seat, DutyKind.REVEAL_ENTROPY, cmd.RevealDealEntropy, "RANDOM-4", True,
+          _reveal_entropy(seat), _reveals_close, "value", frozenset({ErrorCode.ENTROPY_MISMATCH}))
+      for seat in (Seat.PROCURATOR, Seat.CONSIGLIERE, Seat.RESIDENT)),
     Row(Seat.MAFIOSO, DutyKind.ACKNOWLEDGE_ROLE, cmd.AcknowledgeRole, "DIST-3", True, _acknowledge, _no),
     Row(Seat.PROCURATOR, DutyKind.START_GAME, cmd.StartGame, "START-4", True, _start, _no,
         "first_day", frozenset({ErrorCode.DEAL_INCOMPLETE, ErrorCode.SCHEDULE_INVALID})),

@@ -47,6 +47,27 @@ def party_of(s: GameState, actor: str) -> str | None:
     return actor if actor in s.signups or actor in s.residents else None
 
 
+def may_commit(s: GameState, actor: str) -> bool:
+    """RANDOM-4: a party that has not committed, while commitments are taken."""
+    party = party_of(s, actor)
+    return (by_draw(s) and s.stage in (Stage.RECRUITING, Stage.FORMED, Stage.SEALED)
+            and not s.deal.reveals_open and party is not None and party != SERVER_PARTY
+            and party not in s.deal.digests)
+
+
+def may_open_reveals(s: GameState) -> bool:
+    """The lists are sealed and both hosts have committed: the Procurator may open the reveals."""
+    return (by_draw(s) and s.stage is Stage.SEALED and not s.deal.reveals_open
+            and {PROCURATOR, CONSIGLIERE} <= set(s.deal.digests))
+
+
+def may_reveal(s: GameState, actor: str) -> bool:
+    """A committed party that has not revealed, while the reveals are open."""
+    party = party_of(s, actor)
+    return (by_draw(s) and s.stage is Stage.SEALED and s.deal.reveals_open and party is not None
+            and party != SERVER_PARTY and party in s.deal.digests and party not in s.deal.values)
+
+
 def commit(p: Progress, c: cmd.CommitDealEntropy) -> None:
     s = p.state
     check(by_draw(s), ErrorCode.DEAL_BY_HAND, "RANDOM-4")

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..errors import ErrorInfo
-from . import archive, consoles, discussion, game, notary, notifications, public, sound
+from . import archive, consoles, discussion, draw, game, notary, notifications, public, sound
 from .common import flash_context
 from .render import render
 
@@ -45,6 +45,7 @@ router.include_router(public.router)
 router.include_router(game.router)
 router.include_router(discussion.router)  # POST-1, POST-2: comments under the posts
 router.include_router(notary.router)  # INBOX-NOTARY-1..3: notary inboxes for anyone
+router.include_router(draw.router)  # RANDOM-4 by lot: commit, open the reveals, reveal (issue 14)
 router.include_router(consoles.router)
 router.include_router(sound.router)  # the Sound Library (issue 6)
 router.include_router(archive.router)  # the archives after the game (issue 6)
