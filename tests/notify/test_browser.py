@@ -5,24 +5,22 @@ page; screenshots at 1280×800 and 390×844 in Russian and English."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
-from typing import Any
-
-from lepromafia.engine.calendar import MOSCOW
-from lepromafia.engine.commands import REQUIREMENTS
-
 import threading
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import uvicorn
 
+from lepromafia.engine.calendar import MOSCOW
+from lepromafia.engine.commands import REQUIREMENTS
 from lepromafia.web.app import create_app
 from lepromafia.web.settings import WebSettings
 
-from ..browser.conftest import PASSWORD, LiveServer, browser, login, shots  # noqa: F401  (fixtures)
+from ..browser.conftest import PASSWORD, LiveServer, login
 
 
 class QuickLive(LiveServer):

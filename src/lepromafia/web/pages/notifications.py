@@ -65,7 +65,8 @@ async def settings(request: Request, web: WebDep, user: RequireUser, lang: Lang,
     return page(request, "pages/notify_settings.html", lang, user, profile=profile, prefs=prefs,
                 kinds=[(k.value, KIND_LABELS[k.value]) for k in NotifyKind],
                 channels=[(c.value, CHANNEL_LABELS[c.value]) for c in EXTERNAL],
-                digests=DIGEST_LABELS, profile_languages=[(c, language_name(c)) for c in LANGUAGES], pref_game=game, telegram_token=telegram,
+                digests=DIGEST_LABELS, profile_languages=[(c, language_name(c)) for c in LANGUAGES],
+                pref_game=game, telegram_token=telegram,
                 push_key=web.settings.vapid_public_key())
 
 
