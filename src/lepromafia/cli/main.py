@@ -9,6 +9,7 @@ import typer
 from ..bots.simulate import simulate as run_simulation
 from ..web.i18n import LANGUAGES
 from .lab_cmd import lab_app
+from .notify_cmd import notify_app
 from .ops_cmd import db_app, game_app
 from .scenario_cmd import scenario_app
 from .serve_cmd import serve
@@ -19,6 +20,7 @@ app.add_typer(scenario_app, name="scenario")
 app.add_typer(db_app, name="db")
 app.add_typer(game_app, name="game")
 app.add_typer(lab_app, name="lab")
+app.add_typer(notify_app, name="notify")
 app.command()(serve)
 app.command()(verify)
 game_app.command("export")(game_export)

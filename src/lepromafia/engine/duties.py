@@ -16,7 +16,7 @@ The Day Post is not a duty: the platform publishes it at day start (POST-2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -100,6 +100,8 @@ class Duty:
     choices: tuple[Any, ...] = ()
     may_fail: frozenset[ErrorCode] = frozenset()
     """What deciding may still refuse: the fields the viewer fills in freely."""
+    scope: str | None = None
+    """The city the duty stands in (None: game-wide)."""
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -601,11 +603,14 @@ TABLE: tuple[Row, ...] = (
 )
 """Every duty of every seat. A row's ``when`` yields nothing for a viewer without the seat."""
 
-def duties(state: GameState | None, viewer: str | None, now: datetime) -> tuple[Duty, ...]:
-    """What ``viewer`` can and must do at ``now``: required ones first, then by deadline."""
+def duties(state: GameState | None, viewer: str | None, now: datetime,
+           kinds: Collection[DutyKind] | None = None) -> tuple[Duty, ...]:
+    """What ``viewer`` can and must do at ``now``: required ones first, then by deadline
+    (only duties of ``kinds``, if given: a notification asks about one kind for many)."""
     if state is None or viewer is None or state.stage is Stage.FINISHED:
         return ()
-    found = [_duty(state, row, o) for row in TABLE for o in row.when(state, viewer, now)]
+    rows = TABLE if kinds is None else [row for row in TABLE if row.kind in kinds]
+    found = [_duty(state, row, o) for row in rows for o in row.when(state, viewer, now)]
     return tuple(sorted(found, key=_order))
 
 
@@ -614,7 +619,7 @@ def _duty(state: GameState, row: Row, o: Open) -> Duty:
         kind=row.kind, seat=row.seat, rule=row.rule, command=row.command,
         required=row.required if o.required is None else o.required,
         deadline=row.due(state, o), args=tuple((o.args or {}).items()), choice=row.choice,
-        choices=o.choices, may_fail=row.may_fail,
+        choices=o.choices, may_fail=row.may_fail, scope=o.scope,
     )
 
 

@@ -22,6 +22,7 @@ class ServiceErrorCode(CodeEnum):
     CORRUPT_LOG = "corrupt_log", 500, N_("The log of game '{game}' is corrupt from event {seq}")
     CONCURRENCY_CONFLICT = "concurrency_conflict", 503, N_("Game '{game}' was changed concurrently; retry the command")
     SERVICE_CLOSED = "service_closed", 503, N_("The service is stopped")
+    NOTIFY_SETTING_INVALID = "notify_setting_invalid", 422, N_("This notification setting is not valid; nothing was changed")
     STORAGE_FULL = "storage_full", 503, N_("The server has no room to store this right now; nothing was saved. Try again in a minute")
 
 

@@ -57,6 +57,7 @@ from ..store.event_store import (
 from ..store.projection import Changes, GameClock, Projector, Step, merge
 from .clock import Clock, SystemClock
 from .errors import ServiceError, ServiceErrorCode, storage_full
+from .notify.causes import causes
 from .pubsub import Broker
 from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason, load_log
 
@@ -560,6 +561,7 @@ class _Lane:
             "last_seq": last, "accepted_real": self.service.clock.now(),
         })
         merge(changes, draft.projector.project(Step(command_id, command, before, state, numbered)))
+        draft.write.outbox.extend(causes(game_id, draft.meta.clock, before, state, numbered))
         draft.state = state
         draft.version = last
         draft.published.extend(numbered)

@@ -100,6 +100,8 @@ class GameWrite:
     leaves: list[Row] = field(default_factory=list)
     heads: list[Row] = field(default_factory=list)
     """The verifiable log's commitments and signed heads (service.transparency)."""
+    outbox: list[Row] = field(default_factory=list)
+    """Notifications these events cause (store.notify.outbox), in the same transaction."""
 
 
 class _ReadScope:
@@ -414,9 +416,18 @@ class Transaction:
             await self._insert(schema.snapshots, [w.snapshot for w in writes if w.snapshot])
             await self._insert(schema.event_leaves, [r for w in writes for r in w.leaves])
             await self._insert(schema.log_heads, [r for w in writes for r in w.heads])
+            await self._outbox([r for w in writes for r in w.outbox])
             await self._apply(changes)
         except IntegrityError as exc:
             raise ConcurrencyConflict(writes[0].game_id if writes else "?") from exc
+
+    async def _outbox(self, rows: list[Row]) -> None:
+        """The transactional outbox: a key already written (a re-scheduled reminder at
+        the same moment) is kept once."""
+        if rows:
+            from .notify import outbox
+            insert = (sqlite.insert if self.is_sqlite else postgresql.insert)(outbox)
+            await self._conn.execute(insert.on_conflict_do_nothing(index_elements=[outbox.c.key]), rows)
 
     async def _insert(self, table: Any, rows: list[Row]) -> None:
         if rows:

@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 
-from . import accounts  # noqa: F401  (the accounts tables join the metadata)
+from . import accounts, notify  # noqa: F401  (their tables join the metadata)
 from .database import DatabaseConfig, create_engine
 
 MIGRATIONS = Path(__file__).parent / "migrations"

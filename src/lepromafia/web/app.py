@@ -36,6 +36,7 @@ from . import errors
 from .api import archive, sound, transparency
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
 from .i18n import LANGUAGES
+from .notify_setup import start_notifications
 from .security import Edge
 from .settings import WebSettings
 
@@ -90,6 +91,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         events = EventIndex(service.store, max_games=settings.cached_games)
         web = Web(settings, service, accounts, GameQueries(service, store, events),
                   Archives(service, events))
+        web.notify, dispatcher = start_notifications(settings, service)
         app.state.web = web
         for hook in app.state.startup_hooks:
             await hook(web)
@@ -101,6 +103,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             for task in web.tasks:
                 with suppress(asyncio.CancelledError, Exception):
                     await task
+            await dispatcher.stop()
             await service.close()
             if broker is not None:
                 await broker.close()

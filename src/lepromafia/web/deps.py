@@ -21,6 +21,7 @@ from ..engine.state import GameState
 from ..service.accounts import AccountService, Session, SessionExpired, User
 from ..service.archive import Archives
 from ..service.errors import ServiceError, ServiceErrorCode
+from ..service.notify.service import NotifyService
 from ..service.queries import GameQueries
 from ..service.service import GameService
 from .errors import WebError, WebErrorCode
@@ -49,6 +50,7 @@ class Web:
     queries: GameQueries
     archives: Archives
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    notify: NotifyService | None = None
 
     def now(self) -> float:
         return self.service.clock.now()

@@ -54,6 +54,17 @@ class WebSettings(BaseSettings):
     sweep_interval: float = 1.0
     allowed_origins: list[str] = []
     """Extra origins (``https://example.org``) allowed to open /ws besides the site itself."""
+    base_url: str = "http://127.0.0.1:8000"
+    """The site's address in links sent outside it (e-mail, push, Telegram)."""
+    notify_dispatch: bool = True
+    """Run the notification dispatcher in this process (docs/notifications.md)."""
+    smtp_url: str | None = None
+    mail_from: str = "Lepromafia <noreply@localhost>"
+    telegram_token: SecretStr | None = None
+    telegram_api: str = "https://api.telegram.org"
+    vapid_secret: SecretStr | None = None
+    """Seeds the Web Push VAPID key pair; in dev derived from the secret key."""
+    vapid_subject: str = "mailto:admin@localhost"
 
     @model_validator(mode="after")
     def _refuse_dev_defaults_in_prod(self) -> WebSettings:
@@ -78,3 +89,12 @@ class WebSettings(BaseSettings):
 
     def signing_key(self) -> bytes:
         return self.secret_key.get_secret_value().encode()
+
+    def vapid_keys(self) -> tuple[str, str]:
+        from ..service.notify.channels import vapid_keys
+
+        seed = self.vapid_secret or self.secret_key
+        return vapid_keys(seed.get_secret_value().encode())
+
+    def vapid_public_key(self) -> str:
+        return self.vapid_keys()[1]

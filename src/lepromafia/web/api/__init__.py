@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 
 from ..errors import WebError, WebErrorCode
-from . import accounts, audit, commands, discussion, games
+from . import accounts, audit, commands, discussion, games, notifications
 
 
 async def api_guard(request: Request) -> None:
@@ -25,3 +25,4 @@ router.include_router(games.router)
 router.include_router(commands.router)
 router.include_router(discussion.router)
 router.include_router(audit.router)
+router.include_router(notifications.router)  # issue 13

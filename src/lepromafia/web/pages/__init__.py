@@ -10,7 +10,20 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..errors import ErrorInfo
-from . import archive, audit, consoles, discussion, draw, game, help, notary, public, sound, votes
+from . import (
+    archive,
+    audit,
+    consoles,
+    discussion,
+    draw,
+    game,
+    help,
+    notary,
+    notifications,
+    public,
+    sound,
+    votes,
+)
 from .common import flash_context
 from .render import render
 
@@ -52,5 +65,6 @@ router.include_router(help.router)  # issue 12: the host's handbook
 router.include_router(sound.router)  # the Sound Library (issue 6)
 router.include_router(archive.router)  # the archives after the game (issue 6)
 router.include_router(votes.router)  # the vote record per city and day (issue 11, B1)
+router.include_router(notifications.router)  # notifications (issue 13)
 
 __all__ = ["render_error", "router"]

@@ -1,0 +1,400 @@
+"""The dispatcher: an asyncio task that turns due outbox rows into notifications and
+sends them.
+
+Two passes, each over rows it claims under a lease (``UPDATE … WHERE status='pending'
+… RETURNING``; ``FOR UPDATE SKIP LOCKED`` on PostgreSQL), so several workers share the
+work and a worker killed mid-batch leaves its rows to the next one after the lease:
+
+1. **expand** a due outbox row: drop it if its moment has passed (``expires_real``) or
+   its deadline has moved; else find its recipients (named, or whoever holds the
+   engine's duty now), write one in-app notification each and one delivery per external
+   channel the person wants (preferences, quiet hours, digest) — in one transaction,
+   under unique keys, so a second expansion writes nothing.
+2. **send** due deliveries, per channel under a rate limit: ``sent`` is recorded at once
+   after each send; a failure is retried with exponential backoff up to ``max_attempts``,
+   a refusal (a bounce) is dead-lettered at once, an expired push subscription removed.
+   A retry reuses the delivery's idempotency key (the Message-ID, the push Topic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ...engine.duties import duties
+from ...engine.state import GameState
+from ...store.notify import Claim, NotifyStore
+from ..clock import Clock, SystemClock
+from ..service import GameService
+from . import texts
+from .causes import participants
+from .channels import Gone, Outgoing, Permanent, Sender, Transient
+from .kinds import EXTERNAL, HOST_SEATS, SPECS, Channel, KindSpec, NotifyKind
+from .prefs import Preferences, Profile, digest_at, quiet_until
+
+log = logging.getLogger(__name__)
+
+Row = dict[str, Any]
+
+
+@dataclass
+class RateLimit:
+    """A token bucket: ``rate`` sends a second, bursts of ``burst``."""
+
+    rate: float
+    burst: float
+    tokens: float = -1.0
+    at: float = field(default_factory=time.monotonic)
+
+    async def acquire(self) -> None:
+        if self.tokens < 0:
+            self.tokens = self.burst
+        while True:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+            self.at = now
+            if self.tokens >= 1:
+                self.tokens -= 1
+                return
+            await asyncio.sleep((1 - self.tokens) / self.rate)
+
+
+DEFAULT_RATES = {"email": (20.0, 40.0), "telegram": (25.0, 30.0), "push": (50.0, 100.0)}
+
+
+@dataclass
+class DispatchConfig:
+    base_url: str = "http://127.0.0.1:8000"
+    interval: float = 0.5
+    lease: float = 60.0
+    batch: int = 200
+    max_attempts: int = 6
+    backoff: float = 5.0
+    backoff_cap: float = 3600.0
+    rates: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_RATES))
+
+
+class Dispatcher:
+    def __init__(self, games: GameService, store: NotifyStore, senders: Iterable[Sender],
+                 translate: texts.Translate, config: DispatchConfig | None = None,
+                 clock: Clock | None = None, worker: str | None = None,
+                 on_notes: Callable[[list[str]], None] | None = None,
+                 telegram: Any = None) -> None:
+        self.games = games
+        self.store = store
+        self.senders = {s.name: s for s in senders}
+        self.translate = translate
+        self.config = config or DispatchConfig()
+        self.clock = clock or games.clock or SystemClock()
+        self.worker = worker or secrets.token_hex(8)
+        self.limits = {name: RateLimit(*self.config.rates.get(name, (10.0, 10.0)))
+                       for name in self.senders}
+        self.on_notes = on_notes
+        """Called with the users who got an in-app notification (the live badge)."""
+        self.telegram = telegram
+        """Whatever links Telegram chats (``NotifyService.poll_telegram``), polled each pass."""
+        self._offset = 0
+        self._task: asyncio.Task[None] | None = None
+        self._titles: dict[str, str] = {}
+
+    # --- running -------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._forever())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _forever(self) -> None:
+        while True:
+            try:
+                busy = await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("notification pass failed")
+                busy = 0
+            if not busy:
+                await asyncio.sleep(self.config.interval)
+
+    async def step(self) -> int:
+        """One pass of both kinds; the number of rows handled."""
+        expanded = await self.expand_due()
+        sent = await self.send_due()
+        if self.telegram is not None and "telegram" in self.senders:
+            try:
+                self._offset = await self.telegram.poll_telegram(self._offset)
+            except Transient as exc:
+                log.warning("telegram updates: %s", exc)
+            except Permanent as exc:
+                log.warning("telegram updates refused: %s", exc)
+        return expanded + sent
+
+    def _claim(self) -> Claim:
+        return Claim(self.worker, self.clock.now(), self.config.lease, self.config.batch)
+
+    # --- 1. expand ---------------------------------------------------------------------
+
+    async def expand_due(self) -> int:
+        rows = await self.store.claim_outbox(self._claim())
+        items: list[tuple[int, str, list[Row], list[Row]]] = []
+        people = _People(self.store)
+        await people.load([r["user_id"] for r in rows if r["user_id"]])
+        states: dict[str, Any] = {}
+        for row in rows:
+            try:
+                items.append(await self._expand(row, people, states))
+            except Exception:
+                log.exception("expanding notification %s failed", row["key"])
+        finished = await self.store.expand_many(self.worker, items)
+        if self.on_notes:
+            self.on_notes(sorted({n["user_id"] for i, _, notes, _ in items if i in finished for n in notes}))
+        return len(rows)
+
+    async def _expand(self, row: Row, people: _People,
+                      states: dict[str, Any]) -> tuple[int, str, list[Row], list[Row]]:
+        """What one due outbox row becomes: (id, status, notifications, deliveries)."""
+        now = self.clock.now()
+        if row["expires_real"] is not None and row["expires_real"] <= now:
+            return row["id"], "dropped", [], []
+        current = states.get(row["game_id"]) or await self.games.current(row["game_id"])
+        states[row["game_id"]] = current
+        state, game_now = current.state, current.now
+        self._titles[row["game_id"]] = state.title
+        spec = SPECS[NotifyKind(row["kind"])]
+        payload = json.loads(row["payload"])
+        if _stale(state, payload):
+            return row["id"], "dropped", [], []
+        if row["user_id"]:
+            found: dict[str, dict[str, Any]] = {row["user_id"]: {}}
+        else:
+            found = recipients(spec, state, payload, game_now)
+        users = sorted(found)
+        await people.load(users)
+        profiles, prefs, pushes = people.profiles, people.prefs, people.pushes
+        secret = spec.secret or not payload.get("public", True)
+        notes: list[Row] = []
+        sends: list[Row] = []
+        for user in users:
+            fields = {**payload, **found[user], "title": state.title}
+            key = row["key"] if row["user_id"] else f"{row['key']}:{user}"
+            notes.append({"key": key, "game_id": row["game_id"], "user_id": user, "kind": spec.kind.value,
+                          "payload": json.dumps(fields, sort_keys=True, default=str), "secret": secret,
+                          "created_real": now})
+            profile = Profile.of(user, profiles.get(user))
+            sends += self._deliveries(row, spec, key, fields, secret, profile, Preferences(prefs[user]),
+                                      pushes[user], now)
+        return row["id"], "done", notes, sends
+
+    def _deliveries(self, row: Row, spec: KindSpec, key: str, fields: dict[str, Any], secret: bool,
+                    profile: Profile, prefs: Preferences, pushes: list[Row], now: float) -> list[Row]:
+        addresses: dict[Channel, list[tuple[str, dict[str, Any]]]] = {
+            Channel.EMAIL: [(profile.email, {})] if profile.email and profile.email_verified else [],
+            Channel.TELEGRAM: [(profile.telegram_chat, {})] if profile.telegram_chat else [],
+            Channel.PUSH: [(p["endpoint"], {"p256dh": p["p256dh"], "auth": p["auth"]}) for p in pushes],
+        }
+        # External rows keep nothing secret: only the kind, the title and, if the
+        # notification is not secret, its fields.
+        kept = {"title": fields["title"]} if secret else fields
+        out = []
+        for channel in EXTERNAL:
+            if channel.value not in self.senders or not prefs.enabled(row["game_id"], spec.kind.value,
+                                                                         channel.value):
+                continue
+            for address, extra in addresses[channel]:
+                when = now
+                quiet = None if spec.quiet_exempt else quiet_until(profile, now)
+                digest = digest_at(profile, now) if channel is Channel.EMAIL and not spec.quiet_exempt \
+                    else None
+                when = max(x for x in (now, quiet, digest) if x is not None)
+                if row["expires_real"] is not None and when >= row["expires_real"]:
+                    continue
+                if channel is Channel.EMAIL:
+                    extra = {"unsubscribe": f"{self.config.base_url.rstrip('/')}/notify/unsubscribe/"
+                                            f"{profile.unsubscribe_token}"}
+                out.append({
+                    "key": f"{key}:{channel.value}:{_short(address)}", "note_key": key,
+                    "game_id": row["game_id"], "kind": spec.kind.value, "user_id": profile.user_id,
+                    "channel": channel.value, "address": address,
+                    "payload": json.dumps({"fields": kept, "secret": secret, "lang": profile.language,
+                                           "digest": digest is not None, **extra},
+                                          sort_keys=True, default=str),
+                    "status": "pending", "attempts": 0, "next_real": when,
+                    "expires_real": row["expires_real"],
+                })
+        return out
+
+    # --- 2. send -----------------------------------------------------------------------
+
+    async def send_due(self) -> int:
+        rows = await self.store.claim_deliveries(self._claim())
+        by_channel: dict[str, list[Row]] = defaultdict(list)
+        for row in rows:
+            by_channel[row["channel"]].append(row)
+        await asyncio.gather(*(self._send_channel(ch, rs) for ch, rs in by_channel.items()))
+        return len(rows)
+
+    async def _send_channel(self, channel: str, rows: list[Row]) -> None:
+        groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
+        singles: list[list[Row]] = []
+        for row in rows:
+            if json.loads(row["payload"]).get("digest"):
+                groups[(row["user_id"], row["address"] or "")].append(row)
+            else:
+                singles.append([row])
+        for group in [*singles, *groups.values()]:
+            await self._send_group(channel, group)
+
+    async def _send_group(self, channel: str, group: list[Row]) -> None:
+        now = self.clock.now()
+        live = []
+        for row in group:
+            if row["expires_real"] is not None and row["expires_real"] <= now:
+                await self.store.finish(row["id"], self.worker, status="dropped", last_error="expired")
+            else:
+                live.append(row)
+        if not live:
+            return
+        sender = self.senders.get(channel)
+        if sender is None:
+            for row in live:
+                await self._failed(row, "no such channel is configured", permanent=False)
+            return
+        message = self._message(live)
+        await self.limits[channel].acquire()
+        try:
+            await sender.send(message)
+        except Gone as exc:
+            await self.store.drop_push(live[0]["address"] or "")
+            for row in live:
+                await self.store.finish(row["id"], self.worker, status="dropped", last_error=str(exc))
+        except Permanent as exc:
+            for row in live:
+                await self._failed(row, str(exc), permanent=True)
+        except (Transient, Exception) as exc:  # anything else is worth another try
+            for row in live:
+                await self._failed(row, str(exc) or type(exc).__name__, permanent=False)
+        else:
+            for row in live:
+                await self.store.finish(row["id"], self.worker, status="sent", sent_real=self.clock.now(),
+                                        attempts=row["attempts"] + 1)
+
+    async def _failed(self, row: Row, error: str, *, permanent: bool) -> None:
+        attempts = row["attempts"] + 1
+        if permanent or attempts >= self.config.max_attempts:
+            await self.store.finish(row["id"], self.worker, status="dead", attempts=attempts,
+                                    last_error=error[:500])
+            return
+        delay = min(self.config.backoff * 2 ** (attempts - 1), self.config.backoff_cap)
+        delay *= 1 + random.random() * 0.2
+        await self.store.finish(row["id"], self.worker, attempts=attempts, last_error=error[:500],
+                                next_real=self.clock.now() + delay)
+
+    def _message(self, rows: list[Row]) -> Outgoing:
+        first = rows[0]
+        data = json.loads(first["payload"])
+        lang = data.get("lang") or "ru"
+        base = self.config.base_url.rstrip("/")
+        if data.get("verify"):  # an address's verification link (NotifyService.set_email)
+            text = f"{self.translate(lang, texts.VERIFY_TEXT)} {data['verify']}"
+            return Outgoing(key=first["key"], address=first["address"] or "", link=data["verify"],
+                            subject=self.translate(lang, texts.VERIFY_SUBJECT), text=text,
+                            html=texts.email_html(text, data["verify"], data["verify"], None, ""))
+        parts = [texts.words(r["kind"], json.loads(r["payload"])["fields"], lang, self.translate,
+                             external=True, secret=json.loads(r["payload"])["secret"]) for r in rows]
+        secret_or_many = data["secret"] or len(rows) > 1
+        link = f"{base}/notifications" if secret_or_many else f"{base}/games/{first['game_id']}"
+        subject = parts[0].subject if len(rows) == 1 else self.translate(lang, texts.DIGEST_SUBJECT)
+        text = "\n".join(p.text for p in parts)
+        unsubscribe = data.get("unsubscribe")
+        open_label = self.translate(lang, texts.OPEN_GAME)
+        html = ""
+        if first["channel"] == "email":
+            html = texts.email_html(text, link, open_label, unsubscribe,
+                                    self.translate(lang, texts.UNSUBSCRIBE))
+        key = first["key"] if len(rows) == 1 else "digest:" + ",".join(str(r["id"]) for r in rows)
+        return Outgoing(key=key, address=first["address"] or "", subject=subject, text=text, link=link,
+                        html=html, unsubscribe=unsubscribe,
+                        extra={k: data[k] for k in ("p256dh", "auth") if k in data})
+
+
+class _People:
+    """Profiles, preferences and push subscriptions of a batch's recipients, read once."""
+
+    def __init__(self, store: NotifyStore) -> None:
+        self.store = store
+        self.profiles: dict[str, Row] = {}
+        self.prefs: dict[str, list[Row]] = defaultdict(list)
+        self.pushes: dict[str, list[Row]] = defaultdict(list)
+        self._known: set[str] = set()
+
+    async def load(self, users: Iterable[str]) -> None:
+        new = sorted(set(users) - self._known)
+        if not new:
+            return
+        self._known.update(new)
+        self.profiles.update(await self.store.profiles_of(new))
+        for p in await self.store.prefs_of(new):
+            self.prefs[p["user_id"]].append(p)
+        for p in await self.store.push_of(new):
+            self.pushes[p["user_id"]].append(p)
+
+
+def _short(address: str | None) -> str:
+    import hashlib
+
+    return hashlib.sha256((address or "").encode()).hexdigest()[:12]
+
+
+def _stale(state: GameState, payload: dict[str, Any]) -> bool:
+    """A reminder whose deadline has moved or gone (a rescheduled vote, a fired key)."""
+    at = payload.get("at")
+    deadline = payload.get("deadline")
+    if deadline is not None:
+        due = state.deadlines.get(deadline)
+        return due is None or due.isoformat() != at
+    if at is not None and "city" in payload:  # nominations close
+        city = state.cities.get(payload["city"])
+        closes = city.nominations_close_at if city else None
+        return closes is None or closes.isoformat() != at
+    return False
+
+
+def recipients(spec: KindSpec, state: GameState, payload: dict[str, Any],
+               now: datetime) -> dict[str, dict[str, Any]]:
+    """Whose duty it is now, as the engine answers (``duties``), for a kind found when due."""
+    if spec.duties is None:
+        return {}
+    city = payload.get("city")
+    at = payload.get("at")
+    found: dict[str, dict[str, Any]] = {}
+    for user in participants(state):
+        held = duties(state, user, now, spec.duties)
+        if spec.kind is NotifyKind.HOST_DUTY_DUE:
+            held = tuple(d for d in held if d.seat in HOST_SEATS and d.required and d.deadline is not None
+                         and d.deadline.isoformat() == at)
+        if spec.same_city and city:
+            held = tuple(d for d in held if d.scope == city)
+        if spec.required_only:
+            held = tuple(d for d in held if d.required)
+        if not held:
+            continue
+        extra: dict[str, Any] = {}
+        if spec.kind in (NotifyKind.VOTE_CLOSES_60, NotifyKind.VOTE_CLOSES_15):
+            extra["not_voted"] = any(d.required for d in held)
+        found[user] = extra
+    return found

@@ -1,0 +1,378 @@
+"""Notifications' tables and their reads and writes (issue 13, docs/notifications.md).
+
+``notify_outbox`` is the transactional outbox: the game lane writes its rows in the
+same transaction as the events that cause them (``GameWrite.outbox``). The dispatcher
+claims due rows, expands each into ``notifications`` (the in-app list, one per person)
+and ``notify_deliveries`` (one per external channel and address), and sends those.
+Every key is unique, so a claim that runs twice (a crash, a second worker) inserts
+nothing twice; a claim is a lease (``claimed_until``, ``claimed_by``), so a worker killed
+mid-batch leaves its rows to the next one after the lease.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    func,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from .event_store import EventStore
+from .schema import ID, metadata
+
+LOGIN = String(32)
+KEY = String(400)
+
+outbox = Table(
+    "notify_outbox",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("key", KEY, nullable=False, unique=True),
+    Column("game_id", ID, nullable=False),
+    Column("user_id", LOGIN),
+    # None: the recipients are found when it is due (the engine's duties at that moment).
+    Column("kind", String(40), nullable=False),
+    Column("seq", Integer),
+    # The causing event's seq, if an event caused it.
+    Column("payload", Text, nullable=False),
+    Column("due_real", Float, nullable=False),
+    Column("expires_real", Float),
+    Column("status", String(12), nullable=False),
+    # 'pending' -> 'done' | 'dropped' (its moment passed, or the deadline moved).
+    Column("claimed_until", Float),
+    Column("claimed_by", String(40)),
+    Index("ix_notify_outbox_due", "status", "due_real"),
+)
+
+notifications = Table(
+    "notifications",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("key", KEY, nullable=False, unique=True),
+    Column("game_id", ID, nullable=False),
+    Column("user_id", LOGIN, nullable=False),
+    Column("kind", String(40), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("secret", Boolean, nullable=False),
+    Column("created_real", Float, nullable=False),
+    Column("read_real", Float),
+    Index("ix_notifications_user", "user_id", "id"),
+)
+
+deliveries = Table(
+    "notify_deliveries",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("key", KEY, nullable=False, unique=True),
+    # The idempotency key: the channel gets it (Message-ID, Topic), a retry reuses it.
+    Column("notification_id", Integer),
+    Column("game_id", ID, nullable=False),
+    Column("kind", String(40), nullable=False),
+    Column("user_id", LOGIN, nullable=False),
+    Column("channel", String(16), nullable=False),
+    Column("address", Text),
+    Column("payload", Text, nullable=False),
+    Column("status", String(12), nullable=False),
+    # 'pending' -> 'sent' | 'dead' (retries spent or refused) | 'dropped' (too late, gone).
+    Column("attempts", Integer, nullable=False),
+    Column("next_real", Float, nullable=False),
+    Column("expires_real", Float),
+    Column("claimed_until", Float),
+    Column("claimed_by", String(40)),
+    Column("sent_real", Float),
+    Column("last_error", Text),
+    Index("ix_notify_deliveries_due", "status", "next_real"),
+)
+
+prefs = Table(
+    "notify_prefs",
+    metadata,
+    Column("user_id", LOGIN, primary_key=True),
+    Column("game_id", ID, primary_key=True),
+    # '' for the account's default.
+    Column("kind", String(40), primary_key=True),
+    # '*' for every kind.
+    Column("channel", String(16), primary_key=True),
+    Column("enabled", Boolean, nullable=False),
+)
+
+profiles = Table(
+    "notify_profiles",
+    metadata,
+    Column("user_id", LOGIN, primary_key=True),
+    Column("language", String(8), nullable=False),
+    Column("time_zone", String(64), nullable=False),
+    Column("quiet_start", String(5)),
+    Column("quiet_end", String(5)),
+    Column("digest", String(8), nullable=False),
+    # 'off', 'hourly' or 'daily' (e-mail).
+    Column("email", Text),
+    Column("email_verified", Boolean, nullable=False),
+    Column("email_token", String(64)),
+    Column("unsubscribe_token", String(64), nullable=False, unique=True),
+    Column("telegram_chat", String(64)),
+    Column("telegram_token", String(64)),
+)
+
+push_subscriptions = Table(
+    "push_subscriptions",
+    metadata,
+    Column("endpoint", String(1000), primary_key=True),
+    Column("user_id", LOGIN, nullable=False),
+    Column("p256dh", String(200), nullable=False),
+    Column("auth", String(100), nullable=False),
+    Column("created_real", Float, nullable=False),
+    Index("ix_push_user", "user_id"),
+)
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Claim:
+    worker: str
+    now: float
+    lease: float
+    limit: int = 200
+
+
+class NotifyStore:
+    """Plain reads and writes; what to send and to whom is the service's."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.store.config.is_sqlite
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        await self.store.release_reads()
+        async with self.store.writer.begin() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        async with self.store.connection() as conn:
+            yield conn
+
+    def _insert(self, table: Table) -> Any:
+        return (sqlite.insert if self.is_sqlite else postgresql.insert)(table)
+
+    # --- claiming (several workers, SIGKILL-safe) ----------------------------------
+
+    async def _claim(self, table: Table, due: Any, order: Any, claim: Claim) -> list[Row]:
+        free = or_(table.c.claimed_until.is_(None), table.c.claimed_until < claim.now)
+        ids = select(table.c.id).where(and_(table.c.status == "pending", due, free)) \
+            .order_by(order).limit(claim.limit)
+        if not self.is_sqlite:
+            ids = ids.with_for_update(skip_locked=True)
+        stmt = (update(table).where(and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending"))
+                .values(claimed_until=claim.now + claim.lease, claimed_by=claim.worker)
+                .returning(*table.c))
+        async with self._write() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return sorted((dict(r._mapping) for r in rows), key=lambda r: r["id"])
+
+    async def claim_outbox(self, claim: Claim) -> list[Row]:
+        return await self._claim(outbox, outbox.c.due_real <= claim.now, outbox.c.due_real, claim)
+
+    async def claim_deliveries(self, claim: Claim) -> list[Row]:
+        return await self._claim(deliveries, deliveries.c.next_real <= claim.now,
+                                 deliveries.c.next_real, claim)
+
+    async def expand(self, outbox_id: int, worker: str, status: str, notes: Sequence[Row],
+                     sends: Sequence[Row]) -> bool:
+        """One outbox row done: its notifications and deliveries, in one transaction,
+        only if this worker still holds the claim (else False and nothing written)."""
+        return bool(await self.expand_many(worker, [(outbox_id, status, notes, sends)]))
+
+    async def expand_many(self, worker: str,
+                          items: Sequence[tuple[int, str, Sequence[Row], Sequence[Row]]]) -> set[int]:
+        """``expand`` for a batch, in one transaction and a few statements: the outbox ids
+        this worker still held (only their notifications and deliveries are written)."""
+        if not items:
+            return set()
+        async with self._write() as conn:
+            held = {r.id for r in await conn.execute(
+                select(outbox.c.id).where(and_(outbox.c.id.in_([i[0] for i in items]),
+                                               outbox.c.claimed_by == worker, outbox.c.status == "pending")))}
+            mine = [i for i in items if i[0] in held]
+            for status in {i[1] for i in mine}:
+                ids_of = [i[0] for i in mine if i[1] == status]
+                await conn.execute(update(outbox).where(outbox.c.id.in_(ids_of))
+                                   .values(status=status, claimed_until=None))
+            notes = [n for i in mine for n in i[2]]
+            ids: dict[str, int] = {}
+            if notes:
+                await conn.execute(self._insert(notifications).on_conflict_do_nothing(
+                    index_elements=[notifications.c.key]), notes)
+                keys = [n["key"] for n in notes]
+                for chunk in range(0, len(keys), 500):
+                    found = await conn.execute(select(notifications.c.key, notifications.c.id)
+                                               .where(notifications.c.key.in_(keys[chunk:chunk + 500])))
+                    ids.update({r.key: r.id for r in found})
+            sends = []
+            for i in mine:
+                for send in i[3]:
+                    row = dict(send)
+                    row["notification_id"] = ids.get(row.pop("note_key", ""))
+                    sends.append(row)
+            if sends:
+                await conn.execute(self._insert(deliveries).on_conflict_do_nothing(
+                    index_elements=[deliveries.c.key]), sends)
+        return held
+
+    async def finish(self, delivery_id: int, worker: str, **values: Any) -> bool:
+        """Record a send's outcome, only under this worker's claim."""
+        async with self._write() as conn:
+            result = await conn.execute(
+                update(deliveries).where(and_(deliveries.c.id == delivery_id,
+                                              deliveries.c.claimed_by == worker,
+                                              deliveries.c.status == "pending"))
+                .values(claimed_until=None, **values))
+        return bool(result.rowcount == 1)
+
+    async def add_deliveries(self, rows: Sequence[Row]) -> None:
+        async with self._write() as conn:
+            for row in rows:
+                await conn.execute(self._insert(deliveries).values(**row).on_conflict_do_nothing(
+                    index_elements=[deliveries.c.key]))
+
+    # --- the in-app list -------------------------------------------------------------
+
+    async def notifications_of(self, user_id: str, limit: int = 100) -> list[Row]:
+        n = notifications
+        async with self._read() as conn:
+            rows = await conn.execute(select(n).where(n.c.user_id == user_id)
+                                      .order_by(n.c.id.desc()).limit(limit))
+            return [dict(r._mapping) for r in rows]
+
+    async def unread_count(self, user_id: str) -> int:
+        n = notifications
+        async with self._read() as conn:
+            return int((await conn.execute(select(func.count()).select_from(n).where(
+                and_(n.c.user_id == user_id, n.c.read_real.is_(None))))).scalar_one())
+
+    async def mark_read(self, user_id: str, now: float, upto: int | None = None) -> None:
+        n = notifications
+        where = [n.c.user_id == user_id, n.c.read_real.is_(None)]
+        if upto is not None:
+            where.append(n.c.id <= upto)
+        async with self._write() as conn:
+            await conn.execute(update(n).where(and_(*where)).values(read_real=now))
+
+    # --- preferences and profiles ----------------------------------------------------
+
+    async def prefs_of(self, user_ids: Sequence[str]) -> list[Row]:
+        if not user_ids:
+            return []
+        async with self._read() as conn:
+            rows = await conn.execute(select(prefs).where(prefs.c.user_id.in_(sorted(set(user_ids)))))
+            return [dict(r._mapping) for r in rows]
+
+    async def set_prefs(self, user_id: str, game_id: str, values: dict[tuple[str, str], bool]) -> None:
+        """Replace the user's preferences for ``game_id`` ('' = account defaults)."""
+        async with self._write() as conn:
+            await conn.execute(delete(prefs).where(and_(prefs.c.user_id == user_id,
+                                                        prefs.c.game_id == game_id)))
+            rows = [{"user_id": user_id, "game_id": game_id, "kind": k, "channel": c, "enabled": v}
+                    for (k, c), v in values.items()]
+            if rows:
+                await conn.execute(prefs.insert(), rows)
+
+    async def profiles_of(self, user_ids: Sequence[str]) -> dict[str, Row]:
+        if not user_ids:
+            return {}
+        async with self._read() as conn:
+            rows = await conn.execute(select(profiles).where(profiles.c.user_id.in_(sorted(set(user_ids)))))
+            return {r.user_id: dict(r._mapping) for r in rows}
+
+    async def put_profile(self, row: Row) -> None:
+        stmt = self._insert(profiles).values(**row)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[profiles.c.user_id],
+            set_={c: getattr(stmt.excluded, c) for c in row if c != "user_id"})
+        async with self._write() as conn:
+            await conn.execute(stmt)
+
+    async def profile_by(self, column: str, value: str) -> Row | None:
+        async with self._read() as conn:
+            r = (await conn.execute(select(profiles).where(profiles.c[column] == value))).first()
+        return dict(r._mapping) if r else None
+
+    async def update_profile(self, user_id: str, **values: Any) -> None:
+        async with self._write() as conn:
+            await conn.execute(update(profiles).where(profiles.c.user_id == user_id).values(**values))
+
+    # --- push subscriptions ------------------------------------------------------------
+
+    async def add_push(self, row: Row) -> None:
+        stmt = self._insert(push_subscriptions).values(**row)
+        stmt = stmt.on_conflict_do_update(index_elements=[push_subscriptions.c.endpoint],
+                                          set_={c: getattr(stmt.excluded, c) for c in row
+                                                if c != "endpoint"})
+        async with self._write() as conn:
+            await conn.execute(stmt)
+
+    async def push_of(self, user_ids: Sequence[str]) -> list[Row]:
+        if not user_ids:
+            return []
+        p = push_subscriptions
+        async with self._read() as conn:
+            rows = await conn.execute(select(p).where(p.c.user_id.in_(sorted(set(user_ids)))))
+            return [dict(r._mapping) for r in rows]
+
+    async def drop_push(self, endpoint: str, user_id: str | None = None) -> None:
+        p = push_subscriptions
+        where = [p.c.endpoint == endpoint] + ([p.c.user_id == user_id] if user_id else [])
+        async with self._write() as conn:
+            await conn.execute(delete(p).where(and_(*where)))
+
+    # --- operators ---------------------------------------------------------------------
+
+    async def deliveries_of(self, *, game_id: str | None = None, status: str | None = None,
+                            limit: int = 200) -> list[Row]:
+        d = deliveries
+        where = []
+        if game_id is not None:
+            where.append(d.c.game_id == game_id)
+        if status is not None:
+            where.append(d.c.status == status)
+        async with self._read() as conn:
+            rows = await conn.execute(select(d).where(and_(True, *where)).order_by(d.c.id.desc())
+                                      .limit(limit))
+            return [dict(r._mapping) for r in rows]
+
+    async def outbox_rows(self, game_id: str | None = None) -> list[Row]:
+        async with self._read() as conn:
+            q = select(outbox).order_by(outbox.c.id)
+            if game_id is not None:
+                q = q.where(outbox.c.game_id == game_id)
+            return [dict(r._mapping) for r in await conn.execute(q)]
+
+    async def all_notifications(self, game_id: str | None = None) -> list[Row]:
+        async with self._read() as conn:
+            q = select(notifications).order_by(notifications.c.id)
+            if game_id is not None:
+                q = q.where(notifications.c.game_id == game_id)
+            return [dict(r._mapping) for r in await conn.execute(q)]

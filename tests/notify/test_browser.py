@@ -1,0 +1,105 @@
+"""The notification pages in Chromium, as a resident sees them: the list after Day 1's
+Day Post and the hosts' duties, the badge and tab title counting the unread, the settings
+page; screenshots at 1280×800 and 390×844 in Russian and English."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from lepromafia.engine.calendar import MOSCOW
+from lepromafia.engine.commands import REQUIREMENTS
+from lepromafia.web.app import create_app
+from lepromafia.web.settings import WebSettings
+
+from ..browser.conftest import PASSWORD, LiveServer, login
+
+
+class QuickLive(LiveServer):
+    """The browser tests' live server with cheap password hashing (a loaded machine)."""
+
+    def __init__(self, tmp: Path) -> None:
+        super().__init__(tmp)
+        settings = WebSettings(database_url=f"sqlite+aiosqlite:///{tmp / 'game.db'}", sweep_interval=0.1,
+                               login_max_failures=1000, registrations_per_ip_per_hour=1000,
+                               session_idle_hours=14 * 24, argon2_time_cost=1, argon2_memory_kib=8192)
+        self.app = create_app(settings, clock=self.clock)
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
+                                                    log_level="warning", ws="websockets", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def register(self, login: str) -> str:
+        r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD},
+                       timeout=120)
+        assert r.status_code == 201, r.text
+        self.tokens[login] = r.json()["token"]
+        return self.tokens[login]
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = QuickLive(tmp_path_factory.mktemp("notify-live"))
+    server.start()
+    yield server
+    server.stop()
+
+GAME = "notify-b"
+RESIDENTS = ("ana", "boris", "vasya", "galya", "dima")
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+def started(live: LiveServer) -> None:
+    for user in ("prokurator", "konsil", "arbitr", "tribune1", *RESIDENTS):
+        live.register(user)
+    live.api("prokurator", "/games", {"game_id": GAME, "title": "Лепромафия: уведомления",
+                                      "settings": {"city_count": 1, "population_per_city": 5}})
+    for office, host in (("consigliere", "konsil"), ("arbiter", "arbitr")):
+        live.api("prokurator", f"/games/{GAME}/commands/AppointHost", {"office": office, "user": host})
+    for user in RESIDENTS:
+        live.api(user, f"/games/{GAME}/signup", {"accepted": sorted(REQUIREMENTS), "contact": f"skype:{user}"})
+    live.command("prokurator", GAME, "FormCities",
+                 cities=[{"name": "Лепроград", "tribune": "tribune1", "residents": list(RESIDENTS)}])
+    live.api("konsil", f"/games/{GAME}/random/seal-deal")
+    live.api("prokurator", f"/games/{GAME}/random/mafia-numbers", {"city": "Лепроград"})
+    state = live.state(GAME)
+    for user in RESIDENTS:
+        if state.is_mafia(user):
+            live.command(user, GAME, "AcknowledgeRole")
+    live.command("prokurator", GAME, "StartGame", first_day="2026-12-01")
+    live.advance_to(datetime(2026, 12, 2, 10, 5, tzinfo=MOSCOW), GAME)
+
+
+def test_the_list_the_badge_and_the_settings_in_a_browser(live: LiveServer, browser: Any, shots: Any) -> None:
+    started(live)
+    web = live.app.state.web
+    dispatcher = web.notify.dispatcher
+    loop = live._loop()
+    for _ in range(5):
+        asyncio.run_coroutine_threadsafe(dispatcher.step(), loop).result(30)
+    page = login(browser, live, "ana", width=1280)
+    page.goto(f"{live.url}/notifications")
+    items = page.locator("[data-testid=notifications] li")
+    assert items.count() >= 1
+    page.wait_for_function("document.title.startsWith('(')", timeout=10000)
+    badge = page.locator("[data-testid=notify-badge] a")
+    assert badge.get_attribute("data-unread") not in (None, "0")
+    page.click("text=Отметить все как прочитанные")
+    page.wait_for_url(f"{live.url}/notifications")
+    page.wait_for_function("!document.title.startsWith('(')", timeout=20000)
+    page.context.close()
+    for lang in ("ru", "en"):
+        for size, (w, h) in SIZES.items():
+            page = login(browser, live, "ana", width=w)
+            page.set_viewport_size({"width": w, "height": h})
+            for path, name in (("/notifications", "list"), ("/account/notifications", "settings")):
+                page.goto(f"{live.url}{path}?lang={lang}")
+                page.screenshot(path=str(shots / f"notify-{name}-{lang}-{size}.png"), full_page=False)
+            page.context.close()
