@@ -5,17 +5,30 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
+.PHONY: install lock bench-load run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
 CHROMIUM := /usr/bin/chromium
 
-$(STAMP): pyproject.toml
+# Dependencies come from the lock (every version CI tested, resolved from PyPI alone), then
+# the project itself without re-resolving; `pip check` fails if pyproject.toml asks for
+# something the lock lacks (run `make lock`).
+LOCK := requirements.lock
+$(STAMP): pyproject.toml $(LOCK)
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e '.[test]'
+	$(PIP) install -q -r $(LOCK)
+	$(PIP) install -q --no-deps -e .
+	$(PIP) check
 	touch $(STAMP)
+
+# Re-resolve the lock from PyPI after editing pyproject.toml's dependencies, then `make install`.
+lock:
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q uv
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test --universal --python-version 3.11 \
+		--index-url https://pypi.org/simple --no-header -q -o $(LOCK)
 
 # htmx comes from the npm registry through package-lock.json; nothing third-party is committed.
 $(HTMX): package.json package-lock.json
