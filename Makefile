@@ -135,6 +135,12 @@ balance-doc: $(STAMP)
 lab-sweep: $(STAMP)
 	$(VENV)/bin/lepromafia lab run --games 10000 --cities 5 --out var/lab-sweep
 
+# Issue 17: the server under a community's load beside a raw websockets server, in one run
+# (loopback only, bounded; docs/performance.md). E.g. BENCH_LOAD_ARGS="--games 1,5 --reps 1".
+BENCH_LOAD_ARGS ?= --games 1,5,10,25 --backends sqlite,postgresql --reps 3
+bench-load: $(STAMP) services
+	$(PY) bench/load.py $(BENCH_LOAD_ARGS)
+
 bench-lab: $(STAMP)
 	$(PY) bench/lab_bench.py --games 20
 

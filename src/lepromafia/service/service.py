@@ -165,6 +165,8 @@ class GameService:
         self._closed = False
         self._reads: OrderedDict[str, Current] = OrderedDict()
         self._read_cache = read_cache
+        self._flights: dict[tuple[str, int], asyncio.Future[Current]] = {}
+        """Loads in progress, by game and version: concurrent readers share one."""
         self.observer: ServiceObserver = NullObserver()
 
     @classmethod
@@ -298,10 +300,32 @@ class GameService:
             if cached is not None and cached.version == meta.version:
                 self._reads.move_to_end(game_id)
                 return replace(cached, now=now)
-            known = [cached, Current(handle.meta, handle.state, now) if handle else None]
-            base = max((c for c in known if c is not None and c.version <= meta.version),
-                       key=lambda c: c.version, default=None)
+            flight = self._flights.get((game_id, meta.version))
+            if flight is None:
+                known = [cached, Current(handle.meta, handle.state, now) if handle else None]
+                base = max((c for c in known if c is not None and c.version <= meta.version),
+                           key=lambda c: c.version, default=None)
+                return await self._load_once(tx, meta, base, now)
+        # Another task is loading this very version: wait for it holding no connection
+        # (a reconnect storm of a cold game is one load, not one per socket: issue 17).
+        await self.store.release_reads()
+        return replace(await asyncio.shield(flight), now=now)
+
+    async def _load_once(self, tx: Transaction, meta: GameMeta, base: Current | None,
+                         now: datetime) -> Current:
+        key = (meta.game_id, meta.version)
+        flight: asyncio.Future[Current] = asyncio.get_running_loop().create_future()
+        flight.add_done_callback(lambda f: f.cancelled() or f.exception())  # waiters may be gone
+        self._flights[key] = flight
+        try:
             current = await _catch_up(tx, meta, base, now)
+        except BaseException as exc:
+            flight.set_exception(exc if isinstance(exc, Exception) else ServiceError(
+                ServiceErrorCode.SERVICE_CLOSED))
+            raise
+        finally:
+            self._flights.pop(key, None)
+        flight.set_result(current)
         self._remember(current)
         return current
 

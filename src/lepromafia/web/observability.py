@@ -139,7 +139,7 @@ class RequestLog:
             await self.app(scope, receive, send_status)
         finally:
             seconds = time.perf_counter() - started
-            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            route = _template(scope)
             self.metrics.requests.labels(method=scope["method"], route=route, status=str(status)).inc()
             self.metrics.request_seconds.observe(seconds)
             if scope["path"] not in QUIET_PATHS:
@@ -147,6 +147,18 @@ class RequestLog:
                 game = params.get("game_id") or params.get("game")
                 log.info("request", method=scope["method"], route=route, status=status, game=game,
                          latency_ms=round(seconds * 1000, 2))
+
+
+def _template(scope: Scope) -> str:
+    """The matched route's template with the prefix its router was included under (the
+    API's routes are registered on a sub-router: their ``path`` lacks ``/api``)."""
+    template: str | None = getattr(scope.get("route"), "path", None)
+    if not template:
+        return "unmatched"
+    head = template.split("{", 1)[0]
+    path: str = scope["path"]
+    at = path.find(head) if head else 0
+    return path[:at] + template if at > 0 else template
 
 
 def install(app: FastAPI, settings: Settings) -> Metrics:
