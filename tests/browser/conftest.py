@@ -39,6 +39,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+HTTP_TIMEOUT = 60.0
+"""Generous: on a loaded machine a registration's password hash alone can take seconds."""
+
 class LiveServer:
     def __init__(self, tmp: Path) -> None:
         self.port = _free_port()
@@ -69,7 +72,8 @@ class LiveServer:
     # --- driving the game through the JSON API (the parts no browser needs to click) --
 
     def register(self, login: str) -> str:
-        r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD})
+        r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD},
+                       timeout=HTTP_TIMEOUT)
         assert r.status_code == 201, r.text
         self.tokens[login] = r.json()["token"]
         return self.tokens[login]
@@ -77,7 +81,7 @@ class LiveServer:
     def api(self, user: str, path: str, body: dict[str, Any] | None = None, *, ok: bool = True) -> Any:
         body = dict(body or {})
         body.setdefault("command_id", f"t-{time.monotonic_ns()}")
-        r = httpx.post(f"{self.url}/api{path}", json=body,
+        r = httpx.post(f"{self.url}/api{path}", json=body, timeout=HTTP_TIMEOUT,
                        headers={"Authorization": f"Bearer {self.tokens[user]}"})
         if ok:
             assert r.status_code < 300, f"{path}: {r.status_code} {r.text}"
@@ -95,22 +99,22 @@ class LiveServer:
         web = self.app.state.web
         asyncio.run_coroutine_threadsafe(
             web.service.execute(game, command, f"offer-{city}-{len(s.cities[city].offers_made)}"),
-            self._loop()).result(10)
+            self._loop()).result(HTTP_TIMEOUT)
 
     def state(self, game: str) -> Any:
         web = self.app.state.web
         loop = self._loop()
-        return asyncio.run_coroutine_threadsafe(web.service.state(game), loop).result(10)
+        return asyncio.run_coroutine_threadsafe(web.service.state(game), loop).result(HTTP_TIMEOUT)
 
     def version(self, game: str) -> int:
         web = self.app.state.web
-        return int(asyncio.run_coroutine_threadsafe(web.queries.version(game), self._loop()).result(10))
+        return int(asyncio.run_coroutine_threadsafe(web.queries.version(game), self._loop()).result(HTTP_TIMEOUT))
 
     def position(self, game: str, viewer: str | None) -> int:
         """The viewer's own stream position (what ``lepromafiaLive.lastSeq()`` reaches)."""
         web = self.app.state.web
         return int(asyncio.run_coroutine_threadsafe(web.queries.position(game, viewer),
-                                                    self._loop()).result(10))
+                                                    self._loop()).result(HTTP_TIMEOUT))
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         web = self.app.state.web

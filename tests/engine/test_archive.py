@@ -14,7 +14,7 @@ TOWN = "Лепроград"
 def finished():
     """alice, the only mafioso of five, is executed on Day 2: the honest win."""
     g = Game({TOWN: "alice bob carol dave erin"}, mafia={TOWN: "alice"}).start()
-    g.do(CreateSecretInbox(actor="bob", title="Заговор", members=("carol",)), 1, "12:00")
+    g.do(CreateSecretInbox(actor="bob", title="Заговор", members=("carol",), key="0000000000000001"), 1, "12:00")
     g.to(2, "10:00")
     g.reject(GiveArchiveConsent(actor="bob", inbox=g.inbox("personal", "bob"), consent=True),
              when(2, "11:00"), ErrorCode.WRONG_STAGE)

@@ -20,6 +20,9 @@ from .cast import ARBITER, CONSIGLIERE, PROCURATOR, TRIBUNES, Game, night_time, 
 TOWN = "Лепроград"
 TEN = "alice bob carol dave erin frank gina hugo ivan jane"
 
+KEY = "9f2c4e1ab07d5e38"
+OTHER_KEY = "3b8d0f6c2a9e4d71"
+
 
 def started():
     return Game({TOWN: TEN, "Глюкоград": "g1 g2 g3 g4 g5"},
@@ -123,23 +126,35 @@ def test_members_see_the_member_list_except_in_the_police_station():
 def test_secret_inboxes_are_open_to_anyone_but_the_consigliere():
     """INBOX-SECRET-1, HOST-CONS-6, SEC-5: the Consigliere is refused like any outsider."""
     g = started()
-    events = g.do(CreateSecretInbox(actor="carol", title="Заговор", members=("dave", TRIBUNES[0])),
-                  1, "12:00")
+    events = g.do(CreateSecretInbox(actor="carol", title="Заговор", members=("dave", TRIBUNES[0]),
+                                    key=KEY), 1, "12:00")
     opened = next(e for e in events if isinstance(e, ev.InboxOpened))
     assert opened.audience.users == {"carol", "dave", TRIBUNES[0]}
-    outsider = g.reject(CreateSecretInbox(actor="carol", title="x", members=("stranger",)),
+    outsider = g.reject(CreateSecretInbox(actor="carol", title="x", members=("stranger",), key=OTHER_KEY),
                         when(1, "12:01"), ErrorCode.NOT_A_PARTICIPANT)
-    consigliere = g.reject(CreateSecretInbox(actor="carol", title="x", members=(CONSIGLIERE,)),
+    consigliere = g.reject(CreateSecretInbox(actor="carol", title="x", members=(CONSIGLIERE,), key=OTHER_KEY),
                            when(1, "12:01"), ErrorCode.NOT_A_PARTICIPANT)
     assert outsider.code == consigliere.code and outsider.rule == consigliere.rule
-    g.reject(CreateSecretInbox(actor=CONSIGLIERE, title="x", members=("carol",)), when(1, "12:01"),
-             ErrorCode.NOT_A_PARTICIPANT)
+    g.reject(CreateSecretInbox(actor=CONSIGLIERE, title="x", members=("carol",), key=OTHER_KEY),
+             when(1, "12:01"), ErrorCode.NOT_A_PARTICIPANT)
+
+
+def test_a_secret_inbox_is_named_by_its_drawn_key_not_by_how_many_exist():
+    """INBOX-SECRET-1, security review F3-6: the id is ``secret:<key>:0``, never a running
+    number; a key that is short, not hexadecimal or already used is refused, changing nothing."""
+    g = started()
+    g.do(CreateSecretInbox(actor="carol", title="Заговор", members=("dave",), key=KEY), 1, "12:00")
+    assert f"secret:{KEY}:0" in g.state.inboxes
+    assert not any(i.startswith("secret:1:") for i in g.state.inboxes)
+    for bad in (KEY, "1", "0123456789ABCDEF", "z" * 16, "0" * 33):
+        g.reject(CreateSecretInbox(actor="erin", title="Своё", members=("frank",), key=bad),
+                 when(1, "12:05"), ErrorCode.INBOX_KEY_INVALID)
 
 
 def test_the_organizer_closes_a_secret_inbox_and_members_keep_reading():
     """INBOX-SECRET-2."""
     g = started()
-    g.do(CreateSecretInbox(actor="carol", title="Заговор", members=("dave",)), 1, "12:00")
+    g.do(CreateSecretInbox(actor="carol", title="Заговор", members=("dave",), key=KEY), 1, "12:00")
     box = next(i.id for i in g.state.inboxes.values() if i.kind == "secret")
     g.do(PostMessage(actor="dave", inbox=box, text="тсс"), 1, "12:01")
     g.reject(CloseSecretInbox(actor="dave", inbox=box), when(1, "12:02"), ErrorCode.NOT_ORGANIZER)

@@ -46,7 +46,7 @@ def play_finished_game(seed: int = 11) -> FinishedGame:
     table.do(cmd.PostMessage(actor=writer, inbox=personal, text=PERSONAL_TEXT), now)
     members = (s.cities["Лепроград"].residents[1], s.cities["Лепроград"].residents[2],
                s.cities["Лепросицилия"].residents[0])
-    table.do(cmd.CreateSecretInbox(actor=members[0], title="Заговор", members=members[1:]), now)
+    table.do(cmd.CreateSecretInbox(actor=members[0], title="Заговор", members=members[1:], key="0000000000000001"), now)
     secret = next(i.id for i in table.game.inboxes.values() if i.kind == Kind.SECRET)
     table.do(cmd.PostMessage(actor=members[1], inbox=secret, text=SECRET_TEXT), now)
     bots = RandomBots(rng, mischief=0.0)

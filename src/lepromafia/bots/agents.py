@@ -39,6 +39,12 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
         self.secret_inboxes: dict[str, str] = {}
         """Open secret inboxes the bots made: inbox -> organizer."""
         self.rescheduled = set()
+        self.keys_drawn = 0
+
+    def inbox_key(self) -> str:
+        """A fresh secret inbox key (F3-6); counted, so the bots' random draws stay as they were."""
+        self.keys_drawn += 1
+        return f"{self.keys_drawn:016x}"
 
     def react(self, table: Table, events: Iterable[Event]) -> None:
         for event in list(events):
@@ -208,7 +214,7 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
             organizer = self.rng.choice(people)
             members = tuple(self.rng.sample(people, k=self.rng.randint(1, 3)))
             events = self.try_do(table, cmd.CreateSecretInbox(actor=organizer, title="Тайник",
-                                                              members=members), now)
+                                                              members=members, key=self.inbox_key()), now)
             for e in events:
                 if isinstance(e, ev.InboxOpened):
                     self.secret_inboxes[e.inbox] = organizer
@@ -221,7 +227,8 @@ class RandomBots(JudgeMoves, CitizenMoves, AmbushMoves, HostMoves):
                 del self.secret_inboxes[inbox]
         if s.consigliere and self.naughty():  # HOST-CONS-6: never with the Consigliere
             self.try_illegal(table, cmd.CreateSecretInbox(actor=self.rng.choice(people), title="Х",
-                                                          members=(s.consigliere,)), now)
+                                                          members=(s.consigliere,),
+                                                          key=self.inbox_key()), now)
 
     # --- night ----------------------------------------------------------------------
 

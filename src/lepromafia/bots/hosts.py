@@ -9,7 +9,9 @@ from ..engine import commands as cmd
 from ..engine import commands_host as hc
 from ..engine import events as ev
 from ..engine import events_host as hev
-from ..engine.rules.host import SANCTION_RULES
+from ..engine.inboxes import can_read
+from ..engine.records import MessageRef
+from ..engine.rules.host import SANCTION_RULES, offices_of
 from ..engine.table import Table
 from .base import HOUR, MINUTE, BotBase
 
@@ -166,12 +168,15 @@ class HostDecisions(BotBase):
 
 
 class CaseMoves(HostDecisions):
-    """Impeachment (IMPEACH-1..6), no-confidence (NOCONF-1, NOCONF-2) and private
-    prosecution with inbox bans (HOST-ARB-3), played by residents and decided by the hosts."""
+    """Impeachment (IMPEACH-1..6), no-confidence (NOCONF-1, NOCONF-2), private prosecution
+    with linked evidence and inbox bans (HOST-ARB-3, SEC-12), the Sound Library's requests and
+    entries (SOUND, ROLE-CIT-5, HOST-PROC-4) and combinations of offices (HOST-2), played by
+    residents and decided by the hosts."""
 
     def host_day(self, table: Table, day: int, now: datetime) -> None:
         super().host_day(table, day, now)
-        for i, move in enumerate((self.impeachment, self.no_confidence, self.private_case)):
+        moves = (self.impeachment, self.no_confidence, self.private_case, self.sound, self.combination)
+        for i, move in enumerate(moves):
             if self.hosts and self.chance(self.hosts / 2):
                 move(table, day, now + (20 + 5 * i) * MINUTE)
 
@@ -189,7 +194,9 @@ class CaseMoves(HostDecisions):
             if demanded:
                 number = demanded[0].impeachment
                 outcome = self.rng.choice(("unfounded", "insignificant", "replace"))
-                new = f"tribune-{city}-{number}" if outcome == "replace" else None
+                # Now and then the Arbiter takes the city on: a combination (HOST-2).
+                new = (s.arbiter if s.arbiter and self.chance(0.3) else f"tribune-{city}-{number}") \
+                    if outcome == "replace" else None
                 self.try_do(table, hc.DecideImpeachment(actor=s.procurator, impeachment=number,
                                                         outcome=outcome, reason="рассмотрено",
                                                         new_tribune=new),
@@ -225,6 +232,10 @@ class CaseMoves(HostDecisions):
         if not events:
             return
         number = len(table.game.records.cases)
+        shown = self.readable_message(table, complainant)
+        if shown:  # SEC-12: the Arbiter sees exactly the messages the complainant links
+            self.try_do(table, hc.LinkEvidence(actor=complainant, case=f"private:{number}",
+                                               messages=(shown,)), now + 10 * MINUTE)
         guilty = self.chance(0.6)
         city = s.residents[accused].city
         box = table.game.current_inbox("city", city)
@@ -236,3 +247,52 @@ class CaseMoves(HostDecisions):
         if done and inboxes and self.chance(0.5):
             self.try_do(table, hc.LiftInboxBan(actor=s.arbiter, case=number, reason="помилован"),
                         now + 2 * HOUR)
+
+    def readable_message(self, table: Table, user: str) -> MessageRef | None:
+        """The latest message the user can read, as a link (IMPEACH-2)."""
+        s = table.game
+        for seq in range(len(table.events), 0, -1):
+            e = table.events[seq - 1]
+            if isinstance(e, ev.MessagePosted) and can_read(s, e.inbox, user):
+                return MessageRef(inbox=e.inbox, seq=seq)
+        return None
+
+    def sound(self, table: Table, day: int, now: datetime) -> None:
+        """A confrontation asked of the Tribune, sometimes forwarded to the Procurator,
+        answered, and published recorded, refused or missed (SOUND-CONF-1..6, ROLE-CIT-5)."""
+        s = table.game
+        cities = sorted(n for n, c in s.cities.items() if c.decided is None and len(s.living(n)) >= 2)
+        if not cities:
+            return
+        requester, target = self.rng.sample(s.living(self.rng.choice(cities)), 2)
+        events = self.try_do(table, hc.RequestSound(actor=requester, kind="confrontation", target=target,
+                                                    note="поговорим"), now)
+        asked = next((e for e in events if isinstance(e, hev.SoundRequested)), None)
+        if asked is None:
+            return
+        handler = table.game.cities[asked.city].tribune
+        if self.chance(0.3):
+            self.try_do(table, hc.ForwardSoundRequest(actor=handler, request=asked.request,
+                                                      reason="к Прокурору"), now + 5 * MINUTE)
+            handler = table.game.procurator
+        accept = self.chance(0.8)
+        self.try_do(table, hc.AnswerSoundRequest(actor=handler, request=asked.request, accept=accept,
+                                                 scheduled_for=now + HOUR if accept else None,
+                                                 reason="" if accept else "некогда"), now + 10 * MINUTE)
+        if accept:
+            recorded = self.chance(0.7)
+            self.try_do(table, hc.PublishSoundEntry(
+                actor=handler, kind="confrontation", request=asked.request,
+                media=f"sound-{asked.request}.mp3" if recorded else "",
+                duration_seconds=self.rng.randint(60, 600) if recorded else 0,
+                outcome="recorded" if recorded else self.rng.choice(("refused", "no_show"))),
+                now + 2 * HOUR)
+
+    def combination(self, table: Table, day: int, now: datetime) -> None:
+        """HOST-2 (AMB-27): the Procurator acknowledges a host holding two offices."""
+        s = table.game
+        for user in sorted(s.hosts()):
+            if len(offices_of(s, user)) >= 2 and user not in s.records.acknowledged:
+                self.try_do(table, hc.AcknowledgeCombination(actor=s.procurator, user=user,
+                                                             reason="предупреждён"), now)
+                return

@@ -342,6 +342,27 @@ def _case_side(s: GameState, number: int) -> set[str]:
     return _arb(s) | {case.complainant, case.accused, s.procurator} | s.tribunes()
 
 
+def _handler(s: GameState, city: str, handler: str) -> str:
+    """ROLE-CIT-5, HOST-PROC-4: a request goes to the city's Tribune or to the Procurator."""
+    return s.procurator if handler == "procurator" else s.cities[city].tribune
+
+
+def _sound(s: GameState, number: int) -> Any:
+    return next(r for r in s.records.sound_requests if r.number == number)
+
+
+def _sound_side(s: GameState, number: int) -> set[str]:
+    """Who holds a sound request: the requester, its target (SOUND-CONF-3 agrees the time
+    with both), the city's Tribune and the Procurator (a forwarded one passed both)."""
+    r = _sound(s, number)
+    return {r.requester, s.cities[r.city].tribune, s.procurator} | ({r.target} if r.target else set())
+
+
+def _city_watchers(s: GameState, city: str) -> set[str]:
+    """SOUND-2 (AMB-29) ``city_only``: the city's residents, its observers and the hosts."""
+    return set(s.cities[city].residents) | set(s.cities[city].observers) | s.hosts()
+
+
 def _office(s: GameState) -> set[str]:
     """INBOX-OFFICE-1: the Tribunes, the Procurator and the Arbiter."""
     return s.tribunes() | {s.procurator} | _arb(s)
@@ -484,6 +505,15 @@ ALLOWED: dict[type[Event], Allowed] = {
     hev.PrivateCaseDecided: lambda s, e: _case_side(s, e.case),
     hev.InboxBanImposed: lambda s, e: _case_side(s, e.case),
     hev.InboxBanLifted: lambda s, e: _case_side(s, e.case),
+    # --- HOST-2, sound (SOUND, ROLE-CIT-5, HOST-PROC-4), evidence (SEC-12) ---
+    hev.CombinationAcknowledged: lambda s, e: (
+        {s.procurator, e.user} if "consigliere" in e.offices else None),  # HOST-CONS-5
+    hev.SoundRequested: lambda s, e: {e.requester, _handler(s, e.city, e.handler)},
+    hev.SoundRequestForwarded: lambda s, e: {_sound(s, e.request).requester, e.host, s.procurator},
+    hev.SoundRequestAnswered: lambda s, e: _sound_side(s, e.request) | {e.host},
+    hev.SoundEntryPublished: lambda s, e: (
+        None if s.settings.sound_library_visibility == "public" else _city_watchers(s, e.city)),
+    hev.EvidenceLinked: lambda s, e: {e.grantor, e.viewer},  # exactly this viewer
     # --- seed systems: notary inboxes for anyone (INBOX-NOTARY-1..3) ---
     ev.NotaryContentRecorded: lambda s, e: set(s.inboxes[e.inbox].members),
     ev.NotaryAccessGranted: lambda s, e: set(s.inboxes[e.inbox].members) | {e.user},
@@ -513,13 +543,8 @@ so a new kind cannot slip past the visibility check unclassified (tests/sim)."""
 AFTER_GAME_EVENTS: frozenset[type[Event]] = frozenset({ev.ArchiveConsentGiven, ev.ArchiveOpened})
 """§9.4 archives: they follow GameEnded, where the visibility check stops."""
 
-HOST_EVENTS_UNCHECKED: frozenset[type[Event]] = frozenset({
-    hev.HostDecision, hev.CombinationAcknowledged, hev.SoundRequested,
-    hev.SoundRequestForwarded, hev.SoundRequestAnswered, hev.SoundEntryPublished,
-    hev.EvidenceLinked,
-})
-"""Host-side records (branch hostrules) not yet given allow-list entries: listed so that any
-*new* kind still fails the classification test. To do: an entry each (docs/decisions.md)."""
+BASE_EVENTS: frozenset[type[Event]] = frozenset({hev.HostDecision})
+"""Base classes that are never emitted themselves (every host decision is a subclass)."""
 
 ROUTED_EVENTS: frozenset[type[Event]] = frozenset({
     ev.MessagePosted, ev.InboxOpened, ev.InboxArchived,  # by inbox kind: _inbox_allowed

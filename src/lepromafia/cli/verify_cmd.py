@@ -1,7 +1,7 @@
 """`lepromafia verify EXPORT.json` and `lepromafia game export ID` (docs/verification.md).
 
 The verification is the standalone verifier (``verify/verify.py``, shipped in the package
-as ``lepromafia.verifier``, byte for byte the same file), so the installed command and the
+as ``lepromafia.verifier``, a link to that one file), so the installed command and the
 file people download cannot disagree; the installed command adds a second, independent
 check of the deal with the engine's own functions (``engine.deal``).
 """

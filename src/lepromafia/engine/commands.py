@@ -168,8 +168,12 @@ class PostMessage(Command):
 
 @dataclass(**_C)
 class CreateSecretInbox(Command):
+    """INBOX-SECRET-1. ``key`` names the inbox: 16–32 hex digits the platform draws (F3-6), so
+    no one learns from a secret inbox's id how many others exist."""
+
     title: str
     members: tuple[str, ...]
+    key: str
 
 
 @dataclass(**_C)

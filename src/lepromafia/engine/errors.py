@@ -149,6 +149,7 @@ class ErrorCode(CodeEnum):
     NOT_ORGANIZER = "not_organizer", 403, N_("Only the inbox organizer can do this")
     INBOX_NOT_RENEWABLE = "inbox_not_renewable", 409, N_("This inbox cannot be renewed")
     MEMBERS_INVALID = "members_invalid", 409, N_("Invalid member list")
+    INBOX_KEY_INVALID = "inbox_key_invalid", 422, N_("The inbox's key must be 16 to 32 hexadecimal digits, unused in this game")
     ALREADY_DECLARED = "already_declared", 409, N_("You have already declared this")
     NOT_DECLARED = "not_declared", 409, N_("You have not declared this")
     OBSERVER_INVALID = "observer_invalid", 409, N_("You may observe another city, once")

@@ -89,7 +89,7 @@ def test_a_ban_may_cover_any_inbox_a_tribune_or_the_procurator_organizes_never_a
     """HOST-ARB-3 (D24): «бан в одном или нескольких инбоксах, который исполняет Трибун или
     Прокуратор (в зависимости от организатора инбокса)» — the personal inbox included."""
     g, _ = insulted()
-    g.do(CreateSecretInbox(actor="dave", title="tea", members=("erin",)), 2, "11:30")
+    g.do(CreateSecretInbox(actor="dave", title="tea", members=("erin",), key="0000000000000001"), 2, "11:30")
     secret = next(i for i in g.state.inboxes if i.startswith("secret:"))
     g.reject(DecidePrivateCase(actor=ARBITER, case=1, guilty=True, inboxes=(secret,),
                                until=when(3, "12:00"), reason="x"), when(2, "12:00"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .. import commands as cmd
 from .. import events as ev
 from ..audience import only
@@ -13,6 +15,7 @@ from ..state import GameState, Stage
 from .common import archive_inbox, open_inbox, renew_inbox
 
 MAX_SECRET_MEMBERS = 200
+_HEX_KEY = re.compile(r"[0-9a-f]{16,32}")
 
 
 def post_message(p: Progress, c: cmd.PostMessage) -> None:
@@ -59,8 +62,10 @@ def create_secret_inbox(p: Progress, c: cmd.CreateSecretInbox) -> None:
         check(user in invitable, ErrorCode.NOT_A_PARTICIPANT, "INBOX-SECRET-1", user=user)
     check(1 < len(members) <= MAX_SECRET_MEMBERS, ErrorCode.MEMBERS_INVALID, "INBOX-SECRET-1")
     check(0 < len(c.title.strip()) <= 200, ErrorCode.MESSAGE_EMPTY)
-    number = len([i for i in s.inboxes.values() if i.kind == Kind.SECRET]) + 1
-    open_inbox(p, Kind.SECRET, str(number), subject=c.actor, members=frozenset(members),
+    check(_HEX_KEY.fullmatch(c.key) is not None
+          and not any(i.startswith(f"{Kind.SECRET}:{c.key}:") for i in s.inboxes),
+          ErrorCode.INBOX_KEY_INVALID, "INBOX-SECRET-1")
+    open_inbox(p, Kind.SECRET, c.key, subject=c.actor, members=frozenset(members),
                title=c.title.strip())
 
 
