@@ -5,18 +5,31 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
+.PHONY: install lock bench-load run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
 SWAGGER  := $(VENDOR)/swagger-ui/swagger-ui-bundle.js
 CHROMIUM := /usr/bin/chromium
 
-$(STAMP): pyproject.toml
+# Dependencies come from the lock (every version CI tested, resolved from PyPI alone), then
+# the project itself without re-resolving; `pip check` fails if pyproject.toml asks for
+# something the lock lacks (run `make lock`).
+LOCK := requirements.lock
+$(STAMP): pyproject.toml $(LOCK)
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e '.[test]'
+	$(PIP) install -q -r $(LOCK)
+	$(PIP) install -q --no-deps -e .
+	$(PIP) check
 	touch $(STAMP)
+
+# Re-resolve the lock from PyPI after editing pyproject.toml's dependencies, then `make install`.
+lock:
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q uv
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test --universal --python-version 3.11 \
+		--index-url https://pypi.org/simple --no-header -q -o $(LOCK)
 
 # htmx and Swagger UI (/docs, served locally: no CDN) come from the npm registry through
 # package-lock.json; nothing third-party is committed. No package's install scripts run.
@@ -136,6 +149,12 @@ balance-doc: $(STAMP)
 # The 10,000-game sweep of 5-city games (target: under 30 minutes on 2 cores).
 lab-sweep: $(STAMP)
 	$(VENV)/bin/lepromafia lab run --games 10000 --cities 5 --out var/lab-sweep
+
+# Issue 17: the server under a community's load beside a raw websockets server, in one run
+# (loopback only, bounded; docs/performance.md). E.g. BENCH_LOAD_ARGS="--games 1,5 --reps 1".
+BENCH_LOAD_ARGS ?= --games 1,5,10,25 --backends sqlite,postgresql --reps 3
+bench-load: $(STAMP) services
+	$(PY) bench/load.py $(BENCH_LOAD_ARGS)
 
 bench-lab: $(STAMP)
 	$(PY) bench/lab_bench.py --games 20

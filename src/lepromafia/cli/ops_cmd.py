@@ -1,7 +1,8 @@
 """Operator commands: `lepromafia db upgrade`, `lepromafia game list|replay|export`.
 
-The database is DATABASE_URL (SQLite under ./var/ by default; postgresql://... for
-PostgreSQL) and, optionally, DATABASE_SCHEMA.
+The database is the one ``lepromafia serve`` uses: ``LEPROMAFIA_DATABASE_URL`` (or
+``DATABASE_URL``; SQLite under ./var/ by default, postgresql://... for PostgreSQL) and,
+optionally, ``LEPROMAFIA_DATABASE_SCHEMA`` (or ``DATABASE_SCHEMA``); see cli/config.py.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ import asyncio
 import typer
 
 from ..service.replay import check_game
-from ..store.database import DatabaseConfig
-from ..store.event_store import EventStore
 from ..store.migrate import current, upgrade
+from .config import database, open_migrated
 
 db_app = typer.Typer(no_args_is_help=True, help="The game database.")
 game_app = typer.Typer(no_args_is_help=True, help="Stored games.")
@@ -22,7 +22,7 @@ game_app = typer.Typer(no_args_is_help=True, help="Stored games.")
 @db_app.command("upgrade")
 def db_upgrade() -> None:
     """Apply every pending migration."""
-    config = DatabaseConfig.from_env()
+    config = database()
     asyncio.run(upgrade(config))
     print(f"database at revision {asyncio.run(current(config))}")
 
@@ -32,9 +32,12 @@ def game_list() -> None:
     """Every stored game: id, stage, events, time scale, title."""
 
     async def go() -> None:
-        store = EventStore.open(DatabaseConfig.from_env())
+        store = await open_migrated(database())
         try:
-            for meta in await store.list_games():
+            games = await store.list_games()
+            if not games:
+                print("no games yet")
+            for meta in games:
                 print(f"{meta.game_id}\t{meta.stage}\t{meta.version}\t×{meta.clock.scale:g}\t{meta.title}")
         finally:
             await store.close()
@@ -47,7 +50,7 @@ def game_replay(game_id: str) -> None:
     """Rebuild the game from its events and compare with the stored read models."""
 
     async def go() -> int:
-        store = EventStore.open(DatabaseConfig.from_env())
+        store = await open_migrated(database())
         try:
             report = await check_game(store, game_id)
         finally:

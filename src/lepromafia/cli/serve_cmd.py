@@ -10,7 +10,6 @@ descriptors.
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
 import typer
@@ -86,8 +85,9 @@ def serve(
     """Serve the web platform: pages, the JSON API (/docs) and the live WebSocket (/ws)."""
     import uvicorn
 
+    from ..web import observability
     from ..web.app import StartupHook, create_app
-    from ..web.settings import WebSettings
+    from .config import settings as load_settings
 
     overrides: dict[str, object] = {}
     if demo:
@@ -95,9 +95,8 @@ def serve(
         overrides["time_scale"] = time_scale or DEMO_TIME_SCALE
     elif time_scale:
         overrides["time_scale"] = time_scale
-    if "LEPROMAFIA_DATABASE_URL" not in os.environ and os.environ.get("DATABASE_URL"):
-        overrides["database_url"] = os.environ["DATABASE_URL"]
-    settings = WebSettings(**overrides)  # type: ignore[arg-type]
+    settings = load_settings(**overrides)
+    observability.configure_logging(settings)
     hooks: list[StartupHook] = []
     if settings.demo:
         from .demo_serve import start_demo
@@ -106,5 +105,6 @@ def serve(
     app = create_app(settings, startup_hooks=hooks)
     typer.echo(f"Lepromafia on http://{host}:{port}/  (API docs: /docs)")
     config = server_config(app, host, port, header_timeout=header_timeout,
-                           max_connections=max_connections, log_level="info")
+                           max_connections=max_connections, log_level=settings.log_level,
+                           log_config=None, access_log=False)  # our RequestLog writes each request
     uvicorn.Server(config).run()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,6 +26,7 @@ from ..store.database import DatabaseConfig
 from ..store.event_store import EventStore
 from ..store.migrate import upgrade
 from ..store.projection import GameClock
+from .config import database, open_migrated
 
 
 def verify(
@@ -85,7 +85,7 @@ def game_export(
     """The game's verifiable export (what `lepromafia verify` and verify/verify.py read)."""
 
     async def go() -> int:
-        store = EventStore.open(DatabaseConfig.from_env())
+        store = await open_migrated(database())
         try:
             if lines:
                 return await _lines(store, game_id)
@@ -110,7 +110,7 @@ class SimulationStore:
     """Stores each simulated game as ``sim-<seed>`` with its verifiable log."""
 
     def __init__(self, url: str) -> None:
-        self.config = DatabaseConfig(url, os.environ.get("DATABASE_SCHEMA") or None)
+        self.config = DatabaseConfig(url, database().schema)
         self.loop = asyncio.new_event_loop()
         self.key = LogKey.from_env()
         self.store: EventStore | None = None

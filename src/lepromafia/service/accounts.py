@@ -11,7 +11,9 @@ import asyncio
 import hashlib
 import re
 import secrets
-from dataclasses import dataclass
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -24,7 +26,7 @@ from ..engine.calendar import at_local
 from ..engine.commands_host import RecordSanction
 from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.state import GameState, Stage
-from ..store.accounts import AccountStore, Sanction, UserRow
+from ..store.accounts import AccountStore, Sanction, SessionRow, UserRow
 from .clock import Clock, SystemClock
 
 LOGIN_PATTERN = re.compile(r"^[a-z0-9_][a-z0-9_.-]{2,31}$")
@@ -99,6 +101,10 @@ class AccountPolicy:
     registration_window_seconds: float = 3600
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 64 * 1024
+    session_cache_seconds: float = 30.0
+    """A resolved session is answered from memory this long (real seconds; 0: never).
+    Logout and expiry drop it at once here; another process notices within this time."""
+    session_cache_size: int = 100_000
 
 
 def token_hash(token: str) -> str:
@@ -116,6 +122,8 @@ class AccountService:
         self._fernet = Fernet(contact_key)
         # Unknown logins are verified against this, so they cost what known ones do (F4-3).
         self._decoy = self._hasher.hash(secrets.token_urlsafe(16))
+        # token hash -> (session row, real time it was read): the lookup every request makes
+        self._sessions: OrderedDict[str, tuple[SessionRow, float]] = OrderedDict()
 
     # --- registration and sessions -------------------------------------------------
 
@@ -175,25 +183,49 @@ class AccountService:
             return False
 
     async def logout(self, token: str) -> None:
-        await self.store.drop_session(token_hash(token))
+        key = token_hash(token)
+        self._sessions.pop(key, None)
+        await self.store.drop_session(key)
 
     async def resolve(self, token: str | None) -> User | None:
         """The user of a session token; None if unknown; SessionExpired if expired."""
         if not token or len(token) > 128:
             return None
-        row = await self.store.session(token_hash(token))
+        key = token_hash(token)
+        row = await self._session(key)
         if row is None:
             return None
         now = self.clock.now()
         if row.expires_real <= now:
-            await self.store.drop_session(token_hash(token))
+            self._sessions.pop(key, None)
+            await self.store.drop_session(key)
             raise SessionExpired
         # the idle timeout slides with use, never past the absolute maximum
         renewed = min(row.created_real + self.policy.session_ttl_seconds,
                       now + self.policy.session_idle_seconds)
         if renewed - row.expires_real > IDLE_RENEW_STEP:
-            await self.store.renew_session(token_hash(token), renewed)
+            await self.store.renew_session(key, renewed)
+            if key in self._sessions:
+                self._sessions[key] = (replace(row, expires_real=renewed), self._sessions[key][1])
         return User(row.user_id, row.display_name) if row.display_name is not None else None
+
+    async def _session(self, key: str) -> SessionRow | None:
+        """The session row, from memory if read less than ``session_cache_seconds`` ago.
+        Unknown tokens are not remembered (a flood of made-up ones cannot fill the cache)."""
+        ttl = self.policy.session_cache_seconds
+        cached = self._sessions.get(key)
+        if cached is not None and time.monotonic() - cached[1] < ttl:
+            self._sessions.move_to_end(key)
+            return cached[0]
+        row = await self.store.session(key)
+        if row is None or ttl <= 0:
+            self._sessions.pop(key, None)
+            return row
+        self._sessions[key] = (row, time.monotonic())
+        self._sessions.move_to_end(key)
+        while len(self._sessions) > self.policy.session_cache_size:
+            self._sessions.popitem(last=False)
+        return row
 
     async def user(self, user_id: str) -> User | None:
         row = await self.store.user(user_id)

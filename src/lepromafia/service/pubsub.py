@@ -75,6 +75,9 @@ class Broker:
     def __init__(self) -> None:
         self._subs: dict[str, list[Subscription]] = {}
 
+    async def ping(self) -> None:
+        """Readiness: an in-process broker is always reachable (RedisBroker asks Redis)."""
+
     def subscribe(self, game_id: str, viewer: str | None, maxsize: int = 0) -> Subscription:
         """``maxsize`` > 0 bounds the queue: a subscriber that falls that far behind is
         dropped (``overflowed``) instead of holding anyone back."""

@@ -43,6 +43,10 @@ class RedisBroker(Broker):
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         await self._ready.wait()
 
+    async def ping(self) -> None:
+        """One round trip to Redis (readiness); raises if it cannot be reached."""
+        await self._redis.ping()
+
     def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
         super().publish(game_id, events)
         message = json.dumps({

@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import logging
 import secrets
+import time
 import zlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
@@ -37,7 +38,7 @@ from ..engine.commands import (
 )
 from ..engine.deal import value_digest
 from ..engine.decide import decide_and_evolve
-from ..engine.errors import RuleViolation
+from ..engine.errors import CodedError, RuleViolation
 from ..engine.events import Event
 from ..engine.progress import Context
 from ..engine.state import GameState, Stage
@@ -58,6 +59,7 @@ from ..store.projection import Changes, GameClock, Projector, Step, merge
 from .clock import Clock, SystemClock
 from .errors import ServiceError, ServiceErrorCode, storage_full
 from .notify.causes import causes
+from .observer import NullObserver, ServiceObserver
 from .pubsub import Broker
 from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason, load_log
 
@@ -117,6 +119,7 @@ class _Job:
     command_id: str
     future: asyncio.Future[Any]
     time_scale: float = 1.0
+    queued_at: float = field(default_factory=time.perf_counter)
     committed: int | None = None
     """The game's version after the batch that wrote this job's game, if one did."""
 
@@ -163,6 +166,9 @@ class GameService:
         self._closed = False
         self._reads: OrderedDict[str, Current] = OrderedDict()
         self._read_cache = read_cache
+        self._flights: dict[tuple[str, int], asyncio.Future[Current]] = {}
+        """Loads in progress, by game and version: concurrent readers share one."""
+        self.observer: ServiceObserver = NullObserver()
 
     @classmethod
     @asynccontextmanager
@@ -205,8 +211,22 @@ class GameService:
     async def execute(self, game_id: str, command: Command, command_id: str) -> Ack:
         """Decide, commit, acknowledge, publish. The same ``command_id`` twice: one effect,
         the same Ack. Raises RuleViolation or ServiceError, having changed nothing."""
-        ack: Ack = await self._submit(game_id, command, command_id)
+        started, code = time.perf_counter(), "ok"
+        try:
+            ack: Ack = await self._submit(game_id, command, command_id)
+        except CodedError as exc:
+            code = str(exc.code.value)
+            raise
+        except Exception:
+            code = "internal"
+            raise
+        finally:
+            self.observer.command(game_id, command.actor, code, time.perf_counter() - started)
         return ack
+
+    def lane_depths(self) -> list[int]:
+        """Jobs queued in each writer lane now."""
+        return [lane.queue.qsize() for lane in self._lanes]
 
     async def _submit(self, game_id: str, command: Command | None, command_id: str,
                       time_scale: float = 1.0) -> Any:
@@ -281,10 +301,32 @@ class GameService:
             if cached is not None and cached.version == meta.version:
                 self._reads.move_to_end(game_id)
                 return replace(cached, now=now)
-            known = [cached, Current(handle.meta, handle.state, now) if handle else None]
-            base = max((c for c in known if c is not None and c.version <= meta.version),
-                       key=lambda c: c.version, default=None)
+            flight = self._flights.get((game_id, meta.version))
+            if flight is None:
+                known = [cached, Current(handle.meta, handle.state, now) if handle else None]
+                base = max((c for c in known if c is not None and c.version <= meta.version),
+                           key=lambda c: c.version, default=None)
+                return await self._load_once(tx, meta, base, now)
+        # Another task is loading this very version: wait for it holding no connection
+        # (a reconnect storm of a cold game is one load, not one per socket: issue 17).
+        await self.store.release_reads()
+        return replace(await asyncio.shield(flight), now=now)
+
+    async def _load_once(self, tx: Transaction, meta: GameMeta, base: Current | None,
+                         now: datetime) -> Current:
+        key = (meta.game_id, meta.version)
+        flight: asyncio.Future[Current] = asyncio.get_running_loop().create_future()
+        flight.add_done_callback(lambda f: f.cancelled() or f.exception())  # waiters may be gone
+        self._flights[key] = flight
+        try:
             current = await _catch_up(tx, meta, base, now)
+        except BaseException as exc:
+            flight.set_exception(exc if isinstance(exc, Exception) else ServiceError(
+                ServiceErrorCode.SERVICE_CLOSED))
+            raise
+        finally:
+            self._flights.pop(key, None)
+        flight.set_result(current)
         self._remember(current)
         return current
 
@@ -354,6 +396,9 @@ class _Lane:
                     stop = True
                     break
                 batch.append(nxt)
+            began = time.perf_counter()
+            for queued in batch:
+                self.service.observer.queue_wait(began - queued.queued_at)
             await self._run_batch(batch)
             if stop:
                 return
@@ -523,6 +568,7 @@ class _Lane:
             # The engine sees the deadline's own time, so a late fire plays out exactly as an
             # on-time one; the real firing time is recorded on the deadline row.
             self._apply(draft, command, command_id, fingerprint(command), due, changes)
+            self.service.observer.deadline_fired((now - due).total_seconds() / draft.meta.clock.scale)
             fired += 1
         return fired
 

@@ -27,7 +27,11 @@ class DatabaseConfig:
 
     @classmethod
     def from_env(cls) -> DatabaseConfig:
-        return cls(os.environ.get("DATABASE_URL", DEFAULT_URL), os.environ.get("DATABASE_SCHEMA") or None)
+        """For the bare ``alembic`` command line; every ``lepromafia`` command reads the one
+        ``Settings`` object (web/settings.py), which has the same precedence."""
+        env = os.environ
+        url = env.get("LEPROMAFIA_DATABASE_URL") or env.get("DATABASE_URL") or DEFAULT_URL
+        return cls(url, env.get("LEPROMAFIA_DATABASE_SCHEMA") or env.get("DATABASE_SCHEMA") or None)
 
     @property
     def async_url(self) -> str:

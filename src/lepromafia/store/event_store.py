@@ -141,6 +141,11 @@ class EventStore:
     async def close(self) -> None:
         await self.engine.dispose()
 
+    async def ping(self) -> None:
+        """One round trip to the database (readiness); raises if it cannot be reached."""
+        async with self.engine.connect() as conn:
+            await conn.exec_driver_sql("SELECT 1")
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
         """A write transaction (``BEGIN IMMEDIATE`` on SQLite). It first ends this task's

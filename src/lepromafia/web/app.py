@@ -32,7 +32,7 @@ from ..service.service import GameService
 from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
 from ..store.migrate import upgrade
-from . import errors
+from . import errors, observability
 from .api import archive, sound, transparency
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
 from .i18n import LANGUAGES
@@ -76,6 +76,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             await broker.start()
             options["broker"] = broker
         service = GameService(EventStore.open(settings.database), **options)
+        service.observer = observability.Observer(metrics)
         await service.start()
         store = AccountStore(service.store)
         policy = AccountPolicy(session_ttl_seconds=settings.session_ttl_hours * 3600,
@@ -86,11 +87,12 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
                                registrations_per_ip=settings.registrations_per_ip_per_hour,
                                failure_window_seconds=settings.login_window_minutes * 60,
                                argon2_time_cost=settings.argon2_time_cost,
-                               argon2_memory_kib=settings.argon2_memory_kib)
+                               argon2_memory_kib=settings.argon2_memory_kib,
+                               session_cache_seconds=settings.session_cache_seconds)
         accounts = AccountService(store, settings.fernet_key(), clock=service.clock, policy=policy)
         events = EventIndex(service.store, max_games=settings.cached_games)
         web = Web(settings, service, accounts, GameQueries(service, store, events),
-                  Archives(service, events))
+                  Archives(service, events), metrics=metrics)
         web.notify, dispatcher = start_notifications(settings, service)
         app.state.web = web
         for hook in app.state.startup_hooks:
@@ -115,11 +117,13 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     app.state.startup_hooks = list(startup_hooks or [])
     app.state.render_error = None
     errors.install(app)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(OneReadPerRequest)
     app.add_middleware(Limits, secure=settings.cookie_secure)
     app.add_middleware(Edge, max_body=settings.max_body_bytes, max_upload=settings.max_upload_bytes,
                        is_upload=_is_upload, production=settings.environment == "prod",
                        secure_cookies=settings.cookie_secure)
+    metrics = observability.install(app, settings)  # outermost: times and counts everything
     if STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     from .api import router as api_router
@@ -163,6 +167,27 @@ class OneReadPerRequest:
             return
         async with web.service.store.read_scope():
             await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """ASGI middleware: ``HEAD`` answers as ``GET`` would, headers only (RFC 9110 §9.3.2);
+    FastAPI's GET routes alone would answer 405 (monitors and link checkers send HEAD)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {"type": "http.response.body", "body": b"",
+                           "more_body": message.get("more_body", False)}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 class Limits:

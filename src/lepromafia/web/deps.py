@@ -31,6 +31,8 @@ from .settings import WebSettings
 if TYPE_CHECKING:
     import asyncio
 
+    from .observability import Metrics
+
 SESSION_COOKIE = "lepromafia_session"
 CSRF_COOKIE = "lepromafia_csrf"
 CSRF_FIELD = "csrf_token"
@@ -49,6 +51,7 @@ class Web:
     accounts: AccountService
     queries: GameQueries
     archives: Archives
+    metrics: Metrics | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     notify: NotifyService | None = None
 

@@ -1,5 +1,10 @@
-"""Web settings from the environment (prefix ``LEPROMAFIA_``), e.g.
-``LEPROMAFIA_DATABASE_URL``, ``LEPROMAFIA_SECRET_KEY``, ``LEPROMAFIA_ENVIRONMENT=prod``."""
+"""The one settings object of every command (``serve`` and the operator commands alike),
+read from the environment with the prefix ``LEPROMAFIA_``: ``LEPROMAFIA_DATABASE_URL``,
+``LEPROMAFIA_SECRET_KEY``, ``LEPROMAFIA_ENVIRONMENT=prod``, …
+
+Precedence, highest first: values passed in code (command-line options), ``LEPROMAFIA_*``,
+then the conventional ``DATABASE_URL`` / ``DATABASE_SCHEMA`` (accepted as aliases, as
+hosting platforms set them), then the defaults. docs/deploy.md lists the ones that matter."""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import base64
 import hashlib
 from typing import Literal
 
-from pydantic import SecretStr, model_validator
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ..store.database import DEFAULT_URL, DatabaseConfig
@@ -15,12 +20,14 @@ from ..store.database import DEFAULT_URL, DatabaseConfig
 DEV_SECRET = "dev-secret-change-me"  # noqa: S105 - the refused-in-production default
 
 
-class WebSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="LEPROMAFIA_", extra="ignore")
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LEPROMAFIA_", extra="ignore", populate_by_name=True)
 
     environment: Literal["dev", "prod"] = "dev"
-    database_url: str = DEFAULT_URL
-    database_schema: str | None = None
+    database_url: str = Field(default=DEFAULT_URL, validation_alias=AliasChoices(
+        "LEPROMAFIA_DATABASE_URL", "DATABASE_URL"))
+    database_schema: str | None = Field(default=None, validation_alias=AliasChoices(
+        "LEPROMAFIA_DATABASE_SCHEMA", "DATABASE_SCHEMA"))
     secret_key: SecretStr = SecretStr(DEV_SECRET)
     """Signs CSRF tokens. Refused at its default outside dev."""
     contact_key: SecretStr | None = None
@@ -65,9 +72,18 @@ class WebSettings(BaseSettings):
     vapid_secret: SecretStr | None = None
     """Seeds the Web Push VAPID key pair; in dev derived from the secret key."""
     vapid_subject: str = "mailto:admin@localhost"
+    session_cache_seconds: float = 30.0
+    """How long a resolved session is answered from memory (0: every request reads it).
+    Logout and expiry drop it at once in this process; another worker may still accept a
+    logged-out session for at most this long (docs/decisions/ops.md)."""
+    log_format: Literal["json", "console"] = "json"
+    """One JSON line per request and command (``console``: the same, readable)."""
+    log_level: str = "info"
+    metrics: bool = True
+    """Serve Prometheus metrics at ``/metrics`` (restrict it at the proxy: docs/deploy.md)."""
 
     @model_validator(mode="after")
-    def _refuse_dev_defaults_in_prod(self) -> WebSettings:
+    def _refuse_dev_defaults_in_prod(self) -> Settings:
         if self.environment != "dev":
             if self.secret_key.get_secret_value() == DEV_SECRET or len(self.secret_key) < 16:
                 raise ValueError("LEPROMAFIA_SECRET_KEY must be set (16+ characters) outside dev")
@@ -79,7 +95,7 @@ class WebSettings(BaseSettings):
 
     @property
     def database(self) -> DatabaseConfig:
-        return DatabaseConfig(self.database_url, self.database_schema)
+        return DatabaseConfig(self.database_url, self.database_schema or None)
 
     def fernet_key(self) -> bytes:
         if self.contact_key is not None:
@@ -98,3 +114,6 @@ class WebSettings(BaseSettings):
 
     def vapid_public_key(self) -> str:
         return self.vapid_keys()[1]
+
+WebSettings = Settings
+"""The name the web layer has always used for it."""

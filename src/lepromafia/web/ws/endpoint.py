@@ -94,10 +94,15 @@ class Connection:
             await self.send(Resync(game=msg.game, since_seq=len(seqs), reason="too_far_behind"))
             return
         last = seqs[msg.since_seq - 1] if msg.since_seq else 0
+        try:  # the catch-up is read before "subscribed": a failed read subscribes nothing
+            backlog = await web.queries.deliveries(msg.game, self.viewer, last, version)
+        except BaseException:
+            sub.close()
+            raise
         feed = _Feed(msg.game, sub, last, msg.since_seq)
         self.feeds[msg.game] = feed
         await self.send(Subscribed(game=msg.game, version=len(seqs)))
-        for early in await web.queries.deliveries(msg.game, self.viewer, last, version):
+        for early in backlog:
             await self._forward(feed, early)
         feed.task = asyncio.create_task(self._pump(feed))
 
@@ -111,6 +116,8 @@ class Connection:
         if item.event is not None:
             feed.position += 1
             await self.send(from_payload(stream_item(feed.game, feed.position, item.event)))
+            if self.web.metrics is not None:
+                self.web.metrics.deliveries.inc()
         feed.last = item.seq
 
     async def _pump(self, feed: _Feed) -> None:
@@ -176,6 +183,8 @@ async def websocket(ws: WebSocket) -> None:
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)
+    if web.metrics is not None:
+        web.metrics.clients.inc()
     try:
         while True:
             text = await ws.receive_text()
@@ -205,5 +214,7 @@ async def websocket(ws: WebSocket) -> None:
         pass
     finally:
         conn.close()
+        if web.metrics is not None:
+            web.metrics.clients.dec()
         with contextlib.suppress(Exception):
             await asyncio.sleep(0)

@@ -216,7 +216,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     };
     ws.onclose = function () {
       show("closed");
-      setTimeout(connect, delay);
+      // jittered (0.5–1.5×), so that a restart's thousands of tabs do not return in step
+      setTimeout(connect, delay * (0.5 + Math.random()));
       delay = Math.min(delay * 2, 15000);
     };
   }

@@ -1,0 +1,582 @@
+"""Load benchmark: the project's server beside a raw ``websockets`` broadcast server, the
+same clients on both, in one run (``make bench-load``; docs/performance.md, issue 17).
+
+    python bench/load.py [--games 1,5,10,25] [--backends sqlite,postgresql] [--reps 3]
+                         [--window 10] [--rate 2] [--compare-session-cache] [--out FILE]
+
+For each backend and game count: create the games (``load_setup``), start the servers
+(the project's ``load_server.py``, the raw ``load_raw.py``; with
+``--compare-session-cache`` also the project with the session cache off, on its own copy
+of the database), connect 100 clients per game to each, then take measurement windows in
+turn (project, raw, … three repetitions). In a window every game posts a Poisson stream of
+``--rate`` chat messages per second into a random city's inbox from a random resident;
+then the harness waits until each message reached its city's 20 residents (at most
+``--drain`` seconds).
+
+The clients behave like ``web/static/js/live.js``: one WebSocket per resident, sitting on
+his city's inbox page; ``subscribe`` from the page's position; on an event frame: a gap in
+his numbering re-subscribes, otherwise each ``data-live-src`` region the event matches
+(``data-live-kinds``/``-inbox``/``-city``, not already drawn at that position: the
+``X-Live-Seq`` of the response that drew it) is re-fetched 150 ms later (debounced, with
+``HX-Request``); a closed socket reconnects after 0.5 s doubling to 15 s, with the ±50 %
+jitter the shipped live.js now adds. Raw clients are the same sockets without pages.
+
+Bounded: every wait has a timeout and the whole run stops after ``--max-minutes``. Only
+127.0.0.1 is ever contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import html
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from load_setup import create_games  # noqa: E402
+
+from lepromafia.store.database import DatabaseConfig  # noqa: E402
+
+PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+SESSION_COOKIE = "lepromafia_session"
+DEBOUNCE = 0.150
+CONNECT_IN_FLIGHT = 32
+TAG = re.compile(r"<[a-z]+\b[^>]*\bdata-live-src=\"[^\"]*\"[^>]*>")
+ATTR = re.compile(r"\b(data-live-[a-z]+)=\"([^\"]*)\"")
+
+
+# --- what a client is doing --------------------------------------------------------------
+
+
+@dataclass
+class Region:
+    src: str
+    kinds: str
+    inbox: str | None
+    city: str | None
+    rendered: int = 0
+
+    def matches(self, event: dict[str, Any], seq: int) -> bool:
+        """live.js ``matches``, line for line."""
+        if self.rendered and seq <= self.rendered:
+            return False
+        if not self.kinds:
+            return True
+        if event.get("type") not in self.kinds.split():
+            return False
+        if self.inbox and "inbox" in event and event["inbox"] != self.inbox:
+            return False
+        return not (self.city and "city" in event and event["city"] != self.city)
+
+
+@dataclass
+class Target:
+    name: str
+    kind: str  # "project" | "raw"
+    port: int
+    proc: subprocess.Popen[bytes] | None = None
+    db: DatabaseConfig | None = None
+    session_cache: float | None = None
+    clients: list[Client] = field(default_factory=list)
+    writers: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Stats:
+    sent: dict[str, tuple[float, str]] = field(default_factory=dict)
+    """message id -> (send time, target name)"""
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    refused: int = 0
+    refresh_errors: int = 0
+    reconnects: int = 0
+    connect_failures: int = 0
+
+
+class Client:
+    def __init__(self, h: Harness, target: Target, game: str, user: str, regions: list[Region],
+                 since: int) -> None:
+        self.h, self.target, self.game, self.user = h, target, game, user
+        self.regions = [Region(r.src, r.kinds, r.inbox, r.city) for r in regions]
+        self.last = since
+        """Where his page was drawn (the city's page position, a few events early: the
+        catch-up brings him to his own)."""
+        self.drawn = False
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+        self.subscribed = asyncio.Event()
+        self.due: list[Region] = []
+        self.pending = False
+        self.delay = 0.5
+        self.stopped = False
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def token(self) -> str:
+        return str(self.h.manifest["tokens"][self.user])
+
+    async def run(self) -> None:
+        while not self.stopped:
+            try:
+                await self._session()
+            except (TimeoutError, aiohttp.ClientError, OSError):
+                self.h.stats.connect_failures += 1
+            if self.stopped:
+                return
+            self.subscribed.clear()
+            self.h.stats.reconnects += 1
+            await asyncio.sleep(self.delay * random.uniform(0.5, 1.5))
+            self.delay = min(self.delay * 2, 15.0)
+
+    async def _session(self) -> None:
+        t = self.target
+        if t.kind == "raw":
+            url, headers = f"ws://127.0.0.1:{t.port}/ws?user={self.user}", {}
+        else:
+            url, headers = f"ws://127.0.0.1:{t.port}/ws?lang=ru", {"Cookie": f"{SESSION_COOKIE}={self.token}"}
+        timeout = aiohttp.ClientWSTimeout(ws_close=5)
+        async with self.h.ws_http.ws_connect(url, headers=headers, timeout=timeout,
+                                             max_msg_size=2**22, autoping=True) as ws:
+            self.ws = ws
+            self.delay = 0.5
+            await ws.send_str(json.dumps({"type": "subscribe", "game": self.game, "since_seq": self.last}))
+            async for msg in ws:
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    break
+                await self._frame(json.loads(msg.data))
+
+    async def _frame(self, data: dict[str, Any]) -> None:
+        kind = data.get("type")
+        if kind == "subscribed":
+            if not self.drawn:  # the page was just drawn at this position
+                self.drawn = True
+                for r in self.regions:
+                    r.rendered = int(data["version"])
+            elif int(data["version"]) > self.last:
+                self.refresh(None, 0)
+            self.subscribed.set()
+        elif kind == "event":
+            seq = int(data["seq"])
+            if seq <= self.last:
+                return
+            if seq > self.last + 1:
+                assert self.ws is not None
+                await self.ws.send_str(json.dumps({"type": "subscribe", "game": self.game,
+                                                   "since_seq": self.last}))
+                return
+            self.last = seq
+            payload = data.get("payload", {})
+            text = payload.get("text", "")
+            if payload.get("type") == "MessagePosted" and text.startswith("lg:"):
+                mid = text[3:].split(" ", 1)[0]
+                sent = self.h.stats.sent.get(mid)
+                if sent is not None:
+                    self.h.stats.latencies.setdefault(mid, []).append(time.perf_counter() - sent[0])
+            self.refresh(payload, seq)
+        elif kind == "resync":
+            self.last = 0 if data.get("reason") == "ahead_of_server" else int(data["since_seq"])
+            self.refresh(None, 0)
+            assert self.ws is not None
+            await self.ws.send_str(json.dumps({"type": "subscribe", "game": self.game,
+                                               "since_seq": self.last}))
+
+    def refresh(self, event: dict[str, Any] | None, seq: int) -> None:
+        for r in self.regions:
+            if (event is None or r.matches(event, seq)) and r not in self.due:
+                self.due.append(r)
+        if self.pending or not self.due:
+            return
+        self.pending = True
+        asyncio.get_running_loop().call_later(DEBOUNCE, self._fetch_due)
+
+    def _fetch_due(self) -> None:
+        self.pending = False
+        regions, self.due = self.due, []
+        for r in regions:
+            task = asyncio.ensure_future(self._fetch(r))
+            self.h.background.add(task)
+            task.add_done_callback(self.h.background.discard)
+
+    async def _fetch(self, r: Region) -> None:
+        started = time.perf_counter()
+        try:
+            async with self.h.http.get(f"http://127.0.0.1:{self.target.port}{r.src}",
+                                       headers={"Cookie": f"{SESSION_COOKIE}={self.token}",
+                                                "HX-Request": "true"}) as resp:
+                await resp.read()
+                if resp.status != 200:
+                    self.h.stats.refresh_errors += 1
+                    return
+                seq = resp.headers.get("X-Live-Seq")
+                if seq:
+                    r.rendered = int(seq)
+        except (TimeoutError, aiohttp.ClientError, OSError):
+            self.h.stats.refresh_errors += 1
+            return
+        self.h.refreshes.setdefault(self.target.name, []).append((started, time.perf_counter() - started))
+
+
+# --- the run -----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Harness:
+    def __init__(self, args: argparse.Namespace, manifest: dict[str, Any], workdir: Path) -> None:
+        self.args, self.manifest, self.workdir = args, manifest, workdir
+        self.stats = Stats()
+        self.refreshes: dict[str, list[tuple[float, float]]] = {}
+        self.acks: dict[str, list[tuple[float, float]]] = {}
+        """target name -> (sent, latency) of every acknowledged post (project only)"""
+        """target name -> (start, latency) of every region re-fetch, across windows"""
+        self.background: set[asyncio.Task[Any]] = set()
+        self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
+        self.ws_http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+        self.deadline = time.monotonic() + args.max_minutes * 60
+
+    async def close(self) -> None:
+        await self.http.close()
+        await self.ws_http.close()
+
+    async def start(self, t: Target) -> None:
+        log = open(self.workdir / f"{t.name}.log", "wb")  # noqa: SIM115 - closed with the process
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        if t.kind == "raw":
+            path = self.workdir / "manifest.json"
+            path.write_text(json.dumps(self.manifest), encoding="utf-8")
+            cmd = [sys.executable, str(ROOT / "bench" / "load_raw.py"), "--port", str(t.port),
+                   "--manifest", str(path)]
+        else:
+            assert t.db is not None
+            env["LEPROMAFIA_DATABASE_URL"] = t.db.url
+            env["LEPROMAFIA_DATABASE_SCHEMA"] = t.db.schema or ""
+            env["LEPROMAFIA_SWEEP_INTERVAL"] = "1"
+            cmd = [sys.executable, str(ROOT / "bench" / "load_server.py"), "--port", str(t.port),
+                   "--now", str(self.manifest["now"])]
+            if t.session_cache is not None:
+                cmd += ["--session-cache", str(t.session_cache)]
+        t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        for _ in range(240):
+            await asyncio.sleep(0.5)
+            if t.proc.poll() is not None:
+                raise SystemExit(f"{t.name} exited; see {self.workdir / (t.name + '.log')}")
+            try:
+                _, w = await asyncio.open_connection("127.0.0.1", t.port)
+                w.close()
+                return
+            except OSError:
+                continue
+        raise SystemExit(f"{t.name} did not start in 120 s")
+
+    def stop(self, t: Target) -> None:
+        if t.proc is not None and t.proc.poll() is None:
+            t.proc.send_signal(signal.SIGTERM)
+            try:
+                t.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                t.proc.kill()
+
+    async def regions_of(self, t: Target) -> dict[tuple[str, str], tuple[list[Region], int]]:
+        """The live regions of each city's inbox page and its position, as one of its
+        residents sees it (every resident's page has the same regions)."""
+        found: dict[tuple[str, str], tuple[list[Region], int]] = {}
+        for game, spec in self.manifest["games"].items():
+            for city, c in spec["cities"].items():
+                user = c["residents"][0]
+                url = f"http://127.0.0.1:{t.port}/games/{game}/inboxes/{c['inbox']}"
+                async with self.http.get(url, headers={"Cookie": f"{SESSION_COOKIE}="
+                                                       f"{self.manifest['tokens'][user]}"}) as resp:
+                    page = await resp.text()
+                    assert resp.status == 200, (url, resp.status, page[:300])
+                regions = []
+                for tag in TAG.findall(page):
+                    attrs = {k: html.unescape(v) for k, v in ATTR.findall(tag)}
+                    regions.append(Region(attrs["data-live-src"], attrs.get("data-live-kinds", ""),
+                                          attrs.get("data-live-inbox"), attrs.get("data-live-city")))
+                seq = re.search(r'data-live-seq="(\d+)"', page)
+                found[(game, city)] = (regions, max(0, int(seq.group(1)) - 5) if seq else 0)
+        return found
+
+    async def connect(self, t: Target) -> float:
+        regions = await self.regions_of(t) if t.kind == "project" else {}
+        gate = asyncio.Semaphore(CONNECT_IN_FLIGHT)
+        started = time.perf_counter()
+
+        async def one(c: Client) -> None:
+            async with gate:
+                c.task = asyncio.ensure_future(c.run())
+                await asyncio.wait_for(c.subscribed.wait(), 120)
+
+        for game, spec in self.manifest["games"].items():
+            for city, c in spec["cities"].items():
+                for user in c["residents"]:
+                    drawn, since = regions.get((game, city), ([], 0))
+                    t.clients.append(Client(self, t, game, user, drawn, since))
+        await asyncio.gather(*(one(c) for c in t.clients))
+        if t.kind == "raw":
+            for game in self.manifest["games"]:
+                t.writers[game] = await self.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
+        return time.perf_counter() - started
+
+    async def post(self, t: Target, game: str, city: str, author: str) -> None:
+        mid = uuid.uuid4().hex[:12]
+        text = f"lg:{mid} сообщение в городской чат"
+        sent = time.perf_counter()
+        self.stats.sent[mid] = (sent, t.name)
+        try:
+            if t.kind == "raw":
+                ws = t.writers[game]
+                await ws.send_str(json.dumps({"game": game, "city": city, "author": author, "text": text,
+                                              "id": mid}))
+                return  # the raw ack is not awaited per post (one writer socket per game)
+            inbox = self.manifest["games"][game]["cities"][city]["inbox"]
+            async with self.http.post(
+                    f"http://127.0.0.1:{t.port}/api/games/{game}/commands/PostMessage",
+                    headers={"Authorization": f"Bearer {self.manifest['tokens'][author]}"},
+                    json={"command_id": mid, "inbox": inbox, "text": text}) as resp:
+                await resp.read()
+                if resp.status != 200:
+                    self.stats.refused += 1
+                    return
+            self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
+        except (TimeoutError, aiohttp.ClientError, OSError):
+            self.stats.refused += 1
+
+    async def window(self, t: Target, rep: int) -> dict[str, Any]:
+        self.stats = Stats()
+        args = self.args
+        rng = random.Random(rep * 1000 + zlib.crc32(t.name.encode()) % 1000)
+        pid = t.proc.pid if t.proc else 0
+        cpu0, own0, wall0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+        posts: list[asyncio.Task[None]] = []
+
+        async def stream(game: str) -> None:
+            end = time.perf_counter() + args.window
+            cities = self.manifest["games"][game]["cities"]
+            while True:
+                await asyncio.sleep(rng.expovariate(args.rate))
+                if time.perf_counter() >= end:
+                    return
+                city = rng.choice(sorted(cities))
+                author = rng.choice(cities[city]["residents"])
+                posts.append(asyncio.ensure_future(self.post(t, game, city, author)))
+
+        await asyncio.gather(*(stream(g) for g in self.manifest["games"]))
+        offered = time.perf_counter() - wall0
+        expected = {mid: 20 for mid, (_, name) in self.stats.sent.items() if name == t.name}
+        drain_end = time.perf_counter() + args.drain
+        while time.perf_counter() < drain_end:
+            if all(len(self.stats.latencies.get(m, ())) >= n for m, n in expected.items()):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.wait(posts, timeout=max(0.1, drain_end - time.perf_counter()))
+        if self.background:  # the re-fetches this window caused, as far as the drain allows
+            await asyncio.wait(list(self.background), timeout=max(0.1, drain_end - time.perf_counter()))
+        wall = time.perf_counter() - wall0
+        lat = [x for m in expected for x in self.stats.latencies.get(m, [])]
+        refreshes = [x for start, x in self.refreshes.get(t.name, []) if start >= wall0]
+        acks = [x for start, x in self.acks.get(t.name, []) if start >= wall0]
+        delivered = sum(min(n, len(self.stats.latencies.get(m, []))) for m, n in expected.items())
+        clients = len(t.clients)
+        return {
+            "target": t.name, "kind": t.kind, "backend": args.current_backend,
+            "games": len(self.manifest["games"]),
+            "clients": clients, "rep": rep, "posts": len(expected), "offered_s": round(offered, 2),
+            "p50_ms": round(pct(lat, 0.50) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
+            "ack_p99_ms": round(pct(acks, 0.99) * 1000, 1),
+            "delivered": round(delivered / max(1, sum(expected.values())), 4),
+            "refused": self.stats.refused,
+            "refreshes_per_s": round(len(refreshes) / wall, 1),
+            "refresh_p50_ms": round(pct(refreshes, 0.5) * 1000, 1),
+            "refresh_p99_ms": round(pct(refreshes, 0.99) * 1000, 1),
+            "refresh_errors": self.stats.refresh_errors, "reconnects": self.stats.reconnects,
+            "server_cores": round((cpu_seconds(pid) - cpu0) / wall, 3) if pid else None,
+            "loadgen_cores": round((time.process_time() - own0) / wall, 3),
+            "rss_kb_per_client": round(rss_kb(pid) / max(1, clients), 1) if pid else None,
+            "load1": round(os.getloadavg()[0], 2),
+        }
+
+    async def disconnect(self, t: Target) -> None:
+        for c in t.clients:
+            c.stopped = True
+            if c.ws is not None:
+                await c.ws.close()
+            if c.task is not None:
+                c.task.cancel()
+        for ws in t.writers.values():
+            await ws.close()
+        await asyncio.gather(*(c.task for c in t.clients if c.task), return_exceptions=True)
+        t.clients.clear()
+
+
+async def one_configuration(args: argparse.Namespace, backend: str, games: int,
+                            out: Any) -> list[dict[str, Any]]:
+    args.current_backend = backend
+    workdir = ROOT / "var" / "bench-load" / f"{backend}-{games}"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    if backend == "sqlite":
+        db = DatabaseConfig(f"sqlite:///{workdir}/games.db")
+    else:
+        db = DatabaseConfig(PG_URL, f"bench_load_{games}_{os.getpid()}")
+    t0 = time.perf_counter()
+    manifest = await create_games(db, games)
+    print(f"# {backend}, {games} games: set up in {time.perf_counter() - t0:.1f} s", flush=True)
+    targets = [Target("project", "project", free_port(), db=db)]
+    compare = {int(g) for g in args.compare_session_cache.split(",") if g}
+    if games in compare and backend == "sqlite":  # a copy of the same games: neither writes the other's
+        shutil.copy(workdir / "games.db", workdir / "before.db")
+        before = DatabaseConfig(f"sqlite:///{workdir}/before.db")
+        targets.insert(0, Target("no-session-cache", "project", free_port(), db=before, session_cache=0))
+    targets.append(Target("raw", "raw", free_port()))
+    h = Harness(args, manifest, workdir)
+    rows: list[dict[str, Any]] = []
+    try:
+        for t in targets:
+            await h.start(t)
+            took = await h.connect(t)
+            print(f"#   {t.name}: {len(t.clients)} clients subscribed in {took:.1f} s "
+                  f"(failures {h.stats.connect_failures})", flush=True)
+        await asyncio.sleep(1)
+        for rep in range(args.reps):
+            for t in targets:
+                if time.monotonic() > h.deadline:
+                    print("# time limit reached", flush=True)
+                    return rows
+                row = await h.window(t, rep)
+                rows.append(row)
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                out.flush()
+                print("  " + " ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    finally:
+        for t in targets:
+            await h.disconnect(t)
+        for task in list(h.background):
+            task.cancel()
+        for t in targets:
+            h.stop(t)
+        await h.close()
+        if backend == "postgresql":
+            await drop_schemas([t.db for t in targets if t.db is not None])
+    return rows
+
+
+async def drop_schemas(configs: list[DatabaseConfig]) -> None:
+    from sqlalchemy import text
+
+    from lepromafia.store.database import create_engine
+
+    engine = create_engine(DatabaseConfig(PG_URL))
+    async with engine.begin() as conn:
+        for c in {c.schema for c in configs if c.schema}:
+            await conn.execute(text(f'DROP SCHEMA IF EXISTS "{c}" CASCADE'))
+    await engine.dispose()
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    """Markdown: min / median / max over the repetitions, each p99 as a ratio to the raw
+    server's p99 in the same repetition."""
+    def mmm(values: list[float], digits: int = 1) -> str:
+        values = [v for v in values if v == v]
+        if not values:
+            return "–"
+        return " / ".join(f"{v:.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
+
+    lines = ["| backend | games | clients | server | p50 ms | p99 ms | raw p99 ms | p99 ÷ raw "
+             "| delivered in time | raw delivered | refreshes/s | server cores | load1 |",
+             "|---|---:|---:|---|---|---|---|---|---|---|---|---|---|"]
+    keys = sorted({(r["backend"], r["games"]) for r in rows}, key=lambda k: (k[0] != "sqlite", k[1]))
+    for backend, games in keys:
+        group = [r for r in rows if (r["backend"], r["games"]) == (backend, games)]
+        raw = {r["rep"]: r for r in group if r["kind"] == "raw"}
+        for name in dict.fromkeys(r["target"] for r in group if r["kind"] == "project"):
+            mine = [r for r in group if r["target"] == name]
+            ratios = [r["p99_ms"] / raw[r["rep"]]["p99_ms"] for r in mine
+                      if r["rep"] in raw and raw[r["rep"]]["p99_ms"] > 0]
+            def col(key: str, digits: int = 0, rows: list[dict[str, Any]] = mine) -> str:
+                return mmm([r[key] for r in rows], digits)
+
+            same_raw = [raw[r["rep"]] for r in mine if r["rep"] in raw]
+            lines.append(
+                f"| {backend} | {games} | {mine[0]['clients']} | {name} | {col('p50_ms')} "
+                f"| {col('p99_ms')} | {col('p99_ms', 0, same_raw)} | **{mmm(ratios)}** "
+                f"| {col('delivered', 2)} | {col('delivered', 2, same_raw)} | {col('refreshes_per_s')} "
+                f"| {col('server_cores', 2)} | {col('load1', 1)} |")
+    return "\n".join(lines)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", default="1,5,10,25")
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--window", type=float, default=10.0, help="seconds of offered load per window")
+    parser.add_argument("--drain", type=float, default=10.0, help="seconds to wait for late deliveries")
+    parser.add_argument("--rate", type=float, default=2.0, help="chat messages per second per game")
+    parser.add_argument("--compare-session-cache", default="",
+                        help="game counts (e.g. 1,5) at which the project also runs with the "
+                             "session cache off (before/after, SQLite)")
+    parser.add_argument("--max-minutes", type=float, default=60.0)
+    parser.add_argument("--out", default=str(ROOT / "var" / "bench-load" / "results.jsonl"))
+    parser.add_argument("--summarize", metavar="JSONL", help="only print the table of an earlier run")
+    args = parser.parse_args()
+    if args.summarize:
+        with open(args.summarize, encoding="utf-8") as f:
+            print(summary([json.loads(line) for line in f if line.strip()]))
+        return
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    started = time.monotonic()
+    with open(args.out, "a", encoding="utf-8") as out:
+        for games in (int(g) for g in args.games.split(",")):  # the time limit cuts the largest
+            for backend in args.backends.split(","):
+                if time.monotonic() > started + args.max_minutes * 60:
+                    break
+                rows += await one_configuration(args, backend, games, out)
+    print()
+    print(summary(rows))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,51 @@
+"""The project's server for the load benchmark: ``create_app`` under uvicorn exactly as
+``lepromafia serve`` builds it (the same hardened config, JSON request logs to stdout),
+on a clock shifted so that game time carries on from the manifest's moment.
+
+    python bench/load_server.py --port P --now GAME_TIMESTAMP [--session-cache SECONDS]
+    (the database from LEPROMAFIA_DATABASE_URL / DATABASE_URL, as for every command)
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import uvicorn
+
+from lepromafia.cli.config import settings as load_settings
+from lepromafia.cli.serve_cmd import server_config
+from lepromafia.web import observability
+from lepromafia.web.app import create_app
+
+
+class ShiftedClock:
+    """Real time, moved so that it read ``start`` when the server started."""
+
+    def __init__(self, start: float) -> None:
+        self.offset = start - time.time()
+
+    def now(self) -> float:
+        return time.time() + self.offset
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--now", type=float, required=True, help="game time (Unix seconds) at start")
+    parser.add_argument("--session-cache", type=float, default=None,
+                        help="LEPROMAFIA_SESSION_CACHE_SECONDS for this server (0: off)")
+    args = parser.parse_args()
+    overrides: dict[str, object] = {"auto_migrate": False}
+    if args.session_cache is not None:
+        overrides["session_cache_seconds"] = args.session_cache
+    settings = load_settings(**overrides)
+    observability.configure_logging(settings)
+    app = create_app(settings, clock=ShiftedClock(args.now))
+    config = server_config(app, "127.0.0.1", args.port, max_connections=20000, log_level="warning",
+                           log_config=None, access_log=False)
+    uvicorn.Server(config).run()
+
+
+if __name__ == "__main__":
+    main()

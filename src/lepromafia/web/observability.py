@@ -1,0 +1,207 @@
+"""Operating the platform: one JSON log line per request and per command (structlog),
+Prometheus metrics at ``/metrics`` (prometheus-client), ``/healthz`` and ``/readyz``.
+
+What is logged or counted is what an operator may know (docs/decisions/ops.md): the
+game, the acting seat's user id (command lines only), the route's template (never the raw
+path, which names inboxes), the status or refusal code and the latency. Never a message's
+text, a command's name or target beside a user id, or anyone's role.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..service.observer import ServiceObserver
+from .settings import Settings
+
+QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+"""Probed every few seconds: counted, not logged."""
+READY_TIMEOUT = 2.0
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+log = structlog.get_logger("lepromafia")
+
+
+def configure_logging(settings: Settings) -> None:
+    """structlog renders one line per entry to stdout: JSON in production, readable in a
+    terminal (``LEPROMAFIA_LOG_FORMAT=console``); the standard library's records (uvicorn,
+    the service) go through the same renderer."""
+    level = logging.getLevelNamesMapping().get(settings.log_level.upper(), logging.INFO)
+    shared: list[Any] = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+                         structlog.processors.TimeStamper(fmt="iso", utc=True)]
+    renderer: Any = (structlog.processors.JSONRenderer() if settings.log_format == "json"
+                     else structlog.dev.ConsoleRenderer(colors=False))
+    structlog.configure(
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stdout), cache_logger_on_first_use=False)
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name]))
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(level)
+
+
+class Metrics:
+    """The process's metrics, in a registry of its own (one per app, so tests can build
+    many apps in one process)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.commands = Counter("lepromafia_commands", "Commands answered, by outcome",
+                                ["outcome"], registry=r)
+        self.rejections = Counter("lepromafia_command_rejections", "Commands refused, by code",
+                                  ["code"], registry=r)
+        self.command_seconds = Histogram("lepromafia_command_seconds", "Command latency to its answer",
+                                         buckets=LATENCY_BUCKETS, registry=r)
+        self.queue_wait = Histogram("lepromafia_writer_queue_wait_seconds",
+                                    "Time a command waited in its writer lane", buckets=LATENCY_BUCKETS,
+                                    registry=r)
+        self.queue_depth = Gauge("lepromafia_writer_queue_depth", "Jobs queued per writer lane",
+                                 ["lane"], registry=r)
+        self.deadline_lag = Histogram("lepromafia_deadline_lag_seconds",
+                                      "Real seconds a deadline fired after it was due",
+                                      buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 300), registry=r)
+        self.deliveries = Counter("lepromafia_deliveries", "Event frames sent to WebSocket clients",
+                                  registry=r)
+        self.clients = Gauge("lepromafia_connected_clients", "Open WebSocket connections", registry=r)
+        self.requests = Counter("lepromafia_http_requests", "HTTP requests, by route and status",
+                                ["method", "route", "status"], registry=r)
+        self.request_seconds = Histogram("lepromafia_http_request_seconds", "HTTP request latency",
+                                         buckets=LATENCY_BUCKETS, registry=r)
+
+    def render(self, lane_depths: list[int]) -> bytes:
+        for lane, depth in enumerate(lane_depths):
+            self.queue_depth.labels(lane=str(lane)).set(depth)
+        return generate_latest(self.registry)
+
+
+class Observer(ServiceObserver):
+    """The service's hooks, into the metrics and the log."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def command(self, game_id: str, actor: str, code: str, seconds: float) -> None:
+        m = self.metrics
+        m.commands.labels(outcome="accepted" if code == "ok" else "rejected").inc()
+        if code != "ok":
+            m.rejections.labels(code=code).inc()
+        m.command_seconds.observe(seconds)
+        log.info("command", game=game_id, seat=actor, code=code, latency_ms=round(seconds * 1000, 2))
+
+    def queue_wait(self, seconds: float) -> None:
+        self.metrics.queue_wait.observe(seconds)
+
+    def deadline_fired(self, lag_seconds: float) -> None:
+        self.metrics.deadline_lag.observe(max(0.0, lag_seconds))
+
+
+class RequestLog:
+    """ASGI middleware: one log line and one count per HTTP request: the route's template,
+    status, latency and game. No user: a route can name a command or a role's page (a
+    mafia kill, a commissar's check), so the one line that names the seat is the
+    command's, which names no command."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            seconds = time.perf_counter() - started
+            route = _template(scope)
+            self.metrics.requests.labels(method=scope["method"], route=route, status=str(status)).inc()
+            self.metrics.request_seconds.observe(seconds)
+            if scope["path"] not in QUIET_PATHS:
+                params = scope.get("path_params", {})
+                game = params.get("game_id") or params.get("game")
+                log.info("request", method=scope["method"], route=route, status=status, game=game,
+                         latency_ms=round(seconds * 1000, 2))
+
+
+def _template(scope: Scope) -> str:
+    """The matched route's template with the prefix its router was included under (the
+    API's routes are registered on a sub-router: their ``path`` lacks ``/api``)."""
+    template: str | None = getattr(scope.get("route"), "path", None)
+    if not template:
+        return "unmatched"
+    head = template.split("{", 1)[0]
+    path: str = scope["path"]
+    at = path.find(head) if head else 0
+    return path[:at] + template if at > 0 else template
+
+
+def install(app: FastAPI, settings: Settings) -> Metrics:
+    """The request log, ``/healthz``, ``/readyz`` and (if enabled) ``/metrics``."""
+    metrics = Metrics()
+    app.state.metrics = metrics
+    app.add_middleware(RequestLog, metrics=metrics)
+    router = APIRouter(include_in_schema=False)
+
+    @router.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        """The process is alive and its event loop answers."""
+        return {"status": "ok"}
+
+    @router.get("/readyz")
+    async def readyz(request: Request) -> JSONResponse:
+        """Ready to serve: the database (and Redis, when configured) answer within 2 s."""
+        web = getattr(request.app.state, "web", None)
+        if web is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        checks: dict[str, Callable[[], Awaitable[None]]] = {"database": web.service.store.ping}
+        if settings.redis_url:
+            checks["redis"] = web.service.broker.ping
+        results = {name: await _probe(check) for name, check in checks.items()}
+        ready = all(result == "ok" for result in results.values())
+        return JSONResponse({"status": "ready" if ready else "unavailable", "checks": results},
+                            status_code=200 if ready else 503)
+
+    if settings.metrics:
+        @router.get("/metrics")
+        async def prometheus(request: Request) -> Response:
+            web = getattr(request.app.state, "web", None)
+            depths = web.service.lane_depths() if web is not None else []
+            return Response(metrics.render(depths), media_type=CONTENT_TYPE_LATEST)
+
+    app.include_router(router)
+    return metrics
+
+
+async def _probe(check: Callable[[], Awaitable[None]]) -> str:
+    try:
+        await asyncio.wait_for(check(), READY_TIMEOUT)
+    except Exception as exc:
+        log.warning("not ready", reason=type(exc).__name__)
+        return "unavailable"
+    return "ok"
