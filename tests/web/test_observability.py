@@ -131,7 +131,7 @@ def test_the_json_renderer_writes_one_line_per_entry(capsys: pytest.CaptureFixtu
     configure_logging(WebSettings(log_format="json"))
     try:
         structlog.get_logger("lepromafia").info("command", game="g", seat="u1", code="ok", latency_ms=1.5)
-        out = capsys.readouterr().out.strip().splitlines()
+        out = capsys.readouterr().err.strip().splitlines()
         entry = json.loads(out[-1])
         assert entry["event"] == "command" and entry["seat"] == "u1" and entry["level"] == "info"
     finally:

@@ -34,8 +34,23 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 log = structlog.get_logger("lepromafia")
 
 
+class _Stderr:
+    """The standard error of the moment (a test runner swaps ``sys.stderr``): logs never
+    mix with a command's output on stdout, and never write to a stream since closed."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+if not structlog.is_configured():  # an app built without `serve` (tests, scripts): still stderr
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(_Stderr()))  # type: ignore[arg-type]
+
+
 def configure_logging(settings: Settings) -> None:
-    """structlog renders one line per entry to stdout: JSON in production, readable in a
+    """structlog renders one line per entry to stderr: JSON in production, readable in a
     terminal (``LEPROMAFIA_LOG_FORMAT=console``); the standard library's records (uvicorn,
     the service) go through the same renderer."""
     level = logging.getLevelNamesMapping().get(settings.log_level.upper(), logging.INFO)
@@ -46,8 +61,8 @@ def configure_logging(settings: Settings) -> None:
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stdout), cache_logger_on_first_use=False)
-    handler = logging.StreamHandler(sys.stdout)
+        logger_factory=structlog.PrintLoggerFactory(_Stderr()), cache_logger_on_first_use=False)  # type: ignore[arg-type]
+    handler = logging.StreamHandler(_Stderr())
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name]))
