@@ -58,7 +58,7 @@ def test_operator_commands_and_serve_read_the_same_variable(tmp_path: Path) -> N
     assert runner.invoke(app, ["db", "upgrade"], env=env).exit_code == 0
     listed = runner.invoke(app, ["game", "list"], env=env)
     assert listed.exit_code == 0, listed.output
-    assert listed.output.strip() == "no games yet"
+    assert listed.stdout.strip() == "no games yet"
     assert (tmp_path / "served.db").exists()
 
 

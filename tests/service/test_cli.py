@@ -31,11 +31,11 @@ def test_operator_commands_list_replay_and_export_a_game(backend: DatabaseConfig
     assert upgraded.exit_code == 0 and head() in upgraded.output
     run(play())
     listed = runner.invoke(app, ["game", "list"], env=env(backend))
-    assert listed.exit_code == 0 and listed.output.startswith("game-1\trunning\t")
+    assert listed.exit_code == 0 and listed.stdout.startswith("game-1\trunning\t")
     replayed = runner.invoke(app, ["game", "replay", "game-1"], env=env(backend))
     assert replayed.exit_code == 0 and "read models match" in replayed.output
     exported = runner.invoke(app, ["game", "export", "game-1", "--lines"], env=env(backend))
-    lines = [json.loads(line) for line in exported.output.splitlines()]
+    lines = [json.loads(line) for line in exported.stdout.splitlines()]
     assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
     assert lines[0]["event"]["type"] == "GameCreated"
 
