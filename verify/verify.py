@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Verify a finished Lepromafia game from its export, trusting neither the hosts nor the server.
 
-    python3 verify.py EXPORT.json [--lang ru|en] [--key BASE64] [--known-head HEAD.json]
+    python3 verify.py EXPORT.json [--lang ru|en] [--key BASE64|KEY_ID]... [--keys KEYS.json]
+                      [--known-head HEAD.json]...
 
 Standard library only, one file: copy it anywhere with Python 3.11+. It checks
-  1. the export is the canonical document, every tree head is signed by the server's
-     Ed25519 key, every head's root is the RFC 9162 Merkle root of the first ``size``
-     leaves, and each head is consistent (RFC 9162 proof) with the head before it, and
-     with any head you kept yourself (``--known-head``, e.g. from a Day Post);
+  1. the export is the canonical document, every tree head is signed by a key of the
+     server's Ed25519 key set within that key's validity period (keys rotate), every
+     head's root is the RFC 9162 Merkle root of the first ``size`` leaves, and each head
+     is consistent (RFC 9162 proof) with the head before it, and with any head you kept
+     yourself (``--known-head``, e.g. from a Day Post);
   2. every revealed event hashes, with its salt, to its leaf and is included in the last head;
   3. the deal: the sealed lists against the published commitment (RANDOM-5), and, when the
      deal was drawn by commit-reveal, the commitments, the reveals and the positions;
@@ -32,7 +34,9 @@ from datetime import datetime
 from typing import Any
 
 FORMAT = "lepromafia-verifiable-game"
-VERSION = 1
+VERSION = 2
+VERSIONS = (1, 2)
+"""2 carries the key set with validity periods (rotation); 1, one key valid at any time."""
 EVENT_DOMAIN = b"lepromafia/event/v1\x00"
 HEAD_DOMAIN = b"lepromafia/tree-head/v1\x00"
 DEAL_DOMAIN = b"lepromafia/deal/v1\x00"
@@ -49,8 +53,17 @@ TEXT: dict[str, tuple[str, str]] = {
     "bad_format": ("не та выгрузка: {detail}", "not a Lepromafia export: {detail}"),
     "bad_field": ("поле «{where}» повреждено: {detail}", "field '{where}' is damaged: {detail}"),
     "key_mismatch": ("ключ сервера не тот, что вы указали", "the server key is not the one you gave"),
-    "foreign_key": ("вершина {size} подписана другим ключом ({key_id}…)",
-                    "head {size} is signed by another key ({key_id}…)"),
+    "unknown_key": ("вершина {size} подписана неизвестным ключом {key_id}…: его нет в наборе ключей сервера",
+                    "head {size} is signed by an unknown key {key_id}…: it is not in the server's key set"),
+    "retired_key": ("вершина {size} подписана ключом {key_id}… в {signed_at}, а он выведен из "
+                    "употребления в {until}",
+                    "head {size} is signed by key {key_id}… at {signed_at}, after that key was retired "
+                    "at {until}"),
+    "early_key": ("вершина {size} подписана ключом {key_id}… в {signed_at}, до начала его "
+                  "действия ({since})",
+                  "head {size} is signed by key {key_id}… at {signed_at}, before that key was valid "
+                  "({since})"),
+    "bad_key_set": ("набор ключей сервера повреждён: {detail}", "the server's key set is damaged: {detail}"),
     "bad_signature": ("подпись вершины дерева {size} неверна", "the signature of tree head {size} is wrong"),
     "bad_root": ("корень вершины {size} не совпадает с листьями журнала",
                  "the root of head {size} does not match the log's leaves"),
@@ -100,6 +113,10 @@ TEXT: dict[str, tuple[str, str]] = {
                      "the game is still running: the deal and outcomes cannot be checked yet"),
     # passed checks
     "ok_key": ("ключ сервера Ed25519, отпечаток {key_id}", "server key Ed25519, fingerprint {key_id}"),
+    "ok_keys": ("ключи сервера Ed25519 ({count}), подписывали вершины: {used}; каждая вершина подписана "
+                "в срок действия своего ключа",
+                "{count} server keys Ed25519, signing heads: {used}; every head is signed within "
+                "its key's validity period"),
     "ok_heads": ("подписанные вершины дерева ({count}): все подписи и корни верны, вершины согласованы",
                  "{count} signed tree heads: every signature and root holds, the heads are consistent"),
     "ok_known": ("ваша вершина {size} согласована с журналом", "your head {size} is consistent with the log"),
@@ -395,14 +412,93 @@ def _time(value: str) -> datetime:
 @dataclass
 class Log:
     game_id: str
-    key_id: str
+    key_ids: list[str]
     size: int
     events: list[tuple[int, dict[str, Any]]]
     heads: list[dict[str, Any]]
 
 
-def check_log(raw: bytes, report: Report, pinned_key: str | None,
-              known_heads: list[dict[str, Any]]) -> Log:
+@dataclass(frozen=True)
+class Key:
+    """One key of the server's key set: valid for heads signed in [valid_from, valid_until)."""
+
+    key_id: str
+    public: bytes
+    valid_from: datetime | None
+    valid_until: datetime | None
+
+
+def _when(value: Any, where: str, optional: bool = True) -> datetime | None:
+    if value is None and optional:
+        return None
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise Failure("bad_field", where=where, detail="an ISO 8601 time with a zone expected")
+    return moment
+
+
+def _key(item: Any, where: str, fields: set[str]) -> Key:
+    _keys(item, where, fields)
+    if item["algorithm"] != "Ed25519":
+        raise Failure("bad_field", where=where + ".algorithm", detail="Ed25519 expected")
+    public = _b64(item["public_key"], where + ".public_key", 32)
+    if _hex(item["key_id"], where + ".key_id", 32) != hashlib.sha256(public).digest():
+        raise Failure("bad_field", where=where + ".key_id", detail="not the key's fingerprint")
+    since = _when(item.get("valid_from"), where + ".valid_from")
+    until = _when(item.get("valid_until"), where + ".valid_until")
+    if since is not None and until is not None and until <= since:
+        raise Failure("bad_key_set", detail=f"{where}: the key's period ends before it begins")
+    return Key(item["key_id"], public, since, until)
+
+
+KEY_FIELDS = {"algorithm", "public_key", "key_id", "valid_from", "valid_until"}
+
+
+def key_set(items: Any, where: str) -> dict[str, Key]:
+    """A key set (the export's ``keys``, or the well-known document's) by key id."""
+    if not isinstance(items, list) or not items:
+        raise Failure("bad_key_set", detail=f"{where}: a list of keys expected")
+    keys: dict[str, Key] = {}
+    for n, item in enumerate(items):
+        key = _key(item, f"{where}[{n}]", KEY_FIELDS)
+        if key.key_id in keys:
+            raise Failure("bad_key_set", detail=f"{where}: key {key.key_id[:16]} listed twice")
+        keys[key.key_id] = key
+    return keys
+
+
+def signing_key(keys: dict[str, Key], key_id: Any, size: Any, signed_at: str) -> Key:
+    """The key a head names, if it is in the set and the head was signed in its period."""
+    key = keys.get(key_id) if isinstance(key_id, str) else None
+    if key is None:
+        raise Failure("unknown_key", size=size, key_id=str(key_id)[:16])
+    moment = _when(signed_at, f"head {size}.signed_at", optional=False)
+    assert moment is not None
+    if key.valid_from is not None and moment < key.valid_from:
+        raise Failure("early_key", size=size, key_id=key.key_id[:16], signed_at=signed_at,
+                      since=key.valid_from.isoformat())
+    if key.valid_until is not None and moment >= key.valid_until:
+        raise Failure("retired_key", size=size, key_id=key.key_id[:16], signed_at=signed_at,
+                      until=key.valid_until.isoformat())
+    return key
+
+
+def _export_keys(doc: dict[str, Any]) -> dict[str, Key]:
+    """Version 2: the key set; version 1 (before rotation): one key, valid at any time."""
+    if doc["version"] == 1:
+        _keys(doc, "export", {"format", "version", "game_id", "key", "heads", "log"})
+        one = _key(doc["key"], "key", {"algorithm", "public_key", "key_id"})
+        return {one.key_id: one}
+    _keys(doc, "export", {"format", "version", "game_id", "keys", "heads", "log"})
+    return key_set(doc["keys"], "keys")
+
+
+def check_log(raw: bytes, report: Report, pinned_key: str | list[str] | None,
+              known_heads: list[dict[str, Any]],
+              pinned_set: dict[str, Any] | None = None) -> Log:
     try:
         text = raw.decode("utf-8")
         doc = json.loads(text)
@@ -410,31 +506,34 @@ def check_log(raw: bytes, report: Report, pinned_key: str | None,
         raise Failure("unreadable", detail=str(exc)[:120]) from None
     if json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n" != text:
         raise Failure("not_canonical")
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") not in VERSIONS:
         raise Failure("bad_format", detail=f"format {FORMAT} version {VERSION} expected")
-    _keys(doc, "export", {"format", "version", "game_id", "key", "heads", "log"})
+    keys = _export_keys(doc)
     game_id = _str(doc["game_id"], "game_id")
-    key = _keys(doc["key"], "key", {"algorithm", "public_key", "key_id"})
-    if key["algorithm"] != "Ed25519":
-        raise Failure("bad_field", where="key.algorithm", detail="Ed25519 expected")
-    public = _b64(key["public_key"], "key.public_key", 32)
-    if _hex(key["key_id"], "key.key_id", 32) != hashlib.sha256(public).digest():
-        raise Failure("bad_field", where="key.key_id", detail="not the key's fingerprint")
-    if pinned_key is not None and pinned_key not in (key["public_key"], key["key_id"]):
-        raise Failure("key_mismatch")
-    report.ok("ok_key", key_id=key["key_id"])
+    if pinned_set is not None:  # the well-known document: its periods, not the export's
+        keys = key_set(pinned_set.get("keys") if isinstance(pinned_set, dict) else None, "pinned")
 
     entries, events = _entries(doc["log"], game_id)
-    heads = _heads(doc["heads"], game_id, public, key["key_id"], entries)
+    heads = _heads(doc["heads"], game_id, keys, entries)
+    used = sorted({h["key"].key_id for h in heads})
+    pins = [pinned_key] if isinstance(pinned_key, str) else list(pinned_key or [])
+    for key_id in used:
+        key = keys[key_id]
+        if pins and not {key.key_id, base64.b64encode(key.public).decode()} & set(pins):
+            raise Failure("key_mismatch")
+    if len(keys) == 1 and doc["version"] == 1:
+        report.ok("ok_key", key_id=used[0])
+    else:
+        report.ok("ok_keys", count=len(keys), used=", ".join(k[:16] + "…" for k in used))
     final = heads[-1]
     for seq, _payload, proof in events:  # first, so that an altered event is named
         leaf_hash = _leaf(entries[seq - 1])
         if not verify_inclusion(seq - 1, final["size"], leaf_hash, proof, final["root"]):
             raise Failure("bad_leaf", seq=seq)
-    _verify_heads(heads, game_id, public, entries)
+    _verify_heads(heads, game_id, entries)
     report.ok("ok_heads", count=len(heads))
     for kept in known_heads:
-        _known(kept, game_id, public, entries)
+        _known(kept, game_id, keys, entries)
         report.ok("ok_known", size=kept["size"])
     decoded = []
     for seq, payload, _proof in events:
@@ -446,7 +545,7 @@ def check_log(raw: bytes, report: Report, pinned_key: str | None,
             raise Failure("bad_event", seq=seq, detail=str(exc)[:80]) from None
         decoded.append((seq, event))
     report.ok("ok_log", events=len(entries), revealed=len(events), closed=len(entries) - len(events))
-    return Log(game_id, key["key_id"], len(entries), decoded, heads)
+    return Log(game_id, used, len(entries), decoded, heads)
 
 
 def _entries(log: Any, game_id: str) -> tuple[list[bytes], list[tuple[int, str, list[bytes]]]]:
@@ -474,10 +573,10 @@ def _entries(log: Any, game_id: str) -> tuple[list[bytes], list[tuple[int, str, 
     return entries, events
 
 
-def _heads(items: Any, game_id: str, public: bytes, key_id: str,
+def _heads(items: Any, game_id: str, keys: dict[str, Key],
            entries: list[bytes]) -> list[dict[str, Any]]:
     """Every head: in increasing size, its root that of the leaves, consistent with the
-    head before it, signed by the key (cheapest checks first)."""
+    head before it, signed by a key of the set within its period (cheapest checks first)."""
     if not isinstance(items, list) or not items:
         raise Failure("no_final_head", size=len(entries))
     heads: list[dict[str, Any]] = []
@@ -491,8 +590,7 @@ def _heads(items: Any, game_id: str, public: bytes, key_id: str,
             "reason": _str(item["reason"], where + ".reason"),
             "signature": _b64(item["signature"], where + ".signature", 64),
             "consistency": [_hex(h, where + ".consistency", 32) for h in proof]})
-        if item["key_id"] != key_id:
-            raise Failure("foreign_key", size=item["size"], key_id=str(item["key_id"])[:16])
+        heads[-1]["key"] = signing_key(keys, item["key_id"], item["size"], heads[-1]["signed_at"])
         if heads[-1]["size"] > len(entries) or (n and heads[-1]["size"] <= heads[-2]["size"]):
             raise Failure("heads_order")
     if heads[-1]["size"] != len(entries):
@@ -500,8 +598,7 @@ def _heads(items: Any, game_id: str, public: bytes, key_id: str,
     return heads
 
 
-def _verify_heads(heads: list[dict[str, Any]], game_id: str, public: bytes,
-                  entries: list[bytes]) -> None:
+def _verify_heads(heads: list[dict[str, Any]], game_id: str, entries: list[bytes]) -> None:
     roots = merkle_roots(entries, {h["size"] for h in heads})
     for head in heads:
         if roots[head["size"]] != head["root"]:
@@ -514,15 +611,20 @@ def _verify_heads(heads: list[dict[str, Any]], game_id: str, public: bytes,
             raise Failure("bad_consistency", old=old["size"], new=head["size"])
     for head in heads:
         message = head_message(game_id, head["size"], head["root"], head["signed_at"], head["reason"])
-        if not ed25519_verify(public, message, head["signature"]):
+        if not ed25519_verify(head["key"].public, message, head["signature"]):
             raise Failure("bad_signature", size=head["size"])
 
 
-def _known(kept: dict[str, Any], game_id: str, public: bytes, entries: list[bytes]) -> None:
-    """A head someone kept (from a Day Post): signed, and a prefix of this log."""
+def _known(kept: dict[str, Any], game_id: str, keys: dict[str, Key], entries: list[bytes]) -> None:
+    """A head someone kept (from a Day Post): signed by a key of the set in its period (the
+    one it names; a head kept from before heads named their key: any key of the set), and
+    a prefix of this log."""
     size, root = kept["size"], bytes.fromhex(kept["root"])
     message = head_message(game_id, size, root, kept["signed_at"], kept["reason"])
-    if not ed25519_verify(public, message, base64.b64decode(kept["signature"])):
+    signature = base64.b64decode(kept["signature"])
+    candidates = [signing_key(keys, kept["key_id"], size, kept["signed_at"])] if "key_id" in kept \
+        else [k for k in keys.values() if _in_period(k, kept["signed_at"])]
+    if not any(ed25519_verify(k.public, message, signature) for k in candidates):
         raise Failure("bad_signature", size=size)
     if size > len(entries):
         raise Failure("rewritten", size=size, root=kept["root"][:12])
@@ -530,6 +632,14 @@ def _known(kept: dict[str, Any], game_id: str, public: bytes, entries: list[byte
     proof = consistency_proof(entries, size)
     if not verify_consistency(size, len(entries), root, final, proof):
         raise Failure("rewritten", size=size, root=kept["root"][:12])
+
+
+def _in_period(key: Key, signed_at: str) -> bool:
+    try:
+        signing_key({key.key_id: key}, key.key_id, 0, signed_at)
+    except Failure:
+        return False
+    return True
 
 
 # --- 3: the deal ----------------------------------------------------------------------
@@ -942,11 +1052,14 @@ class Outcomes:
 # --- the whole verification ----------------------------------------------------------------
 
 
-def verify(raw: bytes, lang: str = "en", pinned_key: str | None = None,
-           known_heads: list[dict[str, Any]] | None = None) -> Report:
+def verify(raw: bytes, lang: str = "en", pinned_key: str | list[str] | None = None,
+           known_heads: list[dict[str, Any]] | None = None,
+           key_set: dict[str, Any] | None = None) -> Report:
+    """``pinned_key``: key ids or base64 keys every signing key must be among; ``key_set``:
+    the well-known document, whose validity periods then replace the export's."""
     report = Report(lang)
     try:
-        log = check_log(raw, report, pinned_key, known_heads or [])
+        log = check_log(raw, report, pinned_key, known_heads or [], key_set)
         if not any(e["type"] == "GameEnded" for _seq, e in log.events):
             report.ok("not_finished")
             return report
@@ -963,8 +1076,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Verify a finished Lepromafia game from its export.")
     parser.add_argument("export", help="the game's export (lepromafia game export ID > FILE)")
     parser.add_argument("--lang", choices=("ru", "en"), default="en")
-    parser.add_argument("--key", help="the server's public key (base64) or its fingerprint, "
-                                      "as published at /.well-known/lepromafia-log-key")
+    parser.add_argument("--key", action="append", default=[],
+                        help="a server public key (base64) or its fingerprint, as published at "
+                             "/.well-known/lepromafia-log-key; every head must be signed by one")
+    parser.add_argument("--keys", help="the key set you fetched from /.well-known/lepromafia-log-key "
+                                       "(JSON): its validity periods are used instead of the export's")
     parser.add_argument("--known-head", action="append", default=[],
                         help="a signed tree head you kept (JSON, e.g. copied from a Day Post)")
     args = parser.parse_args(argv)
@@ -975,10 +1091,14 @@ def main(argv: list[str] | None = None) -> int:
         for path in args.known_head:
             with open(path, encoding="utf-8") as handle:
                 kept.append(json.load(handle))
+        pinned_set = None
+        if args.keys:
+            with open(args.keys, encoding="utf-8") as handle:
+                pinned_set = json.load(handle)
     except (OSError, json.JSONDecodeError) as exc:
         sys.stderr.write(f"{exc}\n")
         return 2
-    report = verify(raw, args.lang, args.key, kept)
+    report = verify(raw, args.lang, args.key or None, kept, pinned_set)
     sys.stdout.write(report.text() + "\n")
     return 0 if report.verified else 1
 

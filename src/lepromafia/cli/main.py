@@ -8,6 +8,7 @@ import typer
 
 from ..bots.simulate import simulate as run_simulation
 from ..web.i18n import LANGUAGES
+from .keys_cmd import keys_app
 from .lab_cmd import lab_app
 from .notify_cmd import notify_app
 from .ops_cmd import db_app, game_app
@@ -21,6 +22,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(game_app, name="game")
 app.add_typer(lab_app, name="lab")
 app.add_typer(notify_app, name="notify")
+app.add_typer(keys_app, name="keys")
 app.command()(serve)
 app.command()(verify)
 game_app.command("export")(game_export)

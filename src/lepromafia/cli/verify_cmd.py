@@ -20,8 +20,8 @@ from .. import verifier
 from ..bots.simulate import GameReport
 from ..engine import deal
 from ..service.stored_games import store_table
-from ..service.transparency import LogKey
 from ..service.transparency_export import ExportError, dumps, export_game
+from ..service.transparency_keys import KeyRing
 from ..store.database import DatabaseConfig
 from ..store.event_store import EventStore
 from ..store.migrate import upgrade
@@ -32,7 +32,10 @@ from .config import database, open_migrated
 def verify(
     export: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="the game's export")],
     lang: Annotated[str, typer.Option(help="ru | en")] = "ru",
-    key: Annotated[str | None, typer.Option(help="the server's public key (base64) or fingerprint")]
+    key: Annotated[list[str] | None, typer.Option(
+        help="a server public key (base64) or fingerprint; every head must be signed by one")] = None,
+    keys: Annotated[Path | None, typer.Option(
+        help="the key set from /.well-known/lepromafia-log-key (JSON): its validity periods rule")]
     = None,
     known_head: Annotated[list[Path] | None, typer.Option(help="a signed tree head you kept (JSON)")]
     = None,
@@ -42,7 +45,8 @@ def verify(
         raise typer.BadParameter("ru | en", param_hint="--lang")
     raw = export.read_bytes()
     kept = [json.loads(p.read_text(encoding="utf-8")) for p in known_head or []]
-    report = verifier.verify(raw, lang, key, kept)
+    pinned_set = json.loads(keys.read_text(encoding="utf-8")) if keys else None
+    report = verifier.verify(raw, lang, key or None, kept, pinned_set)
     if report.verified:
         _engine_deal_check(raw, report)
     print(report.text())
@@ -90,7 +94,7 @@ def game_export(
             if lines:
                 return await _lines(store, game_id)
             try:
-                document = await export_game(store, game_id, LogKey.from_env())
+                document = await export_game(store, game_id, KeyRing.from_env())
             except ExportError as exc:
                 print(exc, file=sys.stderr)
                 return 1
@@ -112,7 +116,7 @@ class SimulationStore:
     def __init__(self, url: str) -> None:
         self.config = DatabaseConfig(url, database().schema)
         self.loop = asyncio.new_event_loop()
-        self.key = LogKey.from_env()
+        self.key = KeyRing.from_env()
         self.store: EventStore | None = None
 
     def __enter__(self) -> SimulationStore:

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..engine.commands import (
@@ -62,6 +62,7 @@ from .notify.causes import causes
 from .observer import NullObserver, ServiceObserver
 from .pubsub import Broker
 from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason, load_log
+from .transparency_keys import KeyRing
 
 log = logging.getLogger(__name__)
 
@@ -149,11 +150,11 @@ class GameService:
                  lanes: int | None = None, max_batch: int = 512, sweep_interval: float = 1.0,
                  lease_seconds: float = 30.0, broker: Broker | None = None,
                  read_cache: int = 256, verifiable_log: bool = True,
-                 log_key: LogKey | None = None) -> None:
+                 log_key: LogKey | KeyRing | None = None) -> None:
         self.store = store
-        self.log_key: LogKey | None = None
+        self.log_key: KeyRing | None = None
         if verifiable_log:  # docs/verification.md: salted leaves and signed heads
-            self.log_key = log_key or LogKey.from_env()
+            self.log_key = KeyRing.coerce(log_key) if log_key else KeyRing.from_env()
         self.clock = clock or SystemClock()
         self.broker = broker or Broker()
         self.snapshot_every = snapshot_every
@@ -596,7 +597,8 @@ class _Lane:
             if draft.log is not None and self.service.log_key is not None:
                 draft.write.leaves.append(draft.log.append(seq, payload))
                 if kind in HEAD_EVENTS:
-                    head = draft.log.sign(self.service.log_key, event.at,
+                    head = draft.log.sign(self.service.log_key,
+                                          datetime.fromtimestamp(self.service.clock.now(), UTC),
                                           head_reason(kind, getattr(event, "day", None)))
                     if head is not None:
                         draft.write.heads.append(head)

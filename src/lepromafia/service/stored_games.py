@@ -2,13 +2,15 @@
 
 The result is a stored game like any other: its events with their commands, the read
 models, and the verifiable log — a salted leaf per event and a signed head at every Day
-Post and at the end, exactly where the service would have signed them — so that
+Post and at the end, exactly where the service would have signed them (signed now, with
+the key valid now) — so that
 ``lepromafia game replay`` and ``lepromafia game export`` work on it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from ..engine.evolve import evolve
 from ..engine.state import GameState
@@ -17,10 +19,10 @@ from ..store import codec
 from ..store.event_store import EventStore, GameMeta, GameWrite
 from ..store.projection import Changes, GameClock, Projector, Step, merge
 from .service import fingerprint
-from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason
+from .transparency import HEAD_EVENTS, GameLog, HeadSigner, head_reason
 
 
-async def store_table(store: EventStore, game_id: str, table: Table, key: LogKey,
+async def store_table(store: EventStore, game_id: str, table: Table, key: HeadSigner,
                       clock: GameClock) -> int:
     """Write the table's game as ``game_id``; the number of events written."""
     state: GameState | None = None
@@ -46,7 +48,7 @@ async def store_table(store: EventStore, game_id: str, table: Table, key: LogKey
                                  "command_id": command_id})
             write.leaves.append(log.append(seq, payload))
             if kind in HEAD_EVENTS:
-                head = log.sign(key, event.at, head_reason(kind, getattr(event, "day", None)))
+                head = log.sign(key, datetime.now(UTC), head_reason(kind, getattr(event, "day", None)))
                 if head is not None:
                     write.heads.append(head)
         write.commands.append({

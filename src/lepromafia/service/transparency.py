@@ -5,7 +5,10 @@ Every appended event gets a fresh 16-byte salt and a commitment
 where the payload is the event's stored JSON (UTF-8), exactly as the export reveals it.
 The leaves form an RFC 9162 tree per game (``store.merkle``). When a Day Post is
 published and when the game ends the service signs the tree head with its Ed25519 key:
-``HEAD_DOMAIN ‖ game id ‖ 0x00 ‖ size (8 bytes) ‖ root ‖ signed_at ‖ 0x00 ‖ reason``.
+``HEAD_DOMAIN ‖ game id ‖ 0x00 ‖ size (8 bytes) ‖ root ‖ signed_at ‖ 0x00 ‖ reason``, where
+``signed_at`` is the real time of signing (the key's validity period is real time; a game's
+own clock may run faster). Each head names the key that signed it; the keys and their
+rotation: ``transparency_keys``.
 The engine knows nothing of this: salts, clocks and keys stay in the service.
 """
 
@@ -18,6 +21,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -47,6 +51,11 @@ def head_message(game_id: str, size: int, root: bytes, signed_at: str, reason: s
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+class HeadSigner(Protocol):
+    def sign_head(self, game_id: str, size: int, root: bytes, signed_at: datetime,
+                  reason: str) -> Row | None: ...
 
 
 @dataclass(frozen=True)
@@ -139,13 +148,16 @@ class GameLog:
         self.frontier.append(leaf)
         return {"game_id": self.game_id, "seq": seq, "salt": salt.hex(), "leaf": leaf.hex()}
 
-    def sign(self, key: LogKey, signed_at: datetime, reason: str) -> Row | None:
-        """The signed head at the current size (None if one exists at this size)."""
+    def sign(self, key: HeadSigner, signed_at: datetime, reason: str) -> Row | None:
+        """The signed head at the current size (None if one exists at this size, or if
+        the key may not sign at ``signed_at``: see ``transparency_keys.KeyRing``)."""
         size = self.frontier.size
         if size == 0 or size in self.heads:
             return None
-        self.heads.add(size)
-        return key.sign_head(self.game_id, size, self.frontier.root(), signed_at, reason)
+        head = key.sign_head(self.game_id, size, self.frontier.root(), signed_at, reason)
+        if head is not None:
+            self.heads.add(size)
+        return head
 
 
 def head_reason(event_type: str, payload_day: int | None) -> str:

@@ -1,10 +1,11 @@
 """The verifiable export of a game (``lepromafia game export``), read by ``verify/verify.py``.
 
-One canonical JSON document (compact, keys in a fixed order, one trailing newline):
-the server's public key, every signed tree head with an RFC 9162 consistency proof from
-the head before it, and one entry per event in seq order. An event that §9.4 opens
-(``revealed``) is given with its salt, its stored payload and its inclusion proof in the
-last head; a closed one only as its opaque leaf. docs/verification.md is the reference.
+One canonical JSON document (compact, keys in a fixed order, one trailing newline): the
+server's key set (every key with its validity period), every signed tree head with an
+RFC 9162 consistency proof from the head before it, and one entry per event in seq
+order. An event that §9.4 opens (``revealed``) is given with its salt, its stored payload
+and its inclusion proof in the last head; a closed one only as its opaque leaf.
+docs/verification.md is the reference.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from ..store import codec, merkle, schema
 from ..store.event_store import EventStore
 from ..store.projection import Row
 from .transparency import LogKey, load_log
+from .transparency_keys import KeyRing
 
 FORMAT = "lepromafia-verifiable-game"
-VERSION = 1
+VERSION = 2
+"""2: ``keys``, the key set with validity periods (key rotation); 1 had one ``key``."""
 
 ALWAYS_OPENED: tuple[type[Event], ...] = (
     # INBOX-VOTE: the voting inboxes' full log is published with the results.
@@ -60,7 +63,7 @@ def revealed(state: GameState, event: Event) -> bool:
     return False
 
 
-async def export_game(store: EventStore, game_id: str, key: LogKey,
+async def export_game(store: EventStore, game_id: str, key: LogKey | KeyRing,
                       now: datetime | None = None) -> dict[str, Any]:
     """The export document. A finished game's export covers the whole log, signing (and
     recording) a head over it if none does; a running game's stops at its last published
@@ -73,12 +76,13 @@ async def export_game(store: EventStore, game_id: str, key: LogKey,
         log = await load_log(tx, game_id, meta.version)
         if log.frontier.size != len(rows):
             raise ExportError(f"game {game_id}: {len(rows)} events but {log.frontier.size} leaves")
-        foreign = {h["key_id"] for h in await tx.head_rows(game_id)} - {key.key_id}
+        ring = KeyRing.coerce(key)
+        foreign = {h["key_id"] for h in await tx.head_rows(game_id)} - {k.key_id for k in ring.keys}
         if foreign:
             raise ExportError(f"game {game_id}: its heads were signed by key {sorted(foreign)[0]}, "
-                              f"not by this server's key {key.key_id} (LEPROMAFIA_LOG_KEY_FILE)")
+                              f"which is not in this server's key set (LEPROMAFIA_LOG_KEY_FILE)")
         if meta.stage == Stage.FINISHED.value:
-            head = log.sign(key, now or datetime.now(UTC), "export")
+            head = log.sign(ring, now or datetime.now(UTC), "export")
             if head is not None:
                 await tx.insert_rows(schema.log_heads, [head])
         leaves = await tx.leaf_rows(game_id)
@@ -86,11 +90,11 @@ async def export_game(store: EventStore, game_id: str, key: LogKey,
     if not heads:
         raise ExportError(f"game {game_id} has no signed head yet (the first comes with Day 1's post)")
     size = heads[-1]["size"]
-    return build(game_id, rows[:size], leaves[:size], heads, key)
+    return build(game_id, rows[:size], leaves[:size], heads, ring)
 
 
 def build(game_id: str, rows: list[Row], leaves: list[Row], heads: list[Row],
-          key: LogKey) -> dict[str, Any]:
+          ring: KeyRing) -> dict[str, Any]:
     events = [codec.decode_event(codec.loads(r["payload"])) for r in rows]
     state: GameState | None = None
     for event in events:
@@ -115,7 +119,8 @@ def build(game_id: str, rows: list[Row], leaves: list[Row], heads: list[Row],
                           "reason": head["reason"], "key_id": head["key_id"],
                           "signature": head["signature"], "consistency": [h.hex() for h in proof]})
         previous = head["size"]
-    return {"format": FORMAT, "version": VERSION, "game_id": game_id, "key": key.published(),
+    return {"format": FORMAT, "version": VERSION, "game_id": game_id,
+            "keys": [k.as_json() for k in ring.keys],
             "heads": published, "log": log}
 
 

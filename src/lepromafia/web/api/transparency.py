@@ -1,4 +1,4 @@
-"""The verifiable log on the web (issue 14, docs/verification.md): the server's public key at
+"""The verifiable log on the web (issue 14, docs/verification.md): the server's key set at
 a well-known URL, every game's signed tree heads, and its verifiable export.
 
 The export opens only what §9.4 opens (``service.transparency_export.revealed``): while a
@@ -9,22 +9,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from ...service.transparency import consistency, published_heads
 from ...service.transparency_export import ExportError, dumps, export_game
 from ..deps import WebDep
 from ..errors import WebError, WebErrorCode
-from .models import ERRORS
+from .models import ERRORS, MAX_INT
 
 router = APIRouter(tags=["verification"], responses=ERRORS)
 WELL_KNOWN = "/.well-known/lepromafia-log-key"
 
 
 @router.get(WELL_KNOWN)
-async def log_key(web: WebDep) -> dict[str, str]:
-    """The Ed25519 key that signs every tree head, and its fingerprint."""
+async def log_key(web: WebDep) -> dict[str, Any]:
+    """The Ed25519 key that signs tree heads now (``key_id``, ``public_key``), and the key
+    set: every key the server has signed heads with, each with its validity period
+    (``valid_from``, ``valid_until``, UTC; null is open). A head is valid only if signed
+    by a key of the set within its period."""
     key = web.service.log_key
     if key is None:
         raise WebError(WebErrorCode.NOT_FOUND, what="log key")
@@ -40,7 +43,8 @@ async def log_heads(game_id: str, web: WebDep) -> dict[str, Any]:
 
 
 @router.get("/api/games/{game_id}/log/consistency")
-async def log_consistency(game_id: str, first: int, second: int, web: WebDep) -> dict[str, Any]:
+async def log_consistency(game_id: str, web: WebDep, first: int = Query(ge=1, le=MAX_INT),
+                          second: int = Query(ge=1, le=MAX_INT)) -> dict[str, Any]:
     """RFC 9162: the proof that the head of size ``second`` extends the head of size ``first``
     (both published heads of the game)."""
     await web.service.state(game_id)
