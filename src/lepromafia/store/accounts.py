@@ -66,6 +66,8 @@ login_attempts = Table(
     Column("at_real", Float, nullable=False),
     Column("ok", Boolean, nullable=False),
     Index("ix_login_attempts_key", "login", "ip", "at_real"),
+    # The per-address limits (failed logins, registrations; migration 0006):
+    Index("ix_login_attempts_ip", "ip", "at_real"),
 )
 
 contacts = Table(
@@ -109,6 +111,7 @@ csrf_nonces = Table(
     metadata,
     Column("nonce", String(64), primary_key=True),
     Column("expires_real", Float, nullable=False),
+    Index("ix_csrf_nonces_expires", "expires_real"),
 )
 
 
