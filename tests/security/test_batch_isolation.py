@@ -103,15 +103,21 @@ def test_a_nul_byte_that_postgresql_refuses_fails_only_its_own_post(backend: Dat
 def test_a_full_disk_fails_the_batch_with_storage_full_and_keeps_nothing(
         backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
     """F5-1: the store is full: every command of the batch gets ``storage_full`` (503 on
-    the web), nothing is half-written, and the same command ids succeed once there is room."""
+    the web), nothing is half-written, and the same command ids succeed once there is room.
+    Each backend raises its own error: SQLite's ``SQLITE_FULL``, PostgreSQL's class 53
+    ``disk_full`` as asyncpg raises it (SQLSTATE 53100)."""
     import sqlite3
+
+    import asyncpg
 
     full = {"on": True}
     original = Transaction.write
+    refusal: Exception = sqlite3.OperationalError("database or disk is full") if backend.is_sqlite \
+        else asyncpg.exceptions.DiskFullError("could not write to file \"pg_wal/xlogtemp.61\"")
 
     async def write(self: Transaction, writes: Any, changes: Any) -> None:
         if full["on"] and any(w.commands for w in writes):
-            raise sqlite3.OperationalError("database or disk is full")
+            raise refusal
         await original(self, writes, changes)
 
     monkeypatch.setattr(Transaction, "write", write)

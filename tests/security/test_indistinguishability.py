@@ -6,8 +6,10 @@ the one audience filter (``service.outbound``) that every channel uses."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 from lepromafia.engine import events as ev
 from lepromafia.engine.commands import (
@@ -21,6 +23,15 @@ from lepromafia.engine.commands import (
 )
 from lepromafia.engine.visibility import visible_to
 from lepromafia.service.outbound import event_json
+from lepromafia.service.queries import GameQueries
+from lepromafia.service.service import GameService
+from lepromafia.service.stored_games import store_table
+from lepromafia.service.transparency import LogKey
+from lepromafia.store.accounts import AccountStore
+from lepromafia.store.database import DatabaseConfig
+from lepromafia.store.event_store import EventStore
+from lepromafia.store.migrate import upgrade
+from lepromafia.store.projection import GameClock
 
 from ..engine.cast import ARBITER, CONSIGLIERE, PROCURATOR, TRIBUNES, Game
 
@@ -44,12 +55,47 @@ def seats(g: Game) -> list[str | None]:
     return [None, PROCURATOR, CONSIGLIERE, ARBITER, *TRIBUNES[:1], *g.state.residents]
 
 
-def unaware_seats_receive_the_same(play: Callable[[bool], Game], named: set[str | None]) -> set[str | None]:
-    """Play both variants; return the seats whose streams differ (they must all be named)."""
+def served(g: Game, path: Path) -> Callable[[str | None], list[str]]:
+    """What ``GET …/events`` serves each seat once the game is stored: the per-viewer stream
+    as the service builds it (positions, events and their moments), up to the game's end."""
+
+    async def streams() -> dict[str | None, list[str]]:
+        config = DatabaseConfig(f"sqlite+aiosqlite:///{path}")
+        await upgrade(config)
+        store = EventStore.open(config)
+        try:
+            await store_table(store, "g", g.table, LogKey.generate(), GameClock(0.0, 1.0))
+            queries = GameQueries(GameService(store, verifiable_log=False), AccountStore(store))
+            out = {}
+            for seat in seats(g):
+                items = await queries.events_since("g", seat, 0, 5000)
+                ended = next((n for n, i in enumerate(items) if i["event"]["type"] == "GameEnded"),
+                             len(items))
+                out[seat] = [json.dumps(i, sort_keys=True, ensure_ascii=False) for i in items[:ended]]
+            return out
+        finally:
+            await store.close()
+
+    found = asyncio.run(streams())
+    return lambda seat: found[seat]
+
+
+def unaware_seats_receive_the_same(play: Callable[[bool], Game], named: set[str | None],
+                                   tmp_path: Path) -> set[str | None]:
+    """Play both variants; return the seats whose streams differ (they must all be named).
+    Compared twice: the events each seat may see (the engine's audiences), and the stream
+    the service serves each seat (the numbering a marker or a gap would show in)."""
     secret, other = play(True), play(False)
     differ = {s for s in seats(secret) if received(secret, s) != received(other, s)}
     assert differ <= named, f"these seats can tell the games apart: {sorted(map(str, differ - named))}"
-    return differ
+    one, two = served(secret, tmp_path / "secret.db"), served(other, tmp_path / "other.db")
+    streamed = {s for s in seats(secret) if one(s) != two(s)}
+    assert streamed <= named, f"these seats' streams differ: {sorted(map(str, streamed - named))}"
+    anonymous = [json.loads(item) for item in one(None)]
+    assert [i["seq"] for i in anonymous] == list(range(1, len(anonymous) + 1)), "no marker, no gap"
+    assert [json.dumps(i["event"], sort_keys=True, ensure_ascii=False) for i in anonymous] \
+        == received(secret, None), "the stream is exactly the visible events"
+    return differ | streamed
 
 
 def town() -> Game:
@@ -57,7 +103,7 @@ def town() -> Game:
     return g
 
 
-def test_an_accepted_and_a_refused_commissar_offer_look_the_same_to_everyone_else() -> None:
+def test_an_accepted_and_a_refused_commissar_offer_look_the_same_to_everyone_else(tmp_path: Path) -> None:
     """SEC-2, SEC-1, COMM-APPT-2, F3-2: whether a city has a commissar is known to the
     candidate, the Procurator (at the reveal time) and the Consigliere (his Commissar Line)."""
 
@@ -78,11 +124,11 @@ def test_an_accepted_and_a_refused_commissar_offer_look_the_same_to_everyone_els
         g.to(3, "12:00")
         return g
 
-    differ = unaware_seats_receive_the_same(play, named={"carol", PROCURATOR, CONSIGLIERE})
+    differ = unaware_seats_receive_the_same(play, named={"carol", PROCURATOR, CONSIGLIERE}, tmp_path=tmp_path)
     assert "carol" in differ  # the test can fail: the candidate does tell them apart
 
 
-def test_a_dead_godfather_and_a_dead_ordinary_mafioso_look_the_same_outside_the_mafia() -> None:
+def test_a_dead_godfather_and_a_dead_ordinary_mafioso_look_the_same_outside_the_mafia(tmp_path: Path) -> None:
     """SEC-2, GODFATHER-1/2, F3-4: alice is killed by the town's vote on Day 2; in one game she
     was the Godfather, in the other bob was. Only the mafia and the Consigliere may tell."""
 
@@ -105,11 +151,11 @@ def test_a_dead_godfather_and_a_dead_ordinary_mafioso_look_the_same_outside_the_
         assert not g.alive("alice") and not g.alive("hugo")
         return g
 
-    differ = unaware_seats_receive_the_same(play, named={*MAFIA, CONSIGLIERE})
+    differ = unaware_seats_receive_the_same(play, named={*MAFIA, CONSIGLIERE}, tmp_path=tmp_path)
     assert "bob" in differ
 
 
-def test_a_killed_commissar_and_a_killed_honest_resident_look_the_same_to_the_town() -> None:
+def test_a_killed_commissar_and_a_killed_honest_resident_look_the_same_to_the_town(tmp_path: Path) -> None:
     """SEC-2, AMBUSH-1, AMBUSH-2, COMM-9, F3-1: the mafia kills carol on Night 2; in one game
     she was the commissar (the mafia then gains the right of ambush and the Procurator offers
     anew), in the other she had refused. Only she, the hosts who run it, the mafia (AMBUSH-2)
@@ -133,5 +179,6 @@ def test_a_killed_commissar_and_a_killed_honest_resident_look_the_same_to_the_to
         g.to(4, "12:00")
         return g
 
-    differ = unaware_seats_receive_the_same(play, named={"carol", "dave", PROCURATOR, CONSIGLIERE, *MAFIA})
+    differ = unaware_seats_receive_the_same(play, named={"carol", "dave", PROCURATOR, CONSIGLIERE, *MAFIA},
+                                            tmp_path=tmp_path)
     assert {"alice", "dave"} <= differ
