@@ -223,3 +223,31 @@ def test_an_export_from_before_rotation_existed_still_verifies(rotated: tuple[by
     report = verifier.verify(dumps(old).encode(), "en")
     assert report.verified, report.text()
     assert f"server key Ed25519, fingerprint {key['key_id']}" in report.text()
+
+
+def test_the_well_known_url_publishes_the_key_set_and_the_export_verifies_against_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the web: heads of Days 1–2 by the first key, the operator rotates, Day 3's head by
+    the new one; the well-known URL lists both with their periods, each published head
+    names its key, and the export verifies against the key set fetched from that URL."""
+    from tests.web.conftest import make_api, setup_game_via_api
+    from tests.web.conftest import small_cast as web_cast
+
+    key_file = tmp_path / "web-key.pem"
+    monkeypatch.setenv("LEPROMAFIA_LOG_KEY_FILE", str(key_file))
+    for api in make_api(tmp_path):
+        setup_game_via_api(api, "rotated", web_cast())
+        api.advance_to(at(2, "10:05"))
+        first = api.get(None, "/.well-known/lepromafia-log-key").json()
+        rotation = datetime.fromtimestamp(api.clock.now(), UTC) + timedelta(minutes=1)
+        KeyRing.load(key_file).rotate(rotation, overlap=timedelta(0))  # after Day 2's head
+        api.advance_to(at(3, "10:05"))
+        published = api.get(None, "/.well-known/lepromafia-log-key").json()
+        assert published["key_id"] != first["key_id"]
+        old, new = published["keys"]
+        assert old["key_id"] == first["key_id"] and old["valid_until"] == new["valid_from"]
+        heads = api.get(None, "/api/games/rotated/log").json()["heads"]
+        assert [h["key_id"] for h in heads] == [old["key_id"]] * 2 + [new["key_id"]]
+        export = api.get(None, "/api/games/rotated/log/export").content
+        report = verifier.verify(export, "en", key_set=published, known_heads=[heads[0]])
+        assert report.verified, report.text()
