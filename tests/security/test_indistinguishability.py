@@ -182,3 +182,28 @@ def test_a_killed_commissar_and_a_killed_honest_resident_look_the_same_to_the_to
     differ = unaware_seats_receive_the_same(play, named={"carol", "dave", PROCURATOR, CONSIGLIERE, *MAFIA},
                                             tmp_path=tmp_path)
     assert {"alice", "dave"} <= differ
+
+
+def test_a_check_that_finds_a_mafioso_and_one_that_finds_an_honest_man_look_the_same_to_the_rest(
+        tmp_path: Path) -> None:
+    """SEC-2, COMM-3, §9.1.3: the commissar carol checks bob (a mafioso) or dave (honest) on
+    Night 2, and the next day everything public goes on the same. The answer is hers and the
+    Consigliere's; the checked man and everyone else receive the same either way."""
+
+    def play(finds_mafia: bool) -> Game:
+        g = town()
+        g.do(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 1, "10:05")  # carol
+        g.do(AnswerCommissarOffer(actor="carol", accept=True), 1, "10:20")
+        g.to_night(1, "01:00")
+        for m in MAFIA:
+            g.at_night(VoteGodfather(actor=m, candidate="alice"), 1, "01:00")
+        g.to_night(2, "01:00")
+        g.at_night(CheckResident(actor="carol", target="bob" if finds_mafia else "dave"), 2, "01:30")
+        g.at_night(DeclareKill(actor="alice", target="gina"), 2, "01:40")
+        g.to(3, "12:00")
+        g.do(PostMessage(actor="erin", inbox=g.inbox("city", TOWN), text="Доброе утро"), 3, "12:00")
+        g.to(3, "13:00")
+        return g
+
+    differ = unaware_seats_receive_the_same(play, named={"carol", CONSIGLIERE}, tmp_path=tmp_path)
+    assert "carol" in differ
