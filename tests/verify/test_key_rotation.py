@@ -251,3 +251,29 @@ def test_the_well_known_url_publishes_the_key_set_and_the_export_verifies_agains
         export = api.get(None, "/api/games/rotated/log/export").content
         report = verifier.verify(export, "en", key_set=published, known_heads=[heads[0]])
         assert report.verified, report.text()
+
+
+def test_the_standalone_verifier_takes_the_published_key_set_from_a_file(
+        rotated: tuple[bytes, KeyRing, LogKey], tmp_path: Path) -> None:
+    """verify/verify.py with a plain Python: ``--keys`` (the well-known document) and
+    ``--key`` (repeatable); the retired key's late head fails with its code and key id."""
+    import subprocess
+    import sys
+
+    raw, ring, old = rotated
+    script = Path(__file__).resolve().parents[2] / "verify" / "verify.py"
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(ring.published()), encoding="utf-8")
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_bytes(raw)
+    bad.write_bytes(_resign(raw, -1, old))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-I", str(script), *args], capture_output=True,
+                              text=True, check=False)
+
+    ok = run(str(good), "--keys", str(keys), "--key", old.key_id, "--key", ring.key_id)
+    assert ok.returncode == 0 and "GAME VERIFIED" in ok.stdout, ok.stdout + ok.stderr
+    failed = run(str(bad), "--keys", str(keys), "--lang", "ru")
+    assert failed.returncode == 1
+    assert "[retired_key]" in failed.stdout and old.key_id[:16] in failed.stdout
