@@ -28,7 +28,10 @@ from ..service.conftest import _drop_schema
 from ..service.helpers import pg_config, run
 from .cluster import LiveGame, free_port, live_game, make_log_key, wait_ready, worker_env
 
-BUDGET = 45.0
+BUDGET = 60.0
+"""Seconds for the scenario once the port answers; booting has ``BOOT`` more (a shared
+machine can take a minute to import two apps)."""
+BOOT = 90.0
 
 
 def children(pid: int) -> set[int]:
@@ -51,7 +54,6 @@ def wait_for(check: object, deadline: float) -> None:
 
 
 def test_a_killed_worker_is_replaced_and_the_port_keeps_answering(tmp_path: Path) -> None:
-    deadline = time.monotonic() + BUDGET
     config = pg_config()
     key = tmp_path / "log-key.pem"
     make_log_key(key)
@@ -75,14 +77,16 @@ def test_a_killed_worker_is_replaced_and_the_port_keeps_answering(tmp_path: Path
     author = cast.cities[city][0]
 
     def post(n: int) -> int:
-        r = httpx.post(f"{url}/api/games/{game_id}/commands/PostMessage", timeout=10,
+        r = httpx.post(f"{url}/api/games/{game_id}/commands/PostMessage", timeout=30,
                        headers={"Authorization": f"Bearer {game.tokens[author]}"},
                        json={"command_id": f"w{n}", "inbox": game.inboxes[city], "text": f"w{n}"})
         return r.status_code
 
     try:
-        wait_ready(f"{url}/readyz", deadline, proc)
-        wait_for(lambda: len(children(proc.pid)) == 2, deadline)
+        boot = time.monotonic() + BOOT
+        wait_ready(f"{url}/readyz", boot, proc)
+        wait_for(lambda: len(children(proc.pid)) == 2, boot)
+        deadline = time.monotonic() + BUDGET
         assert [post(n) for n in range(4)] == [200] * 4
         first = children(proc.pid)
         victim = min(first)

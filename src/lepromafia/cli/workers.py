@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import time
 from collections.abc import Callable
 from types import FrameType
@@ -43,6 +44,8 @@ def supervise(count: int, host: str, port: int, server: Callable[[], Any]) -> No
     stopping = False
 
     def spawn(slot: int) -> None:
+        sys.stdout.flush()  # a buffered line would be written again by the child
+        sys.stderr.flush()
         pid = os.fork()
         if pid == 0:  # the worker
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
