@@ -46,6 +46,19 @@ router = APIRouter()
 
 MAX_BACKLOG = 20000
 MAX_MESSAGE = 4096
+ADMITTED = 8
+"""Sockets that may read the store for their session or a subscribe at the same time. A
+reconnect storm after a restart (thousands of sockets within seconds) waits here, in
+memory and in arrival order, instead of in the connection pool's queue, whose 30 s
+timeout turned the wait into errors and retries (issue 17); the pool keeps room for the
+pages and the writer lanes."""
+
+
+def admission(ws: WebSocket) -> asyncio.Semaphore:
+    gate: asyncio.Semaphore | None = getattr(ws.app.state, "ws_admission", None)
+    if gate is None:
+        gate = ws.app.state.ws_admission = asyncio.Semaphore(ADMITTED)
+    return gate
 
 
 @dataclass
@@ -182,7 +195,9 @@ async def websocket(ws: WebSocket) -> None:
         return
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
-    conn = Connection(ws, web, await _viewer(ws, web), lang)
+    async with admission(ws):
+        viewer = await _viewer(ws, web)
+    conn = Connection(ws, web, viewer, lang)
     if web.metrics is not None:
         web.metrics.clients.inc()
     try:
@@ -207,7 +222,8 @@ async def websocket(ws: WebSocket) -> None:
                 conn.unsubscribe(msg.game)
             elif isinstance(msg, Subscribe):
                 try:
-                    await conn.subscribe(msg)
+                    async with admission(ws):
+                        await conn.subscribe(msg)
                 except ServiceError as exc:
                     await conn.error(exc, msg.game)
     except WebSocketDisconnect:
