@@ -156,7 +156,12 @@ class Connection:
 
 async def _viewer(ws: WebSocket, web: Web) -> str | None:
     """The session cookie, a bearer header, or a one-time ``?ticket=`` (never the session
-    token itself in the URL: F4-5)."""
+    token itself in the URL: F4-5); read behind the ``admission`` gate."""
+    async with admission(ws):
+        return await _resolve_viewer(ws, web)
+
+
+async def _resolve_viewer(ws: WebSocket, web: Web) -> str | None:
     ticket = ws.query_params.get("ticket")
     if ticket:
         found = ticket_parts(web.settings.signing_key(), ticket, web.now())
@@ -195,9 +200,7 @@ async def websocket(ws: WebSocket) -> None:
         return
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
-    async with admission(ws):
-        viewer = await _viewer(ws, web)
-    conn = Connection(ws, web, viewer, lang)
+    conn = Connection(ws, web, await _viewer(ws, web), lang)
     if web.metrics is not None:
         web.metrics.clients.inc()
     try:
