@@ -8,7 +8,9 @@ live deliveries, skipping what the replay already sent. A delivery says after wh
 nothing was missed (``Delivery.after``); the feed fills a hole from the store, and sends
 the client only visible events, each numbered one past the previous: nothing of an
 invisible event leaves the server. A client that falls
-``ws_buffer`` events behind is dropped from that game with ``resync`` and resumes.
+``ws_buffer`` events behind is dropped from that game with ``resync`` and resumes. At most
+``ADMITTED`` sockets read the store (their session, a subscribe) at once: a reconnect storm
+waits in memory, not in the connection pool's queue.
 """
 
 from __future__ import annotations
