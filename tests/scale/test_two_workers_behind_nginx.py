@@ -6,9 +6,10 @@ both city inboxes open (CHAT-1: a city's residents write and read their city's i
 Every resident watches the game through nginx (the WebSocket, as ``live.js`` does: resume
 from the last position after a drop). Three posters chat at once, one through nginx, one
 straight to worker A, one straight to worker B; then the worker nginx routes the game to is
-SIGKILLed while the nginx poster keeps posting, and the other direct poster too. Expected: every post acknowledged (none refused, none lost: the workers take
-turns on the game's row instead of refusing each other's commits, and nginx retries on the
-survivor the requests the dead worker dropped or refused, the command id making that safe); every resident's stream holds
+SIGKILLed while the nginx poster and the other direct poster keep posting. Expected: every
+post acknowledged (none refused, none lost: the workers take turns on the game's row
+instead of refusing each other's commits, and nginx retries on the survivor what the dead
+worker dropped or refused, the command id making that safe); every resident's stream holds
 exactly his own city's messages, each once, in the log's order, numbered 1, 2, 3, … with
 no gap, although some were served by the dead worker and resumed on the other.
 """
