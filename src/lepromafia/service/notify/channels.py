@@ -145,6 +145,12 @@ class TelegramSender:
         return list(result or [])
 
 
+def push_payload(m: Outgoing) -> str:
+    """What a push carries to the service worker (``static/js/sw.js``): already the words
+    a lock screen may show."""
+    return json.dumps({"title": m.subject, "body": m.text, "url": m.link}, ensure_ascii=False)
+
+
 class PushSender:
     """RFC 8030/8291 Web Push with VAPID (pywebpush); the subscription's keys travel in
     ``extra`` (p256dh, auth)."""
@@ -160,7 +166,7 @@ class PushSender:
         from pywebpush import WebPushException, webpush
 
         info = {"endpoint": m.address, "keys": {"p256dh": m.extra["p256dh"], "auth": m.extra["auth"]}}
-        data = json.dumps({"title": m.subject, "body": m.text, "url": m.link}, ensure_ascii=False)
+        data = push_payload(m)
         topic = base64.urlsafe_b64encode(hashlib.sha256(m.key.encode()).digest()[:24]).decode().rstrip("=")
 
         def post() -> Any:
