@@ -196,11 +196,21 @@ class NotifyStore:
         free = or_(table.c.claimed_until.is_(None), table.c.claimed_until < claim.now)
         ids = select(table.c.id).where(and_(table.c.status == "pending", due, free)) \
             .order_by(order).limit(claim.limit)
-        if not self.is_sqlite:
-            ids = ids.with_for_update(skip_locked=True)
-        stmt = (update(table).where(and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending"))
-                .values(claimed_until=claim.now + claim.lease, claimed_by=claim.worker)
-                .returning(*table.c))
+        lease = {"claimed_until": claim.now + claim.lease, "claimed_by": claim.worker}
+        if self.is_sqlite:  # one writer at a time: the subquery is read once
+            pending = and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending")
+            stmt = update(table).where(pending).values(**lease).returning(*table.c)
+        else:
+            # A materialized CTE locks its rows exactly once. As an ``IN (subquery)`` the
+            # planner may run the ``LIMIT … FOR UPDATE SKIP LOCKED`` subquery again for
+            # each row it updates: every run skips the rows the earlier ones locked, so one
+            # claim took every due row (the batch limit ignored) in quadratic time. The
+            # update then finds its rows by primary key only (the lock already re-checked
+            # them): a second condition on ``status`` led an unanalyzed table's plan to
+            # scan every pending row once per claimed one.
+            picked = ids.with_for_update(skip_locked=True).cte("picked").prefix_with("MATERIALIZED")
+            stmt = (update(table).where(table.c.id == picked.c.id)
+                    .values(**lease).returning(*table.c))
         async with self._write() as conn:
             rows = (await conn.execute(stmt)).all()
         return sorted((dict(r._mapping) for r in rows), key=lambda r: r["id"])
