@@ -113,3 +113,26 @@ def test_the_tribune_sees_who_has_not_posted_and_a_resident_may_not(tmp_path: Pa
         part = api.client.get("/games/g/inactive", headers={**api.headers(tribune), **HX})
         assert f'data-user="{boris}"' in part.text and "last post" in part.text
         assert api.get(ana, "/games/g/inactive").status_code == 403
+
+
+def test_a_socket_that_asks_hears_its_unread_count_change(tmp_path: Path) -> None:
+    """Ana's WebSocket opened with ``?unread=1``: Boris mentions her in the city inbox, the
+    dispatcher writes her notification and her socket gets ``unread`` with the new count;
+    reading them all sends 0. Only a number crosses: no text, no kind."""
+    for api in make_api(tmp_path, notify_dispatch=False):
+        state = setup_game_via_api(api, "g", CAST)
+        city = next(iter(state.cities))
+        ana, boris = state.cities[city].residents[:2]
+        api.advance_to(datetime.combine(FIRST_DAY, time(10, 5), MOSCOW))
+        _step(api)
+        api.post(ana, "/api/notifications/read", {})
+        with api.client.websocket_connect("/ws?unread=1", headers=api.headers(ana)) as ws:
+            ws.send_json({"type": "ping"})
+            assert ws.receive_json()["type"] == "pong"  # the socket is listening
+            api.ok(boris, "g", "PostMessage", inbox=live_inbox(state, "city", city), text=f"@{ana}, ты тут?")
+            _step(api)
+            frame = ws.receive_json()
+            assert frame == {"type": "unread", "count": api.get(ana, "/api/notifications/count").json()["unread"]}
+            assert frame["count"] >= 1
+            api.post(ana, "/api/notifications/read", {})
+            assert ws.receive_json() == {"type": "unread", "count": 0}

@@ -11,13 +11,14 @@ import json
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from lepromafia.service.notify.channels import Outgoing, push_payload
 
 from ..browser.conftest import LiveServer, login
-from .test_browser import GAME, QuickLive, started
+from .test_browser import GAME, SIZES, QuickLive, started
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +104,33 @@ def test_the_service_worker_shows_a_delivered_push(live: LiveServer, browser: An
     assert shown == {"title": json.loads(data)["title"], "body": text, "url": f"{live.url}/notifications"}
     page.context.close()
 
+
+
+def test_the_tribune_list_and_the_follow_switch_in_a_browser(live: LiveServer, browser: Any, shots: Any) -> None:
+    """Day 2 of Лепроград: the Tribune's console shows the residents silent for a day
+    (PLAYER-2), loaded into its side column; Ana follows the city inbox from its page and
+    sees the switch turn. Screenshots at 1280×800 and 390×844, ru and en."""
+    inbox = live.state(GAME).current["city:Лепроград"]
+    for lang in ("ru", "en"):
+        for size, (w, h) in SIZES.items():
+            page = login(browser, live, "tribune1", width=w)
+            page.set_viewport_size({"width": w, "height": h})
+            page.goto(f"{live.url}/games/{GAME}/console/tribune?lang={lang}")
+            listed = page.locator("[data-testid=inactive-residents] [data-testid=inactive-list] li")
+            listed.first.wait_for(timeout=10000)
+            assert listed.count() >= 4
+            page.locator("[data-testid=inactive-residents]").scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / f"notify-inactive-{lang}-{size}.png"))
+            page.context.close()
+            page = login(browser, live, "ana", width=w)
+            page.set_viewport_size({"width": w, "height": h})
+            page.goto(f"{live.url}/games/{GAME}/inboxes/{quote(inbox, safe='')}?lang={lang}")
+            button = page.locator("[data-testid=follow-form] button")
+            button.wait_for(timeout=10000)
+            button.click()
+            page.locator("[data-testid=follow-form] input[name=on][value='0']").wait_for(state="attached", timeout=10000)
+            page.locator("[data-testid=follow]").scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / f"notify-follow-{lang}-{size}.png"))
+            page.locator("[data-testid=follow-form] button").click()  # and back
+            page.locator("[data-testid=follow-form] input[name=on][value='1']").wait_for(state="attached", timeout=10000)
+            page.context.close()

@@ -3,8 +3,9 @@
 Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``.
 Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload},
 ``resync`` {game, since_seq, reason} (resubscribe from ``since_seq``; reload pages if
-``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}, ``unread`` {count}
-(the signed-in viewer's unread notifications, whenever they change: issue 13).
+``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}, and, for a socket
+opened with ``?unread=1``, ``unread`` {count} (the signed-in viewer's unread
+notifications, whenever they change: issue 13).
 
 Every ``seq``, ``since_seq`` and ``version`` is a position in the viewer's *own* stream
 (``service.streams``): his events are numbered 1, 2, 3, … by what he may see, so a gap in

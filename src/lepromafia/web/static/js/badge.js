@@ -42,7 +42,7 @@
   function connect(delay) {
     if (document.body.hasAttribute("data-live-game") || !("WebSocket" in window)) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(proto + "//" + location.host + "/ws");
+    const ws = new WebSocket(proto + "//" + location.host + "/ws?unread=1");
     ws.onopen = () => { live = true; delay = 1000; refresh(); };
     ws.onmessage = (msg) => {
       let data;

@@ -187,7 +187,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   function connect() {
     show("connecting");
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/ws?lang=" + lang);
+    ws = new WebSocket(proto + "//" + location.host + "/ws?unread=1&lang=" + lang);
     ws.onopen = function () {
       delay = 500;
       ws.send(JSON.stringify({ type: "subscribe", game: game, since_seq: last }));
