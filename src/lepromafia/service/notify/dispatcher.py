@@ -125,6 +125,11 @@ class Dispatcher:
             with suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        for sender in self.senders.values():  # an e-mail session kept open between sends
+            close = getattr(sender, "close", None)
+            if close is not None:
+                with suppress(Exception):
+                    await close()
 
     async def _forever(self) -> None:
         while True:

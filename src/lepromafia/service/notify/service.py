@@ -245,9 +245,19 @@ async def send_test(sender: Sender, address: str, translate: texts.Translate, ba
     """Send one test message through ``sender`` now; raises the channel's error if it cannot."""
     text = translate(lang, texts.TEST_TEXT)
     subject = translate(lang, texts.SUBJECT).format(title="test")
-    await sender.send(Outgoing(key=f"test:{secrets.token_hex(8)}", address=address, subject=subject,
-                               text=text, link=base_url,
-                               html=texts.email_html(text, base_url, base_url, None, "")))
+    try:
+        await sender.send(Outgoing(key=f"test:{secrets.token_hex(8)}", address=address, subject=subject,
+                                   text=text, link=base_url,
+                                   html=texts.email_html(text, base_url, base_url, None, "")))
+    finally:
+        await close_sender(sender)
+
+
+async def close_sender(sender: Sender) -> None:
+    """End a channel's open session, if it keeps one (e-mail)."""
+    close = getattr(sender, "close", None)
+    if close is not None:
+        await close()
 
 
 def _new_profile(user_id: str) -> dict[str, Any]:
