@@ -39,6 +39,7 @@ from .protocol import (
     Resync,
     Subscribe,
     Subscribed,
+    Unread,
     Unsubscribe,
     client_message,
     from_payload,
@@ -203,6 +204,9 @@ async def websocket(ws: WebSocket) -> None:
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)
+    quiet = None  # issue 13: the viewer's unread count, live, for a client that asks (?unread=1)
+    if conn.viewer and web.notify is not None and ws.query_params.get("unread") == "1":
+        quiet = web.notify.bells.listen(conn.viewer, lambda n: conn.send(Unread(count=n)))
     if web.metrics is not None:
         web.metrics.clients.inc()
     try:
@@ -235,6 +239,8 @@ async def websocket(ws: WebSocket) -> None:
         pass
     finally:
         conn.close()
+        if quiet is not None:
+            quiet()
         if web.metrics is not None:
             web.metrics.clients.dec()
         with contextlib.suppress(Exception):
