@@ -189,6 +189,7 @@ def _measure(src: Path, repeat: int) -> dict[str, Any]:
 def compare(baseline: str, repeat: int) -> None:
     import subprocess
 
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "baseline"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), baseline],
@@ -223,7 +224,10 @@ def compare(baseline: str, repeat: int) -> None:
         sb, sc = base[0]["pages"][page]["statements"], cur[0]["pages"][page]["statements"]
         lines.append(f"| {page}: render ms (statements) | {b} ({sb}) | {c} ({sc}) | {c / b:.2f} |")
     game = cur[0]["game"]
-    lines += ["", f"Game: {game['players']} players, Day {game['day']}, {game['events']} events."]
+    load_after = os.getloadavg()
+    lines += ["", f"Game: {game['players']} players, Day {game['day']}, {game['events']} events.",
+              "Load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f} before, {:.2f} {:.2f} {:.2f} after; "
+              "{} cores.".format(*load_before, *load_after, os.cpu_count())]
     print("\n".join(lines))
 
 
