@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 Builder = Callable[["Form", str, GameState], Command]
 
-TEXTAREA_FROM = 500
+TEXTAREA_FROM = 4000
 """A text field whose limit is above this is a textarea."""
 DEFAULT_LIMIT = 4000
 
