@@ -33,8 +33,8 @@ def _consigliere_running(s: GameState, actor: str) -> bool:
 
 @dataclass(**_C)
 class SetAmbushOrder(Command):
-    """AMBUSH-6: the Consigliere orders the mafiosi placing ambushes; the first in the order
-    whose ambush stands decides which ambushes stand (``rules/ambush``)."""
+    """AMBUSH-6: the Consigliere orders the mafiosi placing ambushes; the order decides which
+    of their ambushes stand (``rules/ambush.standing``)."""
 
     city: str
     order: tuple[str, ...]
