@@ -748,10 +748,13 @@ def _kill_declared(state: GameState, e: ev.KillDeclared) -> GameState:
 
 @_on(ev.NightDecisionFixed)
 def _decision_fixed(state: GameState, e: ev.NightDecisionFixed) -> GameState:
-    kills = state.pending_kills
-    if e.target is not None:
-        kills = (*kills, (e.target, e.city))
-    return replace(state, pending_kills=kills)
+    if e.target is None:
+        return state
+    kills = (*state.pending_kills, (e.target, e.city))
+    if not e.tour:
+        return replace(state, pending_kills=kills)
+    tour = (e.night, e.city, state.residents[e.target].city)
+    return replace(state, pending_kills=kills, tours=(*state.tours, tour))
 
 
 @_on(ev.DecisionsClosed)

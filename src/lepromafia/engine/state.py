@@ -360,6 +360,9 @@ class GameState:
     """Tonight's ambush window has closed (AMBUSH-4, SEC-3)."""
     touring_city: str | None = None
     tour_pointer: int = -1
+    tours: tuple[tuple[int, str, str], ...] = ()
+    """(night, touring city, the victim's city) of every tour kill the mafia decided (TOUR-1):
+    what a gift or a fish answers (MAFIA-COMM-2, MAFIA-COMM-3)."""
     restored: tuple[RestoredDeal, ...] = ()
     """Every restoration's deal, in order (RESTORE-3)."""
     pending_kills: tuple[tuple[str, str], ...] = ()
