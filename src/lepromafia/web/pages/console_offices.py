@@ -4,15 +4,17 @@ ask no rule question of their own."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from ...engine import events as ev
 from ...engine import events_host as hev
+from ...engine import targets
 from ...engine.inboxes import Kind, can_read, live_inbox
 from ...engine.rules.cases import IMPEACH_OUTCOMES, bannable_kinds
 from ...engine.rules.host import SANCTION_RULES, offices_of
+from ...engine.rules import night
 from ...engine.rules.judges import earliest_window
 from ...engine.state import GameState
 from ...service.outbound import visible
@@ -53,18 +55,22 @@ def _on_the_minute(window: tuple[datetime, datetime], step: int = 5) -> tuple[da
 # --- the Procurator ----------------------------------------------------------------
 
 
-def _draft_cities(s: GameState) -> str:
+CITY_NAMES = ("Лепроград", "Лепросицилия", "Глюкоград", "Пыжиков", "Баянск", "Тролльск", "Коптильня")
+"""Suggested city names for the Form-cities draft (a host may rename them)."""
+
+
+def _draft_cities(s: GameState) -> list[dict[str, Any]]:
+    """CITY-3: the Form-cities draft, one entry per city: a suggested name and the signed-up
+    players spread evenly. The Tribune is left empty: a host names a real person (no
+    placeholder is ever preselected)."""
     if s.cities:
-        return "\n".join(f"{n}; {c.tribune}; {', '.join(c.residents)}" for n, c in s.cities.items())
+        return [{"name": n, "tribune": c.tribune, "residents": c.residents} for n, c in s.cities.items()]
     count = max(1, s.settings.city_count)
-    names = ["Лепроград", "Лепросицилия", "Глюкоград", "Пыжиков", "Баянск", "Тролльск", "Коптильня"]
     chunks: list[list[str]] = [[] for _ in range(count)]
     for i, user in enumerate(s.signups):
         chunks[i % count].append(user)
-    return "\n".join(
-        f"{names[i] if i < len(names) else f'Город-{i + 1}'}; tribune{i + 1}; {', '.join(chunk)}"
-        for i, chunk in enumerate(chunks)
-    )
+    return [{"name": CITY_NAMES[i] if i < len(CITY_NAMES) else f"Город-{i + 1}", "tribune": "",
+             "residents": tuple(chunk)} for i, chunk in enumerate(chunks)]
 
 
 async def procurator(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any]:
@@ -219,8 +225,21 @@ async def arbiter(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
         "recusals": [e for _s, e in await _visible(web, game, uid, (ev.JudgeRecused,))],
         "preset_chosen": s.pardon_votes_held,
         "judge_defaults": {n: _on_the_minute(earliest_window(s, c, game.now)) for n, c in s.cities.items()},
+        # JUDGE-ELECT-2 (AMB-9): who may stand, as the engine answers it, and the candidates
+        # proposed so far with how many citizens proposed each (not who: the Tribune collects).
+        "judge_candidates": {n: targets.judge_candidates(s, n) for n, c in s.cities.items()
+                             if c.decided is None and c.judge is None},
+        "proposed": {n: _proposed(c.election.proposals) for n, c in s.cities.items()
+                     if c.election and not c.election.opened},
     })
     return found
+
+
+def _proposed(proposals: Mapping[str, str]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for candidate in proposals.values():
+        counts[candidate] = counts.get(candidate, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 async def _cases(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any]:
@@ -262,7 +281,10 @@ async def consigliere(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str,
         "ambush_log": [e for _s, e in ambushes],
         "mafia_of": mafia_of,
         "godfathers": {n: c.godfather for n, c in s.cities.items()},
-        "godfather_candidates": {n: tuple(s.living_mafia(n)) for n in mafia_of},
+        # GODFATHER-3: the cities whose election failed, each with the engine's candidates.
+        "appointable": {n: targets.godfather_candidates(s, n) for n, c in s.cities.items()
+                        if n in mafia_of and c.decided is None and night.appointment_open(c)
+                        and s.living_mafia(n)},
         "can_seal": s.stage.value == "formed",
         "restorations_to_seal": [
             (n, c.restoration.new_name) for n, c in s.cities.items()
