@@ -111,7 +111,6 @@ class Console:
 
     def photograph(self, moment: str) -> None:
         """Russian at 1280×800 (the whole page, axe-checked) and English at 390×844."""
-        import time as _t; _t0 = _t.monotonic()
         SHOTS.mkdir(parents=True, exist_ok=True)
         page = self.page
         self.open()
@@ -123,7 +122,6 @@ class Console:
         page.screenshot(path=str(SHOTS / f"{self.office}-{moment}-en-phone.png"))
         page.set_viewport_size({"width": 1280, "height": 800})
         self.open()
-        print("TIMING photo", self.office, moment, round(_t.monotonic() - _t0, 1))
 
 
 def serious_axe_violations(page: Any) -> list[str]:
@@ -327,8 +325,9 @@ def test_four_hosts_run_a_whole_game_from_their_consoles(live: LiveServer, brows
     trib.open()
     assert trib.page.query_selector("[data-testid=no-execution-today]")
     assert not trib.page.query_selector("[data-testid=schedule-vote]")
+    arb.photograph("day1")  # the proposals made, the polls not yet open
     vote_judges(town, judges)
-    for host in (proc, trib, arb, cons):
+    for host in (proc, trib, cons):
         host.photograph("day1")
 
     # Night 1, GODFATHER-2/-3: three mafiosi elect themselves; D's election fails and the

@@ -11,10 +11,11 @@ from typing import Any
 from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine import targets
+from ...engine.duties import DutyKind, duties
 from ...engine.inboxes import Kind, can_read, live_inbox
+from ...engine.rules import night
 from ...engine.rules.cases import IMPEACH_OUTCOMES, bannable_kinds
 from ...engine.rules.host import SANCTION_RULES, offices_of
-from ...engine.rules import night
 from ...engine.rules.judges import earliest_window
 from ...engine.state import GameState
 from ...service.outbound import visible
@@ -104,6 +105,9 @@ async def _offers(web: Any, game: GameCtx, uid: str, lang: str) -> list[dict[str
     resolved = {(e.city, e.attempt): e
                 for _s, e in await _visible(web, game, uid, (ev.CommissarOfferResolved,))}
     appointed = {e.city for _s, e in await _visible(web, game, uid, (ev.CommissarAppointed,))}
+    appointed |= {city for (city, _a), r in resolved.items() if r.accepted}  # what he is told
+    # COMM-APPT-1, -3: the engine says where an offer may be made now.
+    offerable = {d.city for d in duties(s, uid, game.now, (DutyKind.OFFER_COMMISSAR,))}
     attempts = s.settings.commissar_offer_attempts
     rows = []
     for name, c in s.cities.items():
@@ -125,6 +129,7 @@ async def _offers(web: Any, game: GameCtx, uid: str, lang: str) -> list[dict[str
             "city": name, "attempts": attempts, "made": len(history), "history": history,
             "appointed": name in appointed, "decided": c.decided is not None,
             "pending": any((name, h["attempt"]) not in resolved for h in history),
+            "can_offer": name in offerable and name not in appointed,
         })
     return rows
 
@@ -213,7 +218,7 @@ async def arbiter(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
         (n, i)
         for n, c in s.cities.items()
         for key, i in s.current.items()
-        if key.startswith(f"polling:{n}/") and can_read(s, i, uid)
+        if key.startswith(f"polling:{n}/") and not s.inboxes[i].archived and can_read(s, i, uid)
     ]
     found.update({
         "petitions": [(n, c.petition) for n, c in s.cities.items() if c.petition],
@@ -222,6 +227,7 @@ async def arbiter(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
         "polling": polling,
         "court_inbox": next((i for k, i in s.current.items() if k.startswith("court:")), None),
         "judges": [(n, c.judge) for n, c in s.cities.items()],
+        "decided": {n for n, c in s.cities.items() if c.decided is not None},
         "recusals": [e for _s, e in await _visible(web, game, uid, (ev.JudgeRecused,))],
         "preset_chosen": s.pardon_votes_held,
         "judge_defaults": {n: _on_the_minute(earliest_window(s, c, game.now)) for n, c in s.cities.items()},
