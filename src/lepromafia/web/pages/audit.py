@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -135,9 +134,16 @@ async def audit_rows(web: Any, game: GameCtx, viewer: str, lang: str, wanted: Au
     return found, [row_words(lang, game.state, r, viewer) for r in found.rows]
 
 
+QUERY_ESCAPES = {"%": "%25", "&": "%26", "#": "%23", "+": "%2B", "=": "%3D", " ": "%20"}
+
+
 def _query(wanted: AuditFilter) -> str:
-    return urlencode([(k, v) for k, v in (("day", wanted.day), ("city", wanted.city), ("kind", wanted.kind))
-                      if v is not None])
+    """The filter as a query string; a city's Cyrillic name stays readable, only what would
+    break the query is escaped."""
+    def part(value: object) -> str:
+        return "".join(QUERY_ESCAPES.get(ch, ch) for ch in str(value))
+    return "&".join(f"{k}={part(v)}" for k, v in (("day", wanted.day), ("city", wanted.city),
+                                                   ("kind", wanted.kind)) if v is not None)
 
 
 @router.get("/games/{game_id}/audit", include_in_schema=False)
