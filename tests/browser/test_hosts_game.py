@@ -317,7 +317,13 @@ def test_four_hosts_run_a_whole_game_from_their_consoles(live: LiveServer, brows
     # Day 1: offers, the Day Post's charade, judge elections; the Tribune has no vote today.
     town.advance(at(1, 10, 5), until=lambda s: s.day == 1)
     arb = Console(browser, live, "arbitr", "arbiter")
+    proc.page.goto(f"{live.url}/games/{GAME}/audit?lang=ru")  # every host's decisions, live
+    rows = "[data-testid=audit] tbody tr"
+    before = proc.page.locator(rows).count()
     schedule_judges(arb, town, judges)
+    proc.page.wait_for_function(
+        "([sel, n]) => document.querySelectorAll(sel).length > n", arg=[rows, before])
+    assert "Лепроград" in proc.page.locator(rows).last.inner_text()
     commissars = offer_badges(proc, town)
     assert commissars, "at least one city has a commissar"
     publish_charade(proc, town)

@@ -108,3 +108,27 @@ def test_the_audit_log_is_a_live_region_that_keeps_its_filter(started: Api) -> N
     assert after != before and CAST.cities[city][2] in after
     assert started.get(CAST.cities[city][0], f"/games/{GAME}/audit/part/rows").status_code == 403
     assert started.get(CAST.procurator, f"/games/{GAME}/audit/part/rows", day="x").status_code == 422
+
+
+def test_no_second_badge_is_offered_where_the_candidate_accepted(started: Api) -> None:
+    """COMM-APPT-1, -3, SEC-1: Лепроград's candidate accepts; until the reveal the Procurator
+    reads «waiting for the answer» and has nothing to press; after it, «accepted», «the
+    commissar is appointed» and still no button (he never sees the commissar's own notice)."""
+    city, residents = next(iter(CAST.cities.items()))
+    s = started.state(GAME)
+    candidate = next(u for u in residents if not s.is_mafia(u))
+    started.offer_to(CAST.procurator, GAME, city, candidate)
+    started.ok(candidate, GAME, "AnswerCommissarOffer", accept=True)
+
+    def offer_row() -> str:
+        page = started.get(CAST.procurator, CONSOLE).text
+        start = page.index('id="f-offer-c1"')
+        return page[start:page.index("</li>", start)]
+
+    assert "do/offer" not in offer_row() and "ждём ответа" in shown(offer_row())
+    started.advance_to(at(1, "10:40"))
+    row = offer_row()
+    assert "do/offer" not in row, "no second offer in a city whose candidate accepted"
+    assert f"Попытка 1: {candidate} — принята" in shown(row) and "комиссар назначен" in shown(row)
+    other = started.get(CAST.procurator, CONSOLE).text
+    assert 'id="f-offer-c2"' in other and "do/offer" in other.split('id="f-offer-c2"', 1)[1].split("</li>", 1)[0]
