@@ -121,7 +121,7 @@ def test_no_second_badge_is_offered_where_the_candidate_accepted(started: Api) -
     started.ok(candidate, GAME, "AnswerCommissarOffer", accept=True)
 
     def offer_row() -> str:
-        page = started.get(CAST.procurator, CONSOLE).text
+        page = str(started.get(CAST.procurator, CONSOLE).text)
         start = page.index('id="f-offer-c1"')
         return page[start:page.index("</li>", start)]
 
