@@ -105,6 +105,8 @@ class GameSettings:
     continue_after_decided: bool = True
     winning_mafia_scope: str = "all_cities"
     message_max_length: int = 20000
+    # PLAYER-2: hours without a post in one's city before a prod (0: never)
+    inactivity_hours: int = 24
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any] | None) -> GameSettings:

@@ -383,6 +383,9 @@ class GameState:
     authors: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Live inbox id -> the author of each of its messages by number (message 1 first), for
     edits (``rules/posts.py``); dropped when the inbox is archived and nobody may edit."""
+    last_posts: Mapping[str, datetime] = field(default_factory=dict)
+    """PLAYER-2: resident -> the time of his last post in his own city's city or voting
+    inbox (``engine/activity.py``)."""
 
     # --- small read helpers used across the engine ---------------------------------
 

@@ -89,6 +89,7 @@ TERMS: dict[str, dict[str, str]] = {
         "arbiter_ban_scope": N_("Where the Arbiter may ban"), "city_win_condition": N_("When a city is decided"),
         "even_split_result": N_("Result of an even split"), "continue_after_decided": N_("Play on after a city is decided"),
         "winning_mafia_scope": N_("Which mafiosi win"), "message_max_length": N_("Longest message, characters"),
+        "inactivity_hours": N_("Hours without a post before a reminder"),
     },
     "option": {
         "True": N_("yes"), "False": N_("no"),
