@@ -138,8 +138,13 @@ def test_four_hosts_run_the_set_up_and_the_first_days_from_their_consoles(
     # CITY-3: the task's button leads to the form, already filled with an even split.
     proc.reload()
     proc.click("[data-kind=form_cities] a")
-    draft = proc.input_value("#fc-cities")
-    assert draft.count("\n") == 3 and all(t in draft for t in TRIBUNES)
+    plans = proc.locator("[data-testid=city-plan]")
+    assert plans.count() == 4
+    drafted = [proc.input_value(f"#fc-residents-{n}") for n in range(1, 5)]
+    assert sorted(u.strip() for d in drafted for u in d.split(",")) == sorted(RESIDENTS)
+    for n, tribune in enumerate(TRIBUNES, 1):  # HOST-TRIB-1: no placeholder Tribune is preselected
+        assert proc.input_value(f"#fc-tribune-{n}") == ""
+        proc.fill(f"#fc-tribune-{n}", tribune)
     submit(proc, "form[action$='/do/form_cities']")
 
     # RANDOM-1..3: the Consigliere seals; the Procurator's open console gains its duties live.

@@ -58,6 +58,7 @@ LABELS: dict[str, str] = {
     "mafia_share_percent": N_("Mafia share, %"), "day_start_time": N_("Day start (Moscow)"),
     "default_vote_opens": N_("Vote opens"), "default_vote_closes": N_("Vote closes"),
     "commissar_check_mode": N_("Commissar checks"),
+    "name": N_("City name"), "tribune": N_("Tribune"), "residents": N_("Residents"),
 }
 """Each form field's visible label (the template's own msgid): an error names the field
 as the person sees it, never by its name in the form."""
@@ -70,7 +71,7 @@ class FormError(WebError):
     naming the field by its visible label. ``field`` is the input's name in the form."""
 
     def __init__(self, field: str, code: WebErrorCode = WebErrorCode.BAD_FORM) -> None:
-        base = field.removesuffix("_date").removesuffix("_time")
+        base = re.sub(r"_\d+$", "", field.removesuffix("_date").removesuffix("_time"))
         super().__init__(code, field=field, detail=LABELS.get(base, _MARKED))
 
 
@@ -230,6 +231,26 @@ def city_plans(raw: str) -> tuple[cmd.CityPlan, ...]:
     return tuple(plans)
 
 
+def city_rows(form: Form) -> tuple[cmd.CityPlan, ...]:
+    """CITY-3, HOST-TRIB-1: the Form-cities form, one row per city (``name_1``,
+    ``tribune_1``, ``residents_1``, …); an empty name or Tribune is refused beside its
+    field. The older one-text-per-line form (``cities``) is read too."""
+    if "cities" in form:
+        return city_plans(text(form, "cities", limit=20000))
+    numbers = sorted(int(k.removeprefix("name_")) for k in form
+                     if k.startswith("name_") and k.removeprefix("name_").isdigit())
+    if not numbers:
+        raise FormError("cities", WebErrorCode.FIELD_REQUIRED)
+    plans = []
+    for n in numbers:
+        name = text(form, f"name_{n}", limit=60)
+        tribune = text(form, f"tribune_{n}", limit=64)
+        residents = tuple(u.strip() for u in text(form, f"residents_{n}", required=False, limit=20000)
+                          .replace(";", ",").replace("\n", ",").split(",") if u.strip())
+        plans.append(cmd.CityPlan(name=name, tribune=tribune, residents=residents))
+    return tuple(plans)
+
+
 # --- the actions -----------------------------------------------------------------------
 
 Builder = Callable[[Form, str, GameState], cmd.Command]
@@ -345,7 +366,7 @@ ACTIONS: Mapping[str, Builder] = WithDeclared({
                                                     members=names(f, "members"),
                                                     key=f"{_rng().getrandbits(64):016x}"),
     "appoint": lambda f, a, s: cmd.AppointHost(actor=a, office=text(f, "office"), user=text(f, "user")),
-    "form_cities": lambda f, a, s: cmd.FormCities(actor=a, cities=city_plans(text(f, "cities", limit=20000))),
+    "form_cities": lambda f, a, s: cmd.FormCities(actor=a, cities=city_rows(f)),
     "seal": _seal,
     "numbers": _numbers,
     "start": lambda f, a, s: cmd.StartGame(actor=a, first_day=day_of(f, "first_day")),
