@@ -113,7 +113,7 @@ test: $(STAMP) $(HTMX) $(SWAGGER) $(AXE) $(COMPILED) $(CHROMIUM) $(NGINX) servic
 	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest -n 2 --dist loadfile
+	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The long schemathesis run over the whole OpenAPI (make test runs 2 cases per operation).
 FUZZ_EXAMPLES ?= 100
