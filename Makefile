@@ -13,22 +13,24 @@ SWAGGER  := $(VENDOR)/swagger-ui/swagger-ui-bundle.js
 CHROMIUM := /usr/bin/chromium
 
 # Dependencies come from the lock (every version CI tested, resolved from PyPI alone), then
-# the project itself without re-resolving; `pip check` fails if pyproject.toml asks for
-# something the lock lacks (run `make lock`).
+# the project itself without re-resolving; `uv pip check` fails if pyproject.toml asks for
+# something the lock lacks (run `make lock`). uv installs the lock in seconds where pip
+# takes a minute (measured: 6.6 s against 62 s, no cache), which CI pays on every run.
 LOCK := requirements.lock
+UV   := $(VENV)/bin/uv
 $(STAMP): pyproject.toml $(LOCK)
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -r $(LOCK)
-	$(PIP) install -q --no-deps -e .
-	$(PIP) check
+	test -x $(UV) || $(PIP) install -q uv
+	$(UV) pip install -q --python $(PY) -r $(LOCK)
+	$(UV) pip install -q --python $(PY) --no-deps -e .
+	$(UV) pip check --python $(PY)
 	touch $(STAMP)
 
 # Re-resolve the lock from PyPI after editing pyproject.toml's dependencies, then `make install`.
 lock:
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q uv
-	$(VENV)/bin/uv pip compile pyproject.toml --extra test --universal --python-version 3.11 \
+	test -x $(UV) || $(PIP) install -q uv
+	$(UV) pip compile pyproject.toml --extra test --universal --python-version 3.11 \
 		--index-url https://pypi.org/simple --no-header -q -o $(LOCK)
 
 # htmx and Swagger UI (/docs, served locally: no CDN) come from the npm registry through
