@@ -64,6 +64,8 @@ REGIONS: dict[str, tuple[type[Event], ...]] = {
     ),
 }
 
+REGIONS["observe"] = (ev.ResidentDied, ev.ObserverJoined, ev.CityDecided, ev.GameEnded)
+"""The offer to observe another city (ROLE-OBS-1..3): gone at one's death (review m9)."""
 REGIONS["today"] = REGIONS["role_actions"] + DEADLINES + (ev.DayPostPublished,)
 REGIONS["unread"] = (ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, ev.ResidentDied,
                      hev.InboxBanImposed, hev.InboxBanLifted)
