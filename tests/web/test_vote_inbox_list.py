@@ -31,7 +31,11 @@ def counts(api: Api, viewer: str) -> dict[str, tuple[str, str]]:
 def test_each_voting_inbox_row_counts_its_keywords_before_and_after_the_close(api: Api) -> None:
     box, other = day_two(api)
     api.ok("p01_03", "g", "PostMessage", inbox=box, text="казнить")
-    assert counts(api, "p01_02")[quote(box, safe="/")] == ("1", "1 ключевое слово"), "live, during the vote"
+    assert counts(api, "p01_02")[quote(box, safe="/")] == ("1", "1 ключевое слово"), "during the vote"
+    kinds = re.search(r'data-live-src="/games/g/part/inbox-list" data-live-kinds="([^"]+)"',
+                      api.get("p01_02", "/games/g/inboxes").text)
+    assert kinds and "VoteCast" in kinds.group(1).split(), "the list refreshes on a vote"
+    assert 'data-testid="count">1<' in api.get("p01_02", "/games/g/part/inbox-list").text
     api.advance_to(at(2, "23:30") + timedelta(seconds=1))
     api.advance_to(at(3, "10:05"))
     shown = counts(api, "p01_02")

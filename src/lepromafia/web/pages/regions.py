@@ -50,7 +50,7 @@ REGIONS: dict[str, tuple[type[Event], ...]] = {
     "voting_inbox": INBOX + VOTE_RECORD,
     "vote_record": VOTE_RECORD,
     "inbox_list": (ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed,
-                   hev.InboxBanLifted),
+                   hev.InboxBanLifted, ev.VoteCast),  # VoteCast: a voting inbox's keyword count
     "tally": VOTE,
     "role_actions": PHASE + VOTE + (
         ev.NominationMade, ev.KillDeclared, ev.NightDecisionFixed, ev.DecisionsClosed,
