@@ -47,9 +47,11 @@ class LiveServer:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.clock = ManualClock(datetime(2026, 11, 30, 12, 0, tzinfo=MOSCOW))
+        # cheap password hashes: a test registers dozens of people (production keeps argon2's defaults)
+        options: dict[str, Any] = {"argon2_time_cost": 1, "argon2_memory_kib": 1024, **overrides}
         settings = WebSettings(database_url=f"sqlite+aiosqlite:///{tmp / 'game.db'}", sweep_interval=0.1,
                                login_max_failures=1000, registrations_per_ip_per_hour=1000,
-                               session_idle_hours=14 * 24, **overrides)
+                               session_idle_hours=14 * 24, **options)
         self.app = create_app(settings, clock=self.clock)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                 ws="websockets", lifespan="on")

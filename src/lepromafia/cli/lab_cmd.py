@@ -44,8 +44,14 @@ def run_cmd(
     with Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as bar:
         task = bar.add_task("games", total=total)
-        summary, page = run(sweep, out, workers or None, dask or None,
-                            progress=lambda done, _all: bar.update(task, completed=done))
+        tenths = [0]
+
+        def progress(done: int, _all: int) -> None:
+            bar.update(task, completed=done)
+            if not console.is_terminal and done * 10 // total > tenths[0]:
+                tenths[0] = done * 10 // total  # a log file gets a line every tenth of the way
+                console.print(f"{done} of {total} games played")
+        summary, page = run(sweep, out, workers or None, dask or None, progress=progress)
     for v in summary["variants"]:
         lo, hi = v["honest_ci"]
         typer.echo(f"{v['label']:>28}: honest {100 * v['honest_rate']:5.1f}% "

@@ -12,7 +12,9 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
+from ...engine.events import ResidentDied, VotingClosed
 from ...engine.state import DeathCause, Faction
+from .claims import Claim
 from .knowledge import SeatView
 
 MAFIA, HONEST = Faction.MAFIA.value, Faction.HONEST.value
@@ -37,13 +39,14 @@ TEMPERS = {
 
 def public_evidence(view: SeatView, city: str) -> dict[str, float]:
     """Vote patterns against the factions of the dead (public, shared by every seat)."""
-    key = ("evidence", city, view.ledger.version)
-    cached = view.ledger.cache.get(key)
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
     deaths = view.deaths(city)
-    score: dict[str, float] = defaultdict(float)
     closed_all = view.tallies(city)
+    return view.memo(("evidence", city, len(closed_all), len(deaths)),
+                     lambda: _public_evidence(deaths, closed_all))
+
+
+def _public_evidence(deaths: dict[str, ResidentDied], closed_all: list[VotingClosed]) -> dict[str, float]:
+    score: dict[str, float] = defaultdict(float)
     for closed in closed_all:
         for tally in closed.tallies:
             died = deaths.get(tally.candidate)
@@ -69,15 +72,18 @@ def public_evidence(view: SeatView, city: str) -> dict[str, float]:
             for tally in closed.tallies:
                 if died.user in tally.voters:
                     score[tally.candidate] += 0.4
-    result = dict(score)
-    view.ledger.cache[key] = result
-    return result
+    return dict(score)
 
 
 def claim_evidence(view: SeatView, city: str, trust: float) -> dict[str, float]:
     """What the city inbox's suspicions and commissar claims suggest to this reader."""
     deaths = view.deaths(city)
     claims = view.claims(city)
+    return view.memo(("claim-evidence", view.seat, city, trust, len(claims), len(deaths)),
+                     lambda: _claim_evidence(deaths, claims, trust))
+
+
+def _claim_evidence(deaths: dict[str, ResidentDied], claims: list[Claim], trust: float) -> dict[str, float]:
     verified: dict[tuple[str, bool], int] = defaultdict(int)
     refuted: dict[tuple[str, bool], int] = defaultdict(int)
     for claim in claims:

@@ -11,7 +11,7 @@ player's stream. Nothing here reads ``GameState``: a bot that decides from a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from ...engine import events as ev
@@ -22,6 +22,7 @@ from ...engine.visibility import visible_to
 from .claims import Claim, parse
 
 E = TypeVar("E", bound=Event)
+T = TypeVar("T")
 
 _CITY_INBOX = "city:"
 
@@ -34,8 +35,13 @@ class Ledger:
         self._kind: dict[type, list[Event]] = defaultdict(list)
         self._city: dict[tuple[type, str], list[Event]] = defaultdict(list)
         self._pos: dict[int, int] = {}
-        self.cache: dict[Any, Any] = {}
-        """Derived facts from public events only, keyed by the question and ``len(events)``."""
+        self.filtered: dict[tuple[Any, ...], tuple[int, list[Any]]] = {}
+        """Per seat (or "public"), kind and city: how many of the kind's events were filtered,
+        and those that passed. The log only grows, so each event is checked once per seat."""
+        self.claim_of: dict[int, Claim | None] = {}
+        """A post's claim, parsed once (by the post's identity)."""
+        self.derived: dict[tuple[Any, ...], Any] = {}
+        """``SeatView.memo``'s answers, keyed by what they were computed from."""
 
     def sync(self, table: Table) -> None:
         """Take in the events the table logged since the last call."""
@@ -80,19 +86,44 @@ class SeatView:
         self.seat = seat
 
     def seen(self, kind: type[E], city: str | None = None) -> list[E]:
-        """The events of ``kind`` this seat may see — the one gate every fact passes."""
-        return [e for e in self.ledger.of(kind, city) if visible_to(e, self.seat)]
+        """The events of ``kind`` this seat may see — the one gate every fact passes.
+        The list is shared: read it, never change it."""
+        seat = self.seat
+        return self._filtered(seat, kind, city, lambda e: visible_to(e, seat))
 
     def public(self, kind: type[E], city: str | None = None) -> list[E]:
-        """Events everyone sees; shared caches are built from these alone."""
-        return [e for e in self.ledger.of(kind, city) if e.audience.public]
+        """Events everyone sees; shared caches are built from these alone (shared list too)."""
+        return self._filtered(None, kind, city, lambda e: e.audience.public)
+
+    def _filtered(self, seat: str | None, kind: type[E], city: str | None,
+                  passes: Callable[[Event], bool]) -> list[E]:
+        source = self.ledger.of(kind, city)
+        key = (seat, kind, city)
+        done, found = self.ledger.filtered.get(key, (0, []))
+        if done < len(source):
+            # a new list: the ones handed out stay as they were
+            found = found + [e for e in source[done:] if passes(e)]
+            self.ledger.filtered[key] = (len(source), found)
+        return found
 
     # --- the seat itself -------------------------------------------------------------
 
+    def memo(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()`` once per ``key``; a key names everything the answer reads (the
+        lengths of the event lists it comes from), so a new event makes a new key."""
+        derived = self.ledger.derived
+        if key not in derived:
+            derived[key] = compute()
+        return derived[key]  # type: ignore[no-any-return]
+
     @property
     def home(self) -> str | None:
-        for formed in self.seen(ev.CitiesFormed):
-            for spec in formed.cities:
+        formed = self.seen(ev.CitiesFormed)
+        return self.memo(("home", self.seat, len(formed)), lambda: self._home(formed))
+
+    def _home(self, formed: list[ev.CitiesFormed]) -> str | None:
+        for each in formed:
+            for spec in each.cities:
                 if self.seat in spec.residents:
                     return spec.name
         return None
@@ -102,11 +133,15 @@ class SeatView:
         home = self.home
         if home is None:
             return frozenset()
-        dealt = [e for e in self.seen(ev.MafiaDealt, home) if self.seat in e.mafiosi]
+        dealt_all = self.seen(ev.MafiaDealt, home)
         honest = self.seen(ev.HonestNoticeIssued, home)
-        if not dealt or (honest and self._later(honest[-1], dealt[-1])):
-            return frozenset()
-        return frozenset(dealt[-1].mafiosi)
+
+        def team() -> frozenset[str]:
+            dealt = [e for e in dealt_all if self.seat in e.mafiosi]
+            if not dealt or (honest and self._later(honest[-1], dealt[-1])):
+                return frozenset()
+            return frozenset(dealt[-1].mafiosi)
+        return self.memo(("team", self.seat, home, len(dealt_all), len(honest)), team)
 
     def is_mafia(self) -> bool:
         return bool(self.team())
@@ -140,11 +175,16 @@ class SeatView:
         return []
 
     def deaths(self, city: str) -> dict[str, ev.ResidentDied]:
-        return {e.user: e for e in self.public(ev.ResidentDied, city)}
+        """The dead of ``city`` (a shared dict: read it, never change it)."""
+        died = self.public(ev.ResidentDied, city)
+        return self.memo(("deaths", city, len(died)), lambda: {e.user: e for e in died})
 
     def living(self, city: str) -> list[str]:
         dead = self.deaths(city)
-        return [u for u in self.residents(city) if u not in dead]
+        formed = self.public(ev.CitiesFormed)
+        living = self.memo(("living", city, len(formed), len(dead)),
+                           lambda: tuple(u for u in self.residents(city) if u not in dead))
+        return list(living)
 
     def tallies(self, city: str) -> list[ev.VotingClosed]:
         return self.public(ev.VotingClosed, city)
@@ -174,12 +214,20 @@ class SeatView:
     # --- what the city inbox says ----------------------------------------------------
 
     def claims(self, city: str) -> list[Claim]:
-        found = []
-        for post in self.seen(ev.MessagePosted, city):
-            claim = parse(post.author, post.text)
-            if claim is not None:
-                found.append(claim)
-        return found
+        posts = self.seen(ev.MessagePosted, city)
+        key = ("claims", self.seat, city)
+        done, found = self.ledger.filtered.get(key, (0, []))
+        if done < len(posts):
+            found = found + [c for c in map(self._claim, posts[done:]) if c is not None]
+            self.ledger.filtered[key] = (len(posts), found)
+        return list(found)
+
+    def _claim(self, post: ev.MessagePosted) -> Claim | None:
+        cache = self.ledger.claim_of
+        key = id(post)
+        if key not in cache:
+            cache[key] = parse(post.author, post.text)
+        return cache[key]
 
     def live_votes(self, city: str, day: int) -> dict[str, set[str]]:
         """Candidate -> voters with an active «казнить» now, as the voting inboxes show it (EXEC-18)."""
