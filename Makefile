@@ -54,6 +54,11 @@ $(AXE): package.json package-lock.json $(HTMX)
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium
 
+# The several-workers test puts Debian's nginx in front of two workers (tests/scale).
+NGINX := /usr/sbin/nginx
+$(NGINX):
+	apt-get update && apt-get install -y nginx
+
 # Translations: each committed .po compiles to a .mo beside it (the .mo files are not committed).
 LOCALES      := src/lepromafia/web/locale
 POT          := var/messages.pot
@@ -104,7 +109,7 @@ services:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
-test: $(STAMP) $(HTMX) $(SWAGGER) $(AXE) $(COMPILED) $(CHROMIUM) services
+test: $(STAMP) $(HTMX) $(SWAGGER) $(AXE) $(COMPILED) $(CHROMIUM) $(NGINX) services
 	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy

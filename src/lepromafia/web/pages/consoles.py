@@ -22,6 +22,7 @@ from .console_duties import city_slugs, office_duties
 from .console_offices import OFFICES
 from .forms import text
 from .game import _form, clocks, game_page, inbox_rows
+from .host_decision_forms import decision_forms
 from .render import render
 from .views import seat_of
 
@@ -76,6 +77,7 @@ def form_context(game: GameCtx, uid: str, office: str, lang: str) -> dict[str, A
         "day_options": day_options(game.now, lang),
         "today": game.now.astimezone(MOSCOW).date().isoformat(),
         "msk": msk_parts,
+        "host_decisions": decision_forms(game.state, uid, office),
     }
 
 

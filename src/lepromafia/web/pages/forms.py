@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date, datetime, time
@@ -17,6 +17,7 @@ from ...engine.calendar import MOSCOW
 from ...engine.state import NO_KILL, GameState
 from ..errors import WebError, WebErrorCode
 from ..i18n import N_
+from .host_decision_forms import WithDeclared
 
 Form = dict[str, Any]
 """Field -> str, or list[str] for repeated fields."""
@@ -306,13 +307,6 @@ def _sanction(f: Form, a: str, s: GameState) -> cmd.Command:
                              until=until, reason=text(f, "reason", limit=4000))
 
 
-def _delegate(f: Form, a: str, s: GameState) -> cmd.Command:
-    return hc.DelegateTribune(
-        actor=a, city=text(f, "city"), delegate=text(f, "delegate", limit=64),
-        starts_at=must(moment(f, "starts_at"), "starts_at"), until=must(moment(f, "until"), "until"),
-        reason=text(f, "reason", limit=4000))
-
-
 def _decide_impeachment(f: Form, a: str, s: GameState) -> cmd.Command:
     return hc.DecideImpeachment(
         actor=a, impeachment=integer(f, "impeachment", 1), outcome=text(f, "outcome", limit=20),
@@ -322,20 +316,7 @@ def _decide_impeachment(f: Form, a: str, s: GameState) -> cmd.Command:
 
 
 HOST_DECISIONS: dict[str, Builder] = {
-    "acknowledge_combination": lambda f, a, s: hc.AcknowledgeCombination(
-        actor=a, user=text(f, "user", limit=64), reason=text(f, "reason", limit=4000)),
-    "publish_contest": lambda f, a, s: hc.PublishContest(
-        actor=a, title=text(f, "title", limit=200), text=text(f, "text", limit=20000)),
-    "contest_results": lambda f, a, s: hc.RecordContestResults(
-        actor=a, contest=integer(f, "contest", 1), participants=tuple(many(f, "participants")),
-        results=text(f, "results", limit=20000), consequences=text(f, "consequences", required=False,
-                                                                   limit=4000)),
     "sanction": _sanction,
-    "delegate": _delegate,
-    "revoke_delegation": lambda f, a, s: hc.RevokeDelegation(
-        actor=a, delegation=integer(f, "delegation", 1), reason=text(f, "reason", limit=4000)),
-    "ambush_order": lambda f, a, s: hc.SetAmbushOrder(
-        actor=a, city=text(f, "city"), order=names(f, "order"), reason=text(f, "reason", limit=4000)),
     "send_relay": lambda f, a, s: hc.SendMafiaRelay(
         actor=a, to_city=text(f, "to_city"), kind=choice(f, "kind", ("message", "gift", "fish")),
         text=text(f, "text", required=False, limit=20000)),
@@ -352,11 +333,12 @@ HOST_DECISIONS: dict[str, Builder] = {
         justified=choice(f, "justified", ("yes", "no")) == "yes",
         reason=text(f, "reason", limit=4000), bonus=text(f, "bonus", required=False, limit=500)),
 }
-"""The remaining [HOST] decisions (HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, OMERTA-2,
-MAFIA-COMM-1..3, IMPEACH, NOCONF); the engine judges each."""
+"""The [HOST] decisions not yet declared in the engine (OMERTA-2, MAFIA-COMM-1..3, IMPEACH,
+NOCONF); the engine judges each. The declared ones (``engine/decisions``) have derived forms
+(``host_decision_forms.WithDeclared``, below)."""
 
 
-ACTIONS: dict[str, Builder] = {
+ACTIONS: Mapping[str, Builder] = WithDeclared({
     "withdraw": lambda f, a, s: cmd.WithdrawSignUp(actor=a),
     "acknowledge": lambda f, a, s: cmd.AcknowledgeRole(actor=a),
     "secret": lambda f, a, s: cmd.CreateSecretInbox(actor=a, title=text(f, "title", limit=80),
@@ -421,4 +403,4 @@ ACTIONS: dict[str, Builder] = {
                                                 reason=text(f, "reason", limit=1000)),
     "renew": lambda f, a, s: cmd.RenewInbox(actor=a, inbox=text(f, "inbox")),
     **HOST_DECISIONS,
-}
+})
