@@ -525,7 +525,8 @@ def _vote_cast(state: GameState, e: ev.VoteCast) -> GameState:
 def _voting_closed(state: GameState, e: ev.VotingClosed) -> GameState:
     book = state.cities[e.city].voting
     assert book is not None
-    result = ev.VoteResult(city=e.city, day=e.day, tallies=e.tallies, condemned=e.condemned)
+    result = ev.VoteResult(city=e.city, day=e.day, tallies=e.tallies, condemned=e.condemned,
+                          ranking=e.ranking, lot=e.lot)
     state = _news(state, votes=(*state.news.votes, result))
     return _city(state, e.city, voting=replace(book, closed=True))
 

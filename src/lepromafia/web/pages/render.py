@@ -84,6 +84,16 @@ def rule_link(lang: str, rule: str, anchor: str | None = None) -> Markup:
     return Markup('<a class="rule-id" href="/rules#{0}">{1}</a>').format(escape(anchor or rule), words)
 
 
+def display_name(request: Request, user: object) -> str | None:
+    """The name the header greets the viewer by: the display name he registered with (any
+    script, Cyrillic too, m6), not his login; only for the user the page is rendered for."""
+    found = getattr(request.state, "user", None)
+    name = getattr(found, "display_name", None)
+    if found is None or not name or getattr(found, "user_id", None) != user:
+        return None
+    return str(name)
+
+
 def render(request: Request, template: str, context: dict[str, Any], *, status: int = 200,
            lang: str = "ru") -> HTMLResponse:
     clock: GameClock | None = context.get("game_clock")
@@ -119,6 +129,7 @@ def render(request: Request, template: str, context: dict[str, Any], *, status: 
         "flash": None,
     }
     base.update(context)
+    base["me_name"] = display_name(request, base["user"])
     base["csrf"] = csrf_token(request)
     html = env.get_template(template).render(base)
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
