@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +22,20 @@ from .terms import setting_value, term
 WEB_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES = WEB_DIR / "templates"
 STATIC = WEB_DIR / "static"
-ASSET_VERSION = "8"
+
+
+def _asset_version() -> str:
+    """A digest of our own static files (not the vendored ones), so a changed stylesheet or
+    script gets a new URL and browsers never keep a stale copy; nothing to bump by hand."""
+    digest = hashlib.sha256()
+    for path in sorted(STATIC.rglob("*")):
+        if path.is_file() and "vendor" not in path.relative_to(STATIC).parts:
+            digest.update(path.relative_to(STATIC).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+ASSET_VERSION = _asset_version()
 
 OFFICE_TITLES = {
     "procurator": N_("Procurator's console"),
