@@ -2,12 +2,15 @@
 same clients on both, in one run (``make bench-load``; docs/performance.md, issue 17).
 
     python bench/load.py [--games 1,5,10,25] [--backends sqlite,postgresql] [--reps 3]
-                         [--window 10] [--rate 2] [--compare-session-cache] [--out FILE]
+                         [--window 10] [--rate 2] [--compare-session-cache] [--two-workers]
+                         [--out FILE]
 
 For each backend and game count: create the games (``load_setup``), start the servers
 (the project's ``load_server.py``, the raw ``load_raw.py``; with
 ``--compare-session-cache`` also the project with the session cache off, on its own copy
-of the database), connect 100 clients per game to each, then take measurement windows in
+of the database; with ``--two-workers`` on PostgreSQL also the project as two workers
+with Redis, clients and posts alternating between them with no routing by game), connect
+100 clients per game to each, then take measurement windows in
 turn (project, raw, … three repetitions). In a window every game posts a Poisson stream of
 ``--rate`` chat messages per second into a random city's inbox from a random resident;
 then the harness waits until each message reached its city's 20 residents (at most
@@ -57,6 +60,7 @@ from load_setup import create_games  # noqa: E402
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+REDIS_URL = "redis://127.0.0.1:6379/0"
 SESSION_COOKIE = "lepromafia_session"
 DEBOUNCE = 0.150
 CONNECT_IN_FLIGHT = 32
@@ -98,6 +102,16 @@ class Target:
     session_cache: float | None = None
     clients: list[Client] = field(default_factory=list)
     writers: dict[str, Any] = field(default_factory=dict)
+    others: list[Target] = field(default_factory=list)
+    """More workers of the same project server (PostgreSQL + Redis): clients and posts are
+    spread over all, with no routing by game (the worst case for one writer per game)."""
+
+    @property
+    def workers(self) -> list[Target]:
+        return [self, *self.others]
+
+    def port_for(self, n: int) -> int:
+        return self.workers[n % len(self.workers)].port
 
 
 @dataclass
@@ -127,6 +141,8 @@ class Client:
         self.delay = 0.5
         self.stopped = False
         self.task: asyncio.Task[None] | None = None
+        self.index = len(target.clients)
+        """Which of the target's workers this client's socket (and re-fetches) use."""
 
     @property
     def token(self) -> str:
@@ -150,7 +166,8 @@ class Client:
         if t.kind == "raw":
             url, headers = f"ws://127.0.0.1:{t.port}/ws?user={self.user}", {}
         else:
-            url, headers = f"ws://127.0.0.1:{t.port}/ws?lang=ru", {"Cookie": f"{SESSION_COOKIE}={self.token}"}
+            url = f"ws://127.0.0.1:{t.port_for(self.index)}/ws?lang=ru"
+            headers = {"Cookie": f"{SESSION_COOKIE}={self.token}"}
         timeout = aiohttp.ClientWSTimeout(ws_close=5)
         async with self.h.ws_http.ws_connect(url, headers=headers, timeout=timeout,
                                              max_msg_size=2**22, autoping=True) as ws:
@@ -217,7 +234,7 @@ class Client:
     async def _fetch(self, r: Region) -> None:
         started = time.perf_counter()
         try:
-            async with self.h.http.get(f"http://127.0.0.1:{self.target.port}{r.src}",
+            async with self.h.http.get(f"http://127.0.0.1:{self.target.port_for(self.index)}{r.src}",
                                        headers={"Cookie": f"{SESSION_COOKIE}={self.token}",
                                                 "HX-Request": "true"}) as resp:
                 await resp.read()
@@ -295,6 +312,8 @@ class Harness:
                    "--now", str(self.manifest["now"])]
             if t.session_cache is not None:
                 cmd += ["--session-cache", str(t.session_cache)]
+            if "-2w" in t.name:
+                env["LEPROMAFIA_REDIS_URL"] = REDIS_URL
         t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         for _ in range(240):
             await asyncio.sleep(0.5)
@@ -370,8 +389,9 @@ class Harness:
                                               "id": mid}))
                 return  # the raw ack is not awaited per post (one writer socket per game)
             inbox = self.manifest["games"][game]["cities"][city]["inbox"]
+            port = t.port_for(len(self.stats.sent))  # several workers: in turn, no routing
             async with self.http.post(
-                    f"http://127.0.0.1:{t.port}/api/games/{game}/commands/PostMessage",
+                    f"http://127.0.0.1:{port}/api/games/{game}/commands/PostMessage",
                     headers={"Authorization": f"Bearer {self.manifest['tokens'][author]}"},
                     json={"command_id": mid, "inbox": inbox, "text": text}) as resp:
                 await resp.read()
@@ -386,8 +406,9 @@ class Harness:
         self.stats = Stats()
         args = self.args
         rng = random.Random(rep * 1000 + zlib.crc32(t.name.encode()) % 1000)
-        pid = t.proc.pid if t.proc else 0
-        cpu0, own0, wall0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+        pids = [w.proc.pid for w in t.workers if w.proc]
+        pid = pids[0] if pids else 0
+        cpu0, own0, wall0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.perf_counter()
         posts: list[asyncio.Task[None]] = []
 
         async def stream(game: str) -> None:
@@ -430,9 +451,9 @@ class Harness:
             "refresh_p50_ms": round(pct(refreshes, 0.5) * 1000, 1),
             "refresh_p99_ms": round(pct(refreshes, 0.99) * 1000, 1),
             "refresh_errors": self.stats.refresh_errors, "reconnects": self.stats.reconnects,
-            "server_cores": round((cpu_seconds(pid) - cpu0) / wall, 3) if pid else None,
+            "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
             "loadgen_cores": round((time.process_time() - own0) / wall, 3),
-            "rss_kb_per_client": round(rss_kb(pid) / max(1, clients), 1) if pid else None,
+            "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, clients), 1) if pid else None,
             "load1": round(os.getloadavg()[0], 2),
         }
 
@@ -468,12 +489,16 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
         shutil.copy(workdir / "games.db", workdir / "before.db")
         before = DatabaseConfig(f"sqlite:///{workdir}/before.db")
         targets.insert(0, Target("no-session-cache", "project", free_port(), db=before, session_cache=0))
+    if args.two_workers and backend == "postgresql":
+        second = Target("project-2w:b", "project", free_port(), db=db)
+        targets.append(Target("project-2w", "project", free_port(), db=db, others=[second]))
     targets.append(Target("raw", "raw", free_port()))
     h = Harness(args, manifest, workdir)
     rows: list[dict[str, Any]] = []
     try:
         for t in targets:
-            await h.start(t)
+            for worker in t.workers:
+                await h.start(worker)
             took = await h.connect(t)
             print(f"#   {t.name}: {len(t.clients)} clients subscribed in {took:.1f} s "
                   f"(failures {h.stats.connect_failures})", flush=True)
@@ -494,7 +519,8 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
         for task in list(h.background):
             task.cancel()
         for t in targets:
-            h.stop(t)
+            for worker in t.workers:
+                h.stop(worker)
         await h.close()
         if backend == "postgresql":
             await drop_schemas([t.db for t in targets if t.db is not None])
@@ -557,6 +583,9 @@ async def main() -> None:
     parser.add_argument("--compare-session-cache", default="",
                         help="game counts (e.g. 1,5) at which the project also runs with the "
                              "session cache off (before/after, SQLite)")
+    parser.add_argument("--two-workers", action="store_true",
+                        help="on PostgreSQL also run the project as two workers with Redis, clients "
+                             "and posts spread over both with no routing by game")
     parser.add_argument("--max-minutes", type=float, default=60.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-load" / "results.jsonl"))
     parser.add_argument("--summarize", metavar="JSONL", help="only print the table of an earlier run")

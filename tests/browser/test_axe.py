@@ -9,7 +9,9 @@ page from the app in process (Playwright routes every request to the test client
 bearer token on it) and runs ``axe.run()`` (axe-core from the npm registry, copied by the
 Makefile to ``var/test-assets``). Each page is scanned once per shape: its route, the stage,
 and the group of seats that share its template branches (``LOOKS``); the game page and the
-role card also at phone width.
+role card also at phone width. On the day with an open vote, the role card of an honest
+resident, a mafioso and the commissar is scanned again with «Ещё» (the rare acts) opened, and
+each irreversible act's confirmation page, in Russian and in English (review M4, m12).
 """
 
 from __future__ import annotations
@@ -73,33 +75,45 @@ def shape(moment: Moment, seat: Seat, path: str, status: int) -> tuple[str, ...]
     return (route, LOOKS.get(seat.kind, seat.kind), stage)
 
 
-def serve(api: Api, seat: Seat) -> Any:
-    """A Playwright route handler answering from the app as ``seat``."""
+def serve(api: Api, seat: Seat, lang: str | None = None) -> Any:
+    """A Playwright route handler answering from the app as ``seat`` (in ``lang``, if given:
+    every request carries ``?lang=``, a form's POST too). A form's body is passed on."""
     def handle(route: Any) -> None:
         url = urlsplit(route.request.url)
-        target = url.path + (f"?{url.query}" if url.query else "")
+        query = "&".join(q for q in (url.query, f"lang={lang}" if lang else "") if q)
+        target = url.path + (f"?{query}" if query else "")
         method = route.request.method
+        headers = dict(api.headers(seat.user))
+        ctype = route.request.headers.get("content-type")
+        if ctype:
+            headers["content-type"] = ctype
         # a redirect is followed here: Chromium would not route the request it leads to
-        r = api.client.request(method, target, headers=api.headers(seat.user), follow_redirects=True)
+        r = api.client.request(method, target, headers=headers, content=route.request.post_data_buffer,
+                               follow_redirects=True)
         headers = {k: v for k, v in r.headers.items() if k.lower() not in ("content-length", "content-encoding")}
         route.fulfill(status=r.status_code, body=r.content, headers=headers)
 
     return handle
 
 
-def scan(page: Any, path: str) -> list[dict[str, Any]]:
-    """axe's critical and serious violations on one page."""
-    page.goto(f"{ORIGIN}{path}", wait_until="load")
+def blocking(page: Any) -> list[dict[str, Any]]:
+    """axe's critical and serious violations on the page as it is now."""
     result: dict[str, Any] = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
     return [v for v in result["violations"] if v["impact"] in BLOCKING]
 
 
-def seat_page(browser: Any, api: Api, seat: Seat, width: int) -> Any:
+def scan(page: Any, path: str) -> list[dict[str, Any]]:
+    """axe's critical and serious violations on one page."""
+    page.goto(f"{ORIGIN}{path}", wait_until="load")
+    return blocking(page)
+
+
+def seat_page(browser: Any, api: Api, seat: Seat, width: int, lang: str | None = None) -> Any:
     """One browser context per seat and width: the app behind every request, sockets off."""
     context = browser.new_context(viewport={"width": width, "height": 800 if width > 500 else 844},
-                                  locale="ru-RU")
+                                  locale="en-GB" if lang == "en" else "ru-RU")
     context.add_init_script(script=AXE.read_text(encoding="utf-8"))
-    context.route(f"{ORIGIN}/**", serve(api, seat))
+    context.route(f"{ORIGIN}/**", serve(api, seat, lang))
     context.route("ws://testserver/**", lambda route: route.abort())
     return context.new_page()
 
@@ -118,6 +132,52 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+OPEN_DETAILS = "() => document.querySelectorAll('details').forEach(d => { d.open = true; })"
+RARE = ("suicide", "sign_impeachment", "no_confidence", "file_case")
+"""The rare acts behind «Ещё» whose first POST answers with a confirmation page."""
+
+
+def rare_acts(browser: Any, api: Api, moment: Moment, seat: Seat) -> tuple[list[str], list[str]]:
+    """Review M4, m12: the role card with «Ещё» opened, and the confirmation page of every
+    irreversible act in it, at 1280 px in both languages (and the opened card on a phone).
+    Returns the blocking violations and the pages scanned."""
+    found: list[str] = []
+    scanned: list[str] = []
+    role = f"/games/{moment.game}/role"
+
+    def note(where: str, violations: list[dict[str, Any]]) -> None:
+        scanned.append(where)
+        for v in violations:
+            nodes = "; ".join(str(n["target"][0]) if n["target"] else "?" for n in v["nodes"][:3])
+            found.append(f"{v['impact']} {v['id']} ({len(v['nodes'])}) at {moment.name} · {seat.kind} · {where}: {nodes}")
+
+    for lang in ("ru", "en"):
+        for width in (1280, 390):
+            page = seat_page(browser, api, seat, width, lang)
+            try:
+                page.goto(f"{ORIGIN}{role}", wait_until="load")
+                if page.locator("[data-testid=more-actions]").count() == 0:
+                    return [f"no «Ещё» on the role card of {seat.kind} at {moment.name}"], scanned
+                page.evaluate(OPEN_DETAILS)
+                note(f"{role} «Ещё» open · {lang} · {width}px", blocking(page))
+                if width != 1280:
+                    continue
+                actions = page.eval_on_selector_all(
+                    "[data-testid=more-actions] form", "fs => fs.map(f => f.getAttribute('action'))")
+                for action in [a for a in actions if a.rsplit("/", 1)[-1] in RARE]:
+                    page.goto(f"{ORIGIN}{role}", wait_until="load")
+                    page.evaluate(OPEN_DETAILS)
+                    form = page.locator(f"[data-testid=more-actions] form[action='{action}']")
+                    for area in form.locator("textarea").all():
+                        area.fill("Проверка доступности")
+                    form.locator("button[type=submit]").first.click()
+                    page.wait_for_selector("[data-testid=confirm]")
+                    note(f"{action} confirmation · {lang} · {width}px", blocking(page))
+            finally:
+                page.context.close()
+    return found, scanned
+
+
 @pytest.mark.timeout(1800)
 def test_no_page_has_a_critical_or_serious_axe_violation_for_any_seat(api: Api, browser: Any) -> None:
     done: set[tuple[str, ...]] = set()
@@ -125,6 +185,7 @@ def test_no_page_has_a_critical_or_serious_axe_violation_for_any_seat(api: Api, 
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text("", encoding="utf-8")
     kinds: set[str] = set()
+    confirmations: list[str] = []
     for moment in every_moment(api, RUNNING):
         for seat in moment.seats:
             kinds.add(seat.kind)
@@ -154,6 +215,17 @@ def test_no_page_has_a_critical_or_serious_axe_violation_for_any_seat(api: Api, 
                             report.writelines(f"  {line}\n" for line in found[before:])
                 finally:
                     page.context.close()
+            if moment.name == "vote" and seat.kind in ("resident", "mafioso", "commissar"):
+                rare, scanned = rare_acts(browser, api, moment, seat)
+                kinds.add(f"rare:{seat.kind}")
+                confirmations += [where for where in scanned if "confirmation" in where]
+                with REPORT.open("a", encoding="utf-8") as report:
+                    report.writelines(f"{moment.name} · {seat.kind} · {where}\n" for where in scanned)
+                    report.writelines(f"  {line}\n" for line in rare)
+                found += rare
+    assert {"rare:resident", "rare:mafioso", "rare:commissar"} <= kinds, kinds
+    for lang in ("ru", "en"):  # every seat may declare suicide: at least that one is confirmed
+        assert any(f"/do/suicide confirmation · {lang}" in where for where in confirmations), confirmations
     assert len(done) > 25 and {"anonymous", "resident", "dead", "mafioso", "commissar", "observer",
                                "procurator", "consigliere", "arbiter", "tribune"} <= kinds, (len(done), kinds)
     assert not found, f"{len(found)} blocking violations:\n" + "\n".join(found)

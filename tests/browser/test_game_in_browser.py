@@ -68,7 +68,9 @@ def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any,
 
     # CITY-3: the Procurator forms the city from the prefilled sign-ups.
     proc.goto(f"{live.url}/games/{GAME}/console/procurator")
-    proc.fill("#fc-cities", "Лепроград; tribune1; " + ", ".join(RESIDENTS))
+    proc.fill("#fc-name-1", "Лепроград")
+    proc.fill("#fc-tribune-1", "tribune1")  # HOST-TRIB-1: no Tribune is preselected
+    proc.fill("#fc-residents-1", ", ".join(RESIDENTS))
     proc.click("form[action$='/do/form_cities'] button[type=submit]")
     proc.wait_for_selector("[data-testid=flash]")
 

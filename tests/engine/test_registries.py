@@ -36,13 +36,14 @@ def test_every_key_a_game_schedules_is_a_known_kind() -> None:
 
 def test_every_inbox_kind_has_one_policy_row_with_order_label_and_ballot() -> None:
     """INBOX-GEN-1, EXEC-13, JUDGE-ELECT-10: kinds with keywords dispatch them to a ballot;
-    the inbox list order is a strict order over all kinds."""
+    the inbox list order is a strict order over all kinds; every kind has its words."""
     assert set(POLICY) == set(Kind)
     orders = [p.order for p in POLICY.values()]
     assert len(set(orders)) == len(orders)
     for policy in POLICY.values():
         assert bool(policy.keywords) == (policy.ballot is not None), policy.kind
         assert "{kind}" in policy.label
+        assert policy.words, f"{policy.kind}: its name for people (a msgid) is missing"
     assert POLICY[Kind.VOTING].keywords_only and POLICY[Kind.POLLING].keywords_only
 
 

@@ -13,7 +13,7 @@ import pytest
 from lepromafia.engine import events as ev
 from lepromafia.engine.commands import Nominate
 from lepromafia.engine.errors import ErrorCode, RuleViolation
-from lepromafia.engine.settings import CHOICES, GameSettings
+from lepromafia.engine.settings import CHOICES, LABELS, OPTION_LABELS, GameSettings
 
 from .cast import TRIBUNES, Game
 
@@ -35,6 +35,15 @@ def test_every_setting_a_host_may_change_is_read_by_a_rule() -> None:
               if not re.search(rf"\.{f.name}\b", sources) and f.name not in READ_IN_SETTINGS
               and not _fixed(f.name)]
     assert unread == [], f"accepted but read by no rule: {unread}"
+
+
+def test_every_setting_has_its_words_beside_it() -> None:
+    """§8: a page names a setting and its options by their words, never by their keys
+    (``LABELS``, ``OPTION_LABELS``: msgids)."""
+    assert set(LABELS) == {f.name for f in fields(GameSettings)}
+    assert all(LABELS.values())
+    options = {option for offered in CHOICES.values() for option in offered}
+    assert options <= set(OPTION_LABELS), sorted(options - set(OPTION_LABELS))
 
 
 @pytest.mark.parametrize("key, option", [("no_candidate_policy", "lot_all_eligible"),

@@ -91,9 +91,9 @@ async def profile(store: NotifyStore, user: str, *, lang: str = "ru", email: str
 
 
 async def bot_game(svc: GameService, game_id: str = "g", cities: int = 2, population: int = 8,
-                   seed: int = 3) -> StrategyServiceBots:
+                   seed: int = 3, **settings: Any) -> StrategyServiceBots:
     await setup_game(svc, game_id, default_cast(cities, population),
-                     settings={"supreme_court_mode": "never"})
+                     settings={"supreme_court_mode": "never", **settings})
     return StrategyServiceBots(svc, game_id, random.Random(seed))
 
 

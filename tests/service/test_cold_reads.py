@@ -23,15 +23,15 @@ def test_fifty_viewers_of_a_cold_game_share_one_load(backend: DatabaseConfig,
             await setup_game(first, "storm", small_cast())
             version = (await first.current("storm")).version
         loads = 0
-        real_load = Transaction.load
+        real_load = Transaction.stored
 
-        async def counted(self: Transaction, game_id: str) -> object:
+        async def counted(self: Transaction, game_id: str, use_snapshot: bool = True) -> object:
             nonlocal loads
             loads += 1
-            await asyncio.sleep(0.05)  # a slow replay: every viewer arrives while it runs
-            return await real_load(self, game_id)
+            await asyncio.sleep(0.05)  # a slow read: every viewer arrives while it runs
+            return await real_load(self, game_id, use_snapshot)
 
-        monkeypatch.setattr(Transaction, "load", counted)
+        monkeypatch.setattr(Transaction, "stored", counted)
         async with GameService.running(backend, clock=clock, sweep=False) as restarted:  # cold
             seen = await asyncio.gather(*(restarted.current("storm") for _ in range(50)))
         return loads, {c.version for c in seen}, version
@@ -47,18 +47,18 @@ def test_a_failed_load_fails_its_waiters_and_the_next_read_loads_again(
         clock = manual_clock()
         async with GameService.running(backend, clock=clock, sweep=False) as first:
             await setup_game(first, "storm", small_cast())
-        real_load = Transaction.load
+        real_load = Transaction.stored
         calls = 0
 
-        async def flaky(self: Transaction, game_id: str) -> object:
+        async def flaky(self: Transaction, game_id: str, use_snapshot: bool = True) -> object:
             nonlocal calls
             calls += 1
             await asyncio.sleep(0.05)
             if calls == 1:
                 raise OSError("the database went away")
-            return await real_load(self, game_id)
+            return await real_load(self, game_id, use_snapshot)
 
-        monkeypatch.setattr(Transaction, "load", flaky)
+        monkeypatch.setattr(Transaction, "stored", flaky)
         async with GameService.running(backend, clock=clock, sweep=False) as restarted:
             results = await asyncio.gather(*(restarted.current("storm") for _ in range(5)),
                                            return_exceptions=True)

@@ -282,8 +282,9 @@ def test_a_corrupt_event_row_blocks_the_game_with_its_seq_and_changes_nothing(
 
 
 def test_two_workers_on_one_game_never_fork_its_log(backend: DatabaseConfig) -> None:
-    """Worker B's cached state is stale after A writes; B's commit conflicts on the
-    version/(game_id, seq) key, B reloads and retries once, and both commands land."""
+    """Worker B's cached state is stale after A writes; B's lane, holding the game's row,
+    follows A's commit before deciding (the version/(game_id, seq) key stays the
+    backstop), and both commands land."""
 
     async def scenario() -> None:
         svc_a, clock, _ = await started(backend)

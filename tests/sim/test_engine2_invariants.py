@@ -24,6 +24,7 @@ from lepromafia.bots.invariants import (
 )
 from lepromafia.bots.rule_checks import RuleTracker, court_problems
 from lepromafia.bots.simulate import GameReport, play
+from lepromafia.engine import decisions
 from lepromafia.engine import events as ev
 from lepromafia.engine import events_host as hev
 from lepromafia.engine.audience import only
@@ -72,7 +73,8 @@ def judged_day(report: GameReport) -> tuple[GameState, datetime, str, str]:
 
 def test_every_event_kind_is_classified_for_visibility():
     """§9: a new event kind without an allow-list entry (or an explicit 'public') fails here."""
-    kinds = {c for module in (ev, hev) for _, c in inspect.getmembers(module, inspect.isclass)
+    kinds = {c for module in (ev, hev, *decisions.MODULES)
+             for _, c in inspect.getmembers(module, inspect.isclass)
              if issubclass(c, ev.Event) and c is not ev.Event}
     groups = (set(ALLOWED), OPEN_EVENTS, ROUTED_EVENTS, AFTER_GAME_EVENTS, BASE_EVENTS)
     unclassified = sorted(k.__name__ for k in kinds if sum(k in g for g in groups) != 1)

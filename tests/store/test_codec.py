@@ -21,16 +21,16 @@ import pytest
 
 from lepromafia.bots.simulate import play
 from lepromafia.engine import commands as engine_commands
-from lepromafia.engine import commands_host, events_host
+from lepromafia.engine import commands_host, decisions, events_host
 from lepromafia.engine import events as engine_events
 from lepromafia.engine.calendar import MOSCOW
 from lepromafia.store import codec
 
-EVENT_CLASSES = [c for m in (engine_events, events_host)
+EVENT_CLASSES = [c for m in (engine_events, events_host, *decisions.MODULES)
                  for _, c in inspect.getmembers(m, inspect.isclass)
                  if issubclass(c, engine_events.Event) and c.__module__ == m.__name__
                  and c is not engine_events.Event]
-COMMAND_CLASSES = [c for m in (engine_commands, commands_host)
+COMMAND_CLASSES = [c for m in (engine_commands, commands_host, *decisions.MODULES)
                    for _, c in inspect.getmembers(m, inspect.isclass)
                    if issubclass(c, engine_commands.Command) and c.__module__ == m.__name__
                    and c is not engine_commands.Command]

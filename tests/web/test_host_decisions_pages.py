@@ -168,8 +168,9 @@ def test_the_consigliere_sets_an_ambush_order_of_living_mafiosi_only(game: Api) 
 
 def test_a_mafia_relay_is_sent_from_the_role_card_and_rejected_by_the_consigliere(game: Api) -> None:
     """MAFIA-COMM-1..3, SEC-5: the mafioso's role card offers the relay (an honest card does
-    not); to his own city is relay_invalid. The Consigliere's console lists it; rejecting
-    without a reason is reason_required; with a reason the relay is rejected."""
+    not); to his own city, or a fish with no tour to answer, is relay_invalid. The
+    Consigliere's console lists it; rejecting without a reason is reason_required; with a
+    reason the relay is rejected."""
     sender = mafioso_of(game, A)
     assert 'data-testid="send-relay"' in game.get(sender, ROLE).text
     assert 'data-testid="send-relay"' not in game.get(honest_of(game, A)[0], ROLE).text
@@ -177,12 +178,14 @@ def test_a_mafia_relay_is_sent_from_the_role_card_and_rejected_by_the_consiglier
     assert error_code(html) == "relay_invalid"
     assert game.state(GAME).records.relays == ()
     html = submit(game, sender, "send_relay", ROLE, to_city=B, kind="fish", text="")
+    assert error_code(html) == "relay_invalid"  # MAFIA-COMM-3: no tour of B's mafia in A yet
+    html = submit(game, sender, "send_relay", ROLE, to_city=B, kind="message", text="Привет")
     assert error_code(html) is None
     (relay,) = game.state(GAME).records.relays
-    assert (relay.from_city, relay.to_city, relay.kind) == (A, B, "fish")
+    assert (relay.from_city, relay.to_city, relay.kind) == (A, B, "message")
 
     page = game.get(CAST.consigliere, CONSIGLIERE).text
-    assert 'data-relay="1"' in page and "рыба" in page
+    assert 'data-relay="1"' in page and "сообщение" in page
     html = submit(game, CAST.consigliere, "review_relay", CONSIGLIERE, relay="1", approve="no", reason="")
     assert error_code(html) == "reason_required"
     assert game.state(GAME).records.relays[0].state == "pending"

@@ -4,7 +4,8 @@ The server is hardened against slow and idle clients (F4-6): a request's headers
 arrive within ``--header-timeout`` seconds of its first byte (or of the connection), an
 idle keep-alive connection is closed after 5 s, headers are capped at 16 KiB, and beyond
 ``--max-connections`` open connections new requests get 503 instead of exhausting file
-descriptors.
+descriptors. ``--workers N`` runs N worker processes on the one port (``cli/workers.py``;
+with Redis, docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def serve(
                                          "a request's headers"),
     max_connections: int = typer.Option(MAX_CONNECTIONS, min=10, help="Open connections beyond "
                                         "which new requests get 503"),
+    workers: int = typer.Option(1, min=1, max=64, help="Worker processes sharing the port "
+                                "(more than one needs LEPROMAFIA_REDIS_URL)"),
 ) -> None:
     """Serve the web platform: pages, the JSON API (/docs) and the live WebSocket (/ws)."""
     import uvicorn
@@ -96,15 +99,34 @@ def serve(
     elif time_scale:
         overrides["time_scale"] = time_scale
     settings = load_settings(**overrides)
+    if workers > 1 and not settings.redis_url:
+        raise typer.BadParameter("several workers need LEPROMAFIA_REDIS_URL: each worker's sockets "
+                                 "hear the others' events through Redis", param_hint="--workers")
+    if workers > 1 and settings.demo:
+        raise typer.BadParameter("the demo runs in one worker", param_hint="--workers")
     observability.configure_logging(settings)
     hooks: list[StartupHook] = []
     if settings.demo:
         from .demo_serve import start_demo
 
         hooks.append(start_demo)
-    app = create_app(settings, startup_hooks=hooks)
+
+    def server() -> uvicorn.Server:
+        app = create_app(settings, startup_hooks=hooks)
+        config = server_config(app, host, port, header_timeout=header_timeout,
+                               max_connections=max_connections, log_level=settings.log_level,
+                               log_config=None, access_log=False)  # our RequestLog writes each request
+        return uvicorn.Server(config)
+
     typer.echo(f"Lepromafia on http://{host}:{port}/  (API docs: /docs)")
-    config = server_config(app, host, port, header_timeout=header_timeout,
-                           max_connections=max_connections, log_level=settings.log_level,
-                           log_config=None, access_log=False)  # our RequestLog writes each request
-    uvicorn.Server(config).run()
+    if workers == 1:
+        server().run()
+        return
+    from .workers import supervise
+
+    if settings.auto_migrate:  # once, before any worker starts (not N migrations racing)
+        from ..store.migrate import upgrade
+
+        asyncio.run(upgrade(settings.database))
+        settings = settings.model_copy(update={"auto_migrate": False})
+    supervise(workers, host, port, server)

@@ -4,88 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
 
 from .commands import Command
 from .records import MessageRef
 
 _C = {"frozen": True, "slots": True, "kw_only": True}
-
-
-# --- hosts, contests, delegation -----------------------------------------------------
-
-
-@dataclass(**_C)
-class AcknowledgeCombination(Command):
-    """HOST-2: the Procurator acknowledges a combination of host roles in one person."""
-
-    user: str
-    reason: str
-
-
-@dataclass(**_C)
-class PublishContest(Command):
-    """HOST-PROC-5: a charade or contest, published in today's Day Post."""
-
-    title: str
-    text: str
-
-
-@dataclass(**_C)
-class RecordContestResults(Command):
-    contest: int
-    participants: tuple[str, ...]
-    results: str
-    consequences: str = ""
-
-
-@dataclass(**_C)
-class DelegateTribune(Command):
-    """HOST-TRIB-2: the city's Tribune lets another city's Tribune run its votes for a period."""
-
-    city: str
-    delegate: str
-    starts_at: datetime
-    until: datetime
-    reason: str
-
-
-@dataclass(**_C)
-class RevokeDelegation(Command):
-    delegation: int
-    reason: str
-
-
-@dataclass(**_C)
-class SetAmbushOrder(Command):
-    """AMBUSH-6: the Consigliere orders the mafiosi placing ambushes (record only)."""
-
-    city: str
-    order: tuple[str, ...]
-    reason: str
-
-
-@dataclass(**_C)
-class SetGodfatherElectionRule(Command):
-    """GODFATHER-2: the Consigliere sets how the city's mafia elects its Godfather.
-
-    ``rule``: "plurality" (the default preset), "majority" (more than half of the living
-    mafiosi) or "unanimity" (every living mafioso)."""
-
-    city: str
-    rule: str
-    reason: str
-
-
-@dataclass(**_C)
-class SetSilentGodfatherProcedure(Command):
-    """MAFIA-KILL-5: how the city's mafia decides when its Godfather is silent.
-
-    ``procedure``: "majority" (the default preset: more than half of the living mafiosi,
-    a tie kills nobody), "plurality" (the most voices; a tie kills nobody) or "no_kill"."""
-
-    city: str
-    procedure: str
-    reason: str
 
 
 @dataclass(**_C)
@@ -236,3 +160,25 @@ class ReviewMafiaRelay(Command):
     relay: int
     approve: bool
     reason: str = ""
+
+
+# --- the decisions declared in engine/decisions (one module each): their old address -----
+
+if TYPE_CHECKING:
+    from .decisions.combination import AcknowledgeCombination as AcknowledgeCombination
+    from .decisions.contests import PublishContest as PublishContest
+    from .decisions.contests import RecordContestResults as RecordContestResults
+    from .decisions.delegation import DelegateTribune as DelegateTribune
+    from .decisions.delegation import RevokeDelegation as RevokeDelegation
+    from .decisions.mafia_rules import SetAmbushOrder as SetAmbushOrder
+    from .decisions.mafia_rules import SetGodfatherElectionRule as SetGodfatherElectionRule
+    from .decisions.mafia_rules import SetSilentGodfatherProcedure as SetSilentGodfatherProcedure
+
+
+def __getattr__(name: str) -> type[Any]:
+    """A command declared with ``@host_decision`` (``engine/decision.py``), by its old address."""
+    if name.startswith("__"):  # the import system asks for __path__ and the like
+        raise AttributeError(name)
+    from .decision import declared
+
+    return declared(name)

@@ -10,7 +10,9 @@ from typing import Any
 
 from . import commands as cmd
 from . import commands_host as hc
+from . import decisions  # noqa: F401 - declares the host decisions (decision.DECIDERS)
 from .audience import PUBLIC
+from .decision import DECIDERS
 from .errors import N_, ErrorCode, RuleViolation
 from .events import Event, GameCreated
 from .evolve import evolve
@@ -97,15 +99,8 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.NameRestorationNumbers: restoration.name_numbers,
     cmd.GiveArchiveConsent: archive.give_consent,
     cmd.RequestArchive: archive.request,
-    # host-side rules: recorded [HOST] decisions, Sound Library, cases, mafia relay
-    hc.AcknowledgeCombination: host.acknowledge_combination,
-    hc.PublishContest: host.publish_contest,
-    hc.RecordContestResults: host.record_contest_results,
-    hc.DelegateTribune: host.delegate_tribune,
-    hc.RevokeDelegation: host.revoke_delegation,
-    hc.SetAmbushOrder: host.set_ambush_order,
-    hc.SetGodfatherElectionRule: host.set_godfather_election_rule,
-    hc.SetSilentGodfatherProcedure: host.set_silent_godfather_procedure,
+    # host-side rules: recorded [HOST] decisions, Sound Library, cases, mafia relay; the
+    # decisions declared with @host_decision (engine/decisions) are in decision.DECIDERS
     hc.RecordSanction: host.record_sanction,
     hc.RevealSealedRecord: host.reveal_sealed_record,
     hc.RequestSound: sound.request_sound,
@@ -153,7 +148,7 @@ def decide_and_evolve(
         return created.events, created.state
     if state is None:
         raise RuleViolation(ErrorCode.NO_GAME)
-    handler = HANDLERS.get(type(command))
+    handler = HANDLERS.get(type(command)) or DECIDERS.get(type(command))
     if handler is None:
         raise TypeError(f"unknown command {type(command).__name__}")
     progress = Progress(state, ctx)

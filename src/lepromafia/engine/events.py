@@ -245,6 +245,10 @@ class VoteResult:
     day: int
     tallies: tuple[Tally, ...]
     condemned: str | None
+    ranking: tuple[str, ...] = ()
+    """The candidates in the order of EXEC-10 (most votes, earliest last vote, the lot)."""
+    lot: tuple[str, ...] = ()
+    """The tied candidates a logged lot chose among (EXEC-10), empty if none was drawn."""
 
 
 @dataclass(**_E)

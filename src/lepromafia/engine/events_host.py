@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
 
 from .events import Event
 from .records import MessageRef
@@ -20,52 +21,6 @@ class HostDecision(Event):
     host: str
     rule: str
     reason: str
-
-
-# --- hosts, contests, delegation (HOST-2, HOST-PROC-5, HOST-TRIB-2) --------------------
-
-
-@dataclass(**_E)
-class CombinationAcknowledged(HostDecision):
-    user: str
-    offices: tuple[str, ...]
-
-
-@dataclass(**_E)
-class ContestPublished(HostDecision):
-    """HOST-PROC-5, POST-2: carried in the Day Post of ``day``."""
-
-    contest: int
-    day: int
-    title: str
-    text: str
-
-
-@dataclass(**_E)
-class ContestResultsRecorded(HostDecision):
-    """AMB-42: participation recorded; consequences are the Procurator's words, not a rule."""
-
-    contest: int
-    participants: tuple[str, ...]
-    absent: tuple[str, ...]
-    results: str
-    consequences: str
-
-
-@dataclass(**_E)
-class TribuneDelegated(HostDecision):
-    delegation: int
-    city: str
-    delegate: str
-    starts_at: datetime
-    until: datetime
-    scope: str
-
-
-@dataclass(**_E)
-class DelegationRevoked(HostDecision):
-    delegation: int
-    city: str
 
 
 # --- notary records and sealed reasons (COMM-APPT-6, IMPEACH-3) ------------------------
@@ -94,29 +49,7 @@ class RecordOpened(Event):
     opened_by: str
 
 
-# --- ambush order, sanctions (AMBUSH-6, OMERTA-2, IMPEACH-5, PLAYER-7) -----------------
-
-
-@dataclass(**_E)
-class AmbushOrderSet(HostDecision):
-    city: str
-    order: tuple[str, ...]
-
-
-@dataclass(**_E)
-class GodfatherElectionRuleSet(HostDecision):
-    """GODFATHER-2: the Consigliere's election rule for the city's mafia."""
-
-    city: str
-    election_rule: str
-
-
-@dataclass(**_E)
-class SilentGodfatherProcedureSet(HostDecision):
-    """MAFIA-KILL-5: the Consigliere's procedure when the Godfather is silent."""
-
-    city: str
-    procedure: str
+# --- sanctions (OMERTA-2, IMPEACH-5, PLAYER-7) -----------------------------------------
 
 
 @dataclass(**_E)
@@ -342,3 +275,25 @@ class CommentHidden(HostDecision):
     """The Procurator hid a comment; its place shows "hidden by the Procurator: <reason>"."""
 
     comment: int
+
+
+# --- the decisions declared in engine/decisions (one module each): their old address -----
+
+if TYPE_CHECKING:
+    from .decisions.combination import CombinationAcknowledged as CombinationAcknowledged
+    from .decisions.contests import ContestPublished as ContestPublished
+    from .decisions.contests import ContestResultsRecorded as ContestResultsRecorded
+    from .decisions.delegation import DelegationRevoked as DelegationRevoked
+    from .decisions.delegation import TribuneDelegated as TribuneDelegated
+    from .decisions.mafia_rules import AmbushOrderSet as AmbushOrderSet
+    from .decisions.mafia_rules import GodfatherElectionRuleSet as GodfatherElectionRuleSet
+    from .decisions.mafia_rules import SilentGodfatherProcedureSet as SilentGodfatherProcedureSet
+
+
+def __getattr__(name: str) -> type[Any]:
+    """An event declared with ``@host_decision`` (``engine/decision.py``), by its old address."""
+    if name.startswith("__"):  # the import system asks for __path__ and the like
+        raise AttributeError(name)
+    from .decision import declared
+
+    return declared(name)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from . import events as ev
+from .activity import counts_as_activity
 from .calendar import DayPlan, ShortDay, plan_day, plan_next
 from .inboxes import inbox_key
 from .state import (
@@ -443,6 +444,8 @@ def _message_posted(state: GameState, e: ev.MessagePosted) -> GameState:
     state = replace(state, authors=_put(state.authors, e.inbox,
                                         (*state.authors.get(e.inbox, ()), e.author)))
     inbox = state.inboxes[e.inbox]
+    if counts_as_activity(state, inbox, e.author):
+        state = replace(state, last_posts=_put(state.last_posts, e.author, e.at))
     if inbox.kind == "mafia" and state.phase is PhaseKind.NIGHT and inbox.city:
         author = state.residents.get(e.author)
         if author and author.alive and author.city == inbox.city:
@@ -522,7 +525,8 @@ def _vote_cast(state: GameState, e: ev.VoteCast) -> GameState:
 def _voting_closed(state: GameState, e: ev.VotingClosed) -> GameState:
     book = state.cities[e.city].voting
     assert book is not None
-    result = ev.VoteResult(city=e.city, day=e.day, tallies=e.tallies, condemned=e.condemned)
+    result = ev.VoteResult(city=e.city, day=e.day, tallies=e.tallies, condemned=e.condemned,
+                          ranking=e.ranking, lot=e.lot)
     state = _news(state, votes=(*state.news.votes, result))
     return _city(state, e.city, voting=replace(book, closed=True))
 
@@ -745,10 +749,13 @@ def _kill_declared(state: GameState, e: ev.KillDeclared) -> GameState:
 
 @_on(ev.NightDecisionFixed)
 def _decision_fixed(state: GameState, e: ev.NightDecisionFixed) -> GameState:
-    kills = state.pending_kills
-    if e.target is not None:
-        kills = (*kills, (e.target, e.city))
-    return replace(state, pending_kills=kills)
+    if e.target is None:
+        return state
+    kills = (*state.pending_kills, (e.target, e.city))
+    if not e.tour:
+        return replace(state, pending_kills=kills)
+    tour = (e.night, e.city, state.residents[e.target].city)
+    return replace(state, pending_kills=kills, tours=(*state.tours, tour))
 
 
 @_on(ev.DecisionsClosed)

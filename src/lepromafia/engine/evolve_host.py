@@ -14,8 +14,6 @@ from .evolve import _city, _on
 from .records import (
     AuditEntry,
     Complaint,
-    Contest,
-    Delegation,
     Impeachment,
     InboxBan,
     PrivateCase,
@@ -37,20 +35,26 @@ def _rec(state: GameState, **changes: Any) -> GameState:
     return replace(state, records=replace(state.records, **changes))
 
 
+def audited(fn: Rule) -> Rule:
+    """``fn``, and the audit line of a host's decision after it (§9.1 p.4)."""
+
+    def apply(state: GameState, e: hev.HostDecision) -> GameState:
+        new = fn(state, e)
+        if e.host not in state.hosts():
+            return new  # a player's own act (a self-recorded Last Word): no audit line
+        entry = AuditEntry(number=len(new.records.audit) + 1, at=e.at, host=e.host,
+                           rule=e.rule, action=type(e).__name__, reason=e.reason,
+                           audience=e.audience)
+        return _rec(new, audit=(*new.records.audit, entry))
+
+    return apply
+
+
 def _decision(event_type: type[E]) -> Callable[[Rule], Rule]:
     """Register an evolve rule that also writes the audit line of a host's decision."""
 
     def register(fn: Rule) -> Rule:
-        def apply(state: GameState, e: hev.HostDecision) -> GameState:
-            new = fn(state, e)
-            if e.host not in state.hosts():
-                return new  # a player's own act (a self-recorded Last Word): no audit line
-            entry = AuditEntry(number=len(new.records.audit) + 1, at=e.at, host=e.host,
-                               rule=e.rule, action=type(e).__name__, reason=e.reason,
-                               audience=e.audience)
-            return _rec(new, audit=(*new.records.audit, entry))
-
-        _on(event_type)(apply)
+        _on(event_type)(audited(fn))
         return fn
 
     return register
@@ -60,53 +64,7 @@ def _swap(items: tuple[Any, ...], number: int, **changes: Any) -> tuple[Any, ...
     return tuple(replace(x, **changes) if x.number == number else x for x in items)
 
 
-# --- hosts, contests, delegation, ambush order, sanctions -----------------------------
-
-
-@_decision(hev.CombinationAcknowledged)
-def _combination(state: GameState, e: hev.CombinationAcknowledged) -> GameState:
-    return _rec(state, acknowledged=state.records.acknowledged | {e.user})
-
-
-@_decision(hev.ContestPublished)
-def _contest(state: GameState, e: hev.ContestPublished) -> GameState:
-    contest = Contest(number=e.contest, day=e.day, title=e.title)
-    return _rec(state, contests=(*state.records.contests, contest))
-
-
-@_decision(hev.ContestResultsRecorded)
-def _contest_results(state: GameState, e: hev.ContestResultsRecorded) -> GameState:
-    return _rec(state, contests=_swap(state.records.contests, e.contest, results_recorded=True))
-
-
-@_decision(hev.TribuneDelegated)
-def _delegated(state: GameState, e: hev.TribuneDelegated) -> GameState:
-    d = Delegation(number=e.delegation, city=e.city, delegate=e.delegate, starts_at=e.starts_at,
-                   until=e.until, scope=e.scope)
-    return _rec(state, delegations=(*state.records.delegations, d))
-
-
-@_decision(hev.DelegationRevoked)
-def _revoked(state: GameState, e: hev.DelegationRevoked) -> GameState:
-    return _rec(state, delegations=_swap(state.records.delegations, e.delegation, revoked=True))
-
-
-@_decision(hev.AmbushOrderSet)
-def _ambush_order(state: GameState, e: hev.AmbushOrderSet) -> GameState:
-    kept = tuple(x for x in state.records.ambush_orders if x[0] != e.city)
-    return _rec(state, ambush_orders=(*kept, (e.city, e.order)))
-
-
-@_decision(hev.GodfatherElectionRuleSet)
-def _godfather_rule(state: GameState, e: hev.GodfatherElectionRuleSet) -> GameState:
-    kept = tuple(x for x in state.records.godfather_rules if x[0] != e.city)
-    return _rec(state, godfather_rules=(*kept, (e.city, e.election_rule)))
-
-
-@_decision(hev.SilentGodfatherProcedureSet)
-def _silent_procedure(state: GameState, e: hev.SilentGodfatherProcedureSet) -> GameState:
-    kept = tuple(x for x in state.records.silent_procedures if x[0] != e.city)
-    return _rec(state, silent_procedures=(*kept, (e.city, e.procedure)))
+# --- sanctions, sealed records (the other decisions evolve in engine/decisions) --------
 
 
 @_decision(hev.SanctionRecorded)

@@ -13,6 +13,7 @@ from datetime import datetime
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING
 
+from .errors import N_
 from .keywords import Keyword
 from .state import DeathCause, GameState, Inbox
 
@@ -88,6 +89,8 @@ class InboxPolicy:
     """The rule a keyword is dispatched to; set exactly when ``keywords`` are."""
     pseudonymous: bool = False
     member_list_visible: bool = True
+    words: str = ""
+    """The kind's name as people read it (a msgid; pages translate it, ``term('kind', …)``)."""
 
     @property
     def keywords_only(self) -> bool:
@@ -248,46 +251,63 @@ POLICY: dict[Kind, InboxPolicy] = {
     p.kind: p
     for p in (
         InboxPolicy(Kind.CITY, ("INBOX-CITY-1", "INBOX-CITY-5"), _tribune, _living_residents,
-                    _city_readers, "city founding", True, AfterGame.ON_REQUEST, 2, _CITY),
+                    _city_readers, "city founding", True, AfterGame.ON_REQUEST, 2, _CITY,
+                    words=N_("City inbox")),
         InboxPolicy(Kind.PERSONAL, ("INBOX-PERS-1", "INBOX-PERS-4"), _tribune, _subject_if_alive,
                     _subject_if_dead, "city founding", True, AfterGame.RESIDENT_CONSENT, 3,
-                    "{kind} · {subject}"),
+                    "{kind} · {subject}",
+                    words=N_("Personal inbox")),
         InboxPolicy(Kind.MAFIA, ("INBOX-MAFIA-1", "INBOX-MAFIA-3"), _consigliere, _city_mafiosi,
-                    _none, "the deal", True, AfterGame.OPEN, 4, _CITY),
+                    _none, "the deal", True, AfterGame.OPEN, 4, _CITY,
+                    words=N_("Mafia inbox")),
         InboxPolicy(Kind.CEMETERY, ("INBOX-CEM-1", "INBOX-CEM-4"), _procurator, _cemetery_members,
-                    _none, "city founding", True, AfterGame.ON_REQUEST, 14, _CITY),
+                    _none, "city founding", True, AfterGame.ON_REQUEST, 14, _CITY,
+                    words=N_("Cemetery")),
         InboxPolicy(Kind.COURT, ("INBOX-COURT-1", "INBOX-COURT-4"), _arbiter, _explicit,
-                    _none, "Day 1 after judge elections", True, AfterGame.ON_REQUEST, 5),
+                    _none, "Day 1 after judge elections", True, AfterGame.ON_REQUEST, 5,
+                    words=N_("Supreme Court")),
         InboxPolicy(Kind.POLICE, ("INBOX-POLICE-1", "INBOX-POLICE-2"), _procurator,
                     _commissars_in_office, _none, "pre-game, empty", True, AfterGame.ON_REQUEST, 8,
-                    member_list_visible=False),
+                    member_list_visible=False,
+                    words=N_("Police station")),
         InboxPolicy(Kind.OFFICE, ("INBOX-OFFICE-1",), _procurator, _office_members, _none,
-                    "pre-game", True, AfterGame.OPEN, 9),
+                    "pre-game", True, AfterGame.OPEN, 9,
+                    words=N_("Chancellery")),
         InboxPolicy(Kind.BAR, ("INBOX-BAR-1",), _procurator, _consigliere, _none, "pre-game",
-                    True, AfterGame.OPEN, 10),
+                    True, AfterGame.OPEN, 10,
+                    words=N_("Bar")),
         InboxPolicy(Kind.VOTING, ("INBOX-VOTE-1", "INBOX-VOTE-4"), _tribune, _voters,
                     _none, "execution vote start", False, AfterGame.GONE, 0, _CANDIDATE,
-                    keywords=(Keyword.EXECUTE, Keyword.WITHDRAW), ballot=_execution_ballot),
+                    keywords=(Keyword.EXECUTE, Keyword.WITHDRAW), ballot=_execution_ballot,
+                    words=N_("Voting inbox")),
         InboxPolicy(Kind.POLLING, ("INBOX-POLL-1",), _arbiter, _living_residents, _none,
                     "judge vote start", False, AfterGame.GONE, 1, _CANDIDATE,
-                    keywords=(Keyword.GANDHI, Keyword.HITLER), ballot=_judge_ballot),
+                    keywords=(Keyword.GANDHI, Keyword.HITLER), ballot=_judge_ballot,
+                    words=N_("Polling station")),
         InboxPolicy(Kind.REMOVAL, ("INBOX-REMOVAL-1", "INBOX-REMOVAL-2"), _subject_if_alive,
                     _living_explicit, _dead_explicit, "any day but Day 1", False, AfterGame.OPEN,
-                    11, _CITY),
+                    11, _CITY,
+                    words=N_("Judge removal")),
         InboxPolicy(Kind.IMPEACHMENT, ("IMPEACH-4",), _procurator, _living_explicit,
-                    _impeachment_banned, "impeachment demand", False, AfterGame.ON_REQUEST, 12, _CITY),
+                    _impeachment_banned, "impeachment demand", False, AfterGame.ON_REQUEST, 12, _CITY,
+                    words=N_("Impeachment")),
         InboxPolicy(Kind.NOTARY, ("INBOX-NOTARY-1", "INBOX-NOTARY-2"), _none, _none, _subject,
-                    "any time", False, AfterGame.ORGANIZER, 15),
+                    "any time", False, AfterGame.ORGANIZER, 15,
+                    words=N_("Notary")),
         InboxPolicy(Kind.SECRET, ("INBOX-SECRET-1", "INBOX-SECRET-2"), _subject, _explicit, _none,
-                    "any time", False, AfterGame.ALL_MEMBERS_CONSENT, 13, "{kind} · {title}"),
+                    "any time", False, AfterGame.ALL_MEMBERS_CONSENT, 13, "{kind} · {title}",
+                    words=N_("Secret inbox")),
         InboxPolicy(Kind.OFFER, ("COMM-APPT-1",), _procurator, _offer_open, _offer_answered,
-                    "each offer", False, AfterGame.ON_REQUEST, 6, _CITY),
+                    "each offer", False, AfterGame.ON_REQUEST, 6, _CITY,
+                    words=N_("Commissar offer")),
         InboxPolicy(Kind.LINE, ("COMM-1", "COMM-2", "COMM-5"), _none, _line_writers, _line_members,
                     "commissar takes office", False, AfterGame.ON_REQUEST, 7, _CITY,
-                    pseudonymous=True, member_list_visible=False),
+                    pseudonymous=True, member_list_visible=False,
+                    words=N_("Commissar line")),
         InboxPolicy(Kind.CERTIFICATE, ("INBOX-NOTARY-1", "INBOX-NOTARY-3"), _none, _none,
                     _explicit, "any time", False, AfterGame.ORGANIZER, 16, "{kind} · {title}",
-                    member_list_visible=False),
+                    member_list_visible=False,
+                    words=N_("Notary inbox")),
     )
 }
 

@@ -360,6 +360,9 @@ class GameState:
     """Tonight's ambush window has closed (AMBUSH-4, SEC-3)."""
     touring_city: str | None = None
     tour_pointer: int = -1
+    tours: tuple[tuple[int, str, str], ...] = ()
+    """(night, touring city, the victim's city) of every tour kill the mafia decided (TOUR-1):
+    what a gift or a fish answers (MAFIA-COMM-2, MAFIA-COMM-3)."""
     restored: tuple[RestoredDeal, ...] = ()
     """Every restoration's deal, in order (RESTORE-3)."""
     pending_kills: tuple[tuple[str, str], ...] = ()
@@ -383,6 +386,9 @@ class GameState:
     authors: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Live inbox id -> the author of each of its messages by number (message 1 first), for
     edits (``rules/posts.py``); dropped when the inbox is archived and nobody may edit."""
+    last_posts: Mapping[str, datetime] = field(default_factory=dict)
+    """PLAYER-2: resident -> the time of his last post in his own city's city or voting
+    inbox (``engine/activity.py``)."""
 
     # --- small read helpers used across the engine ---------------------------------
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..engine import commands as cmd
 from ..engine import commands_host as hc
+from ..engine.seeds import RECRUITMENT_POST, day_post
 from ..engine.state import NO_KILL, GameState
 from .inbox_names import resolve
 from .model import ScenarioError
@@ -233,6 +234,74 @@ def _impeach(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
     return hc.SignImpeachment(actor=by, grievance=str(a.get("grievance", "")))
 
 
+def _post_name(value: Any) -> str:
+    """'recruitment', 'day 3' or 'day:3' (POST-1, POST-2) as the engine names the post."""
+    text = str(value).strip()
+    if text == "recruitment":
+        return RECRUITMENT_POST
+    day = text.removeprefix("day").strip(" :")
+    if not day.isdigit():
+        raise ScenarioError(f"comment: post {value!r}; write 'recruitment' or 'day N'")
+    return day_post(int(day))
+
+
+def _comment(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "post", "text"}
+    return cmd.PostComment(actor=str(_need(a, "by", "comment", keys)),
+                           post=_post_name(_need(a, "post", "comment", keys)),
+                           text=str(_need(a, "text", "comment", keys)))
+
+
+def _hide_comment(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "comment", "reason"}
+    return cmd.HideComment(actor=str(a.get("by", s.procurator)),
+                           comment=int(_need(a, "comment", "hide_comment", keys)),
+                           reason=str(_need(a, "reason", "hide_comment", keys)))
+
+
+SCENARIO_SALT = "scenario-salt-0123456789abcdef"
+"""A fixed salt (INBOX-NOTARY-2) so a scenario's digests are the same every run."""
+
+
+def _notary(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "title", "content", "salt"}
+    return cmd.CreateNotaryInbox(actor=str(_need(a, "by", "notary", keys)),
+                                 title=str(_need(a, "title", "notary", keys)),
+                                 content=str(_need(a, "content", "notary", keys)),
+                                 salt=str(a.get("salt", SCENARIO_SALT)))
+
+
+def _certificate(action: str, with_user: bool) -> Builder:
+    """grant_notary / publish_notary: ``notary: N`` is the game's N-th notary inbox."""
+
+    def build(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+        keys = {"by", "notary", "user"} if with_user else {"by", "notary"}
+        by = str(_need(a, "by", action, keys))
+        inbox = resolve(s, f"certificate {_need(a, 'notary', action, keys)}", by)
+        if with_user:
+            return cmd.GrantNotaryAccess(actor=by, inbox=inbox, user=str(_need(a, "user", action, keys)))
+        return cmd.PublishNotaryInbox(actor=by, inbox=inbox)
+
+    return build
+
+
+def _relay(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "to", "kind", "text"}
+    return hc.SendMafiaRelay(actor=str(_need(a, "by", "relay", keys)),
+                             to_city=str(_need(a, "to", "relay", keys)),
+                             kind=str(_need(a, "kind", "relay", keys)), text=str(a.get("text", "")))
+
+
+def _review_relay(s: GameState, a: dict[str, Any], t: TimeParser) -> cmd.Command:
+    keys = {"by", "relay", "approve", "reason"}
+    approve = _need(a, "approve", "review_relay", keys)
+    if not isinstance(approve, bool):
+        raise ScenarioError("review_relay: 'approve' must be true or false")
+    return hc.ReviewMafiaRelay(actor=str(a.get("by", s.consigliere)),
+                               relay=int(_need(a, "relay", "review_relay", keys)), approve=approve,
+                               reason=str(a.get("reason", "")))
+
+
 ACTIONS: dict[str, Builder] = {
     "vote": _vote,
     "post": _post,
@@ -264,6 +333,13 @@ ACTIONS: dict[str, Builder] = {
     "disclose_commissar": _simple("disclose_commissar", cmd.ConfirmCommissarDisclosure,
                                   {"city": "city", "reason": "reason"}, _procurator),
     "impeach": _impeach,
+    "comment": _comment,
+    "hide_comment": _hide_comment,
+    "notary": _notary,
+    "grant_notary": _certificate("grant_notary", with_user=True),
+    "publish_notary": _certificate("publish_notary", with_user=False),
+    "relay": _relay,
+    "review_relay": _review_relay,
     "command": _raw,
 }
 

@@ -12,7 +12,7 @@ from ..engine.state import GameState
 from .model import ScenarioError
 
 KINDS = ("city", "mafia", "personal", "cemetery", "voting", "line", "offer", "office", "bar",
-         "police", "notary", "court", "polling", "removal")
+         "police", "notary", "court", "polling", "removal", "certificate")
 
 
 def resolve(state: GameState, name: str, user: str | None) -> str:
@@ -27,6 +27,9 @@ def resolve(state: GameState, name: str, user: str | None) -> str:
         found = state.current_inbox(kind)
     elif kind == "notary":
         found = state.current_inbox(kind, state.consigliere or "")
+    elif kind == "certificate":  # INBOX-NOTARY-1: the game's N-th notary inbox for anyone
+        found = next((i for i, box in state.inboxes.items()
+                      if box.kind == kind and i.split(":")[1] == arg), None)
     elif kind == "personal":
         found = state.current_inbox(kind, arg or user or "")
     elif kind == "voting":

@@ -13,6 +13,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import cache
@@ -124,6 +125,24 @@ class AccountService:
         self._decoy = self._hasher.hash(secrets.token_urlsafe(16))
         # token hash -> (session row, real time it was read): the lookup every request makes
         self._sessions: OrderedDict[str, tuple[SessionRow, float]] = OrderedDict()
+        self.on_evict: Callable[[str | None, str | None], None] | None = None
+        """Told (token hash, user) of every session this process ends or must read again
+        (logout, expiry, a sanction): the composition root tells the other workers
+        (``service.redis_bus``), whose caches ``evict`` it at once."""
+
+    def evict(self, token_key: str | None = None, user: str | None = None) -> None:
+        """Forget a cached session (by token hash) or every cached session of ``user``:
+        the next request reads the store."""
+        if token_key is not None:
+            self._sessions.pop(token_key, None)
+        if user is not None:
+            for key in [k for k, (row, _) in self._sessions.items() if row.user_id == user]:
+                del self._sessions[key]
+
+    def _ended(self, token_key: str | None = None, user: str | None = None) -> None:
+        self.evict(token_key, user)
+        if self.on_evict is not None:
+            self.on_evict(token_key, user)
 
     # --- registration and sessions -------------------------------------------------
 
@@ -184,7 +203,7 @@ class AccountService:
 
     async def logout(self, token: str) -> None:
         key = token_hash(token)
-        self._sessions.pop(key, None)
+        self._ended(key)
         await self.store.drop_session(key)
 
     async def resolve(self, token: str | None) -> User | None:
@@ -197,7 +216,7 @@ class AccountService:
             return None
         now = self.clock.now()
         if row.expires_real <= now:
-            self._sessions.pop(key, None)
+            self._ended(key)
             await self.store.drop_session(key)
             raise SessionExpired
         # the idle timeout slides with use, never past the absolute maximum
@@ -257,8 +276,10 @@ class AccountService:
                                field="days")
         now = self.clock.now()
         ends = None if days is None else now + days * 86400
-        return await self.store.add_sanction(user_id, reason.strip(), rule[:32], now, ends, issuer,
-                                             game_id)
+        sanction = await self.store.add_sanction(user_id, reason.strip(), rule[:32], now, ends, issuer,
+                                                 game_id)
+        self._ended(user=user_id)  # every worker reads the banned player's sessions again
+        return sanction
 
     async def sanctions(self) -> list[Sanction]:
         return await self.store.all_sanctions()
@@ -281,6 +302,7 @@ class AccountService:
             command.until + timedelta(days=1), "00:00").timestamp()
         await self.store.add_sanction(command.user, reason, command.rule[:32], self.clock.now(),
                                       ends, command.actor, game_id)
+        self._ended(user=command.user)
 
     # --- contact details (PLAYER-4, SEC-13) ----------------------------------------
 

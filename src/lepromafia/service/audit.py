@@ -23,6 +23,7 @@ from typing import Any
 from ..engine import events as ev
 from ..engine import events_host as hev
 from ..engine.calendar import MOSCOW
+from ..engine.decision import DECISIONS, Decision
 from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.events import Event
 from ..engine.state import GameState
@@ -221,8 +222,6 @@ TABLE: dict[type[Event], Entry] = {
     ev.HostAppointed: Entry("appointment", "procurator", "HOST-PROC-1", lambda e: _t(
         N_("Appointed {user}: {office}"), words=("office",), user=e.user,
         office=OFFICE_WORDS.get(e.office, e.office))),
-    hev.CombinationAcknowledged: Entry("appointment", "procurator", "HOST-2", lambda e: _t(
-        N_("Acknowledged that {user} holds several offices"), user=e.user)),
     ev.CitiesFormed: Entry("setup", "procurator", "CITY-3", lambda e: _t(
         N_("Formed the cities: {cities}"), cities=", ".join(
             f"{c.name} ({len(c.residents)})" for c in e.cities))),
@@ -248,11 +247,6 @@ TABLE: dict[type[Event], Entry] = {
         nominations=hhmm(e.nominations_close_at)), platform=True),
     ev.DayPostPublished: Entry("day_post", "procurator", "HOST-PROC-3", lambda e: _t(
         N_("Published the Day Post of Day {day}"), day=e.day), platform=True),
-    hev.ContestPublished: Entry("day_post", "procurator", "HOST-PROC-5", lambda e: _t(
-        N_("Published the contest «{title}» for Day {day}"), title=e.title, day=e.day)),
-    hev.ContestResultsRecorded: Entry("day_post", "procurator", "HOST-PROC-5", lambda e: _t(
-        N_("Recorded the results of contest {contest}: {present} took part, {absent} did not"),
-        contest=e.contest, present=len(e.participants), absent=len(e.absent))),
     ev.CommissarOffered: Entry("commissar", "procurator", "COMM-APPT-1", lambda e: _t(
         N_("Offered the commissar's badge in {city} to {candidate} (attempt {attempt})"),
         city=e.city, candidate=e.candidate, attempt=e.attempt), platform=True),
@@ -282,20 +276,7 @@ TABLE: dict[type[Event], Entry] = {
         N_("Appointed {godfather} Godfather of {city}"), godfather=e.godfather, city=e.city),
         when=lambda e: e.appointed),
     ev.CheckAnswered: Entry("mafia", "consigliere", "COMM-4", _check),
-    hev.AmbushOrderSet: Entry("mafia", "consigliere", "AMBUSH-6", lambda e: _t(
-        N_("Set the ambush order of {city}: {order}"), city=e.city, order=", ".join(e.order))),
-    hev.GodfatherElectionRuleSet: Entry("mafia", "consigliere", "GODFATHER-2", lambda e: _t(
-        N_("Set how {city}'s mafia elects its Godfather: {rule}"), words=("rule",), city=e.city,
-        rule=_word(e.election_rule))),
-    hev.SilentGodfatherProcedureSet: Entry("mafia", "consigliere", "MAFIA-KILL-5", lambda e: _t(
-        N_("Set what {city}'s mafia does when its Godfather is silent: {procedure}"),
-        words=("procedure",), city=e.city, procedure=_word(e.procedure))),
     hev.MafiaRelayReviewed: Entry("relay", "consigliere", "MAFIA-COMM-1", _relay),
-    hev.TribuneDelegated: Entry("delegation", "tribune", "HOST-TRIB-2", lambda e: _t(
-        N_("Delegated the votes of {city} to {delegate}, {starts} – {until}"), city=e.city,
-        delegate=e.delegate, starts=hhmm(e.starts_at), until=hhmm(e.until))),
-    hev.DelegationRevoked: Entry("delegation", "tribune", "HOST-TRIB-2", lambda e: _t(
-        N_("Revoked delegation {number} for {city}"), number=e.delegation, city=e.city)),
     hev.SanctionRecorded: Entry("sanction", "procurator", lambda e: e.rule, _sanction),
     hev.PrivateCaseDecided: Entry("case", "arbiter", "HOST-ARB-3", _case),
     hev.InboxBanImposed: Entry("sanction", None, "HOST-ARB-3", lambda e: _t(
@@ -321,8 +302,29 @@ TABLE: dict[type[Event], Entry] = {
         N_("Sealed a record; digest {digest}…"), digest=e.digest[:12]), platform=True),
 }
 """Every event a host's decision (or the platform's step for an office) leaves in the log:
-its kind, the office it belongs to, the rule it applies and its words.
+its kind, the office it belongs to, the rule it applies and its words. The decisions declared
+with ``@host_decision`` bring their own line (``entries``).
 ``tests/web/test_audit_log.py`` fails on a ``HostDecision`` class without a row."""
+
+
+def _shown(value: Any) -> Any:
+    return hhmm(value) if isinstance(value, datetime) else value
+
+
+def _declared(d: Decision) -> Entry | None:
+    line = d.audit
+    if line is None:
+        return None
+    return Entry(line.kind, d.office, d.rule, lambda e: _t(
+        line.text, words=line.words, **{k: _shown(v) for k, v in line.fields(e).items()}))
+
+
+def entries() -> dict[type[Event], Entry]:
+    """``TABLE`` and the declared decisions' lines (read at each build: a decision declared
+    later is in the log too)."""
+    found: dict[type[Event], Entry] = {
+        d.event: entry for d in DECISIONS.values() if (entry := _declared(d)) is not None}
+    return {**found, **TABLE}
 
 
 # --- building the rows ------------------------------------------------------------------
@@ -447,8 +449,9 @@ def build(state: GameState, events: Sequence[tuple[int, Event]], commands: Itera
     hosts = state.hosts()
     marks = _timeline(events)
     found: list[tuple[datetime, int, AuditRow]] = []
-    for seq, e in visible(events, viewer, tuple(TABLE)):
-        entry = TABLE[type(e)]
+    table = entries()
+    for seq, e in visible(events, viewer, tuple(table)):
+        entry = table[type(e)]
         if not entry.when(e):
             continue
         issuer = _issuer(issuers, seq)

@@ -21,5 +21,9 @@ class ServiceObserver:
     def deadline_fired(self, lag_seconds: float) -> None:
         """A deadline fired this many real seconds after it was due."""
 
+    def followed(self, events: int) -> None:
+        """A writer lane applied ``events`` another worker had committed to its game
+        before writing it (the game's writes moved between workers)."""
+
 
 NullObserver = ServiceObserver

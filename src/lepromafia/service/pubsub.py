@@ -78,6 +78,11 @@ class Broker:
     async def ping(self) -> None:
         """Readiness: an in-process broker is always reachable (RedisBroker asks Redis)."""
 
+    async def relayed(self) -> None:
+        """Return once what was published so far has left for the other workers (nothing
+        to wait for in one process): the writer lane acknowledges after this, so a worker
+        killed right after its answer has already relayed the events it answered for."""
+
     def subscribe(self, game_id: str, viewer: str | None, maxsize: int = 0) -> Subscription:
         """``maxsize`` > 0 bounds the queue: a subscriber that falls that far behind is
         dropped (``overflowed``) instead of holding anyone back."""

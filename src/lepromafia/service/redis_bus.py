@@ -4,6 +4,11 @@ Each worker publishes committed events to its local subscribers (the in-process 
 and to the game's Redis channel; every other worker relays what it hears to its own local
 subscribers, still filtered per viewer (``pubsub.deliver``). Redis carries only
 committed events, so "publish after commit" holds across processes too.
+
+Sessions: a worker that ends a session (logout, expiry) or must re-read a user's (a
+sanction) says so on ``lepromafia:sessions``; every other worker drops it from its
+session cache at once (``AccountService.evict``), instead of answering it from memory for
+up to ``session_cache_seconds``.
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -21,7 +27,14 @@ from ..engine.events import Event
 from ..store import codec
 from .pubsub import Broker
 
+log = logging.getLogger(__name__)
+
 CHANNEL = "lepromafia:game:"
+RELAY_TIMEOUT = 1.0
+"""Seconds an acknowledgement waits at most for its events to reach Redis."""
+SESSIONS = "lepromafia:sessions"
+Eviction = Callable[[str | None, str | None], None]
+"""(token hash, user): forget that cached session, or every cached session of the user."""
 
 
 class RedisBroker(Broker):
@@ -36,12 +49,23 @@ class RedisBroker(Broker):
         self._listener: asyncio.Task[None] | None = None
         self._sends: set[asyncio.Task[Any]] = set()
         self._ready = asyncio.Event()
+        self._confirmed = 0
+        self.on_eviction: Eviction | None = None
+        """Where another worker's session evictions go (``AccountService.evict``)."""
 
     async def start(self) -> None:
         pubsub = self._redis.pubsub()
         await pubsub.psubscribe(f"{self.prefix}*")
+        await pubsub.subscribe(SESSIONS)
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         await self._ready.wait()
+
+    def publish_eviction(self, token_key: str | None, user: str | None) -> None:
+        """Tell every other worker to forget a session (see ``Eviction``)."""
+        message = json.dumps({"origin": self.worker, "token": token_key, "user": user})
+        task = asyncio.get_running_loop().create_task(self._redis.publish(SESSIONS, message))
+        self._sends.add(task)
+        task.add_done_callback(self._sends.discard)
 
     async def ping(self) -> None:
         """One round trip to Redis (readiness); raises if it cannot be reached."""
@@ -65,8 +89,13 @@ class RedisBroker(Broker):
                 message = await pubsub.get_message(ignore_subscribe_messages=False, timeout=1.0)
                 if message is None:
                     continue
-                if message["type"] == "psubscribe":
-                    self._ready.set()
+                if message["type"] in ("psubscribe", "subscribe"):
+                    self._confirmed += 1
+                    if self._confirmed == 2:
+                        self._ready.set()
+                    continue
+                if message["type"] == "message":
+                    self._evicted(json.loads(message["data"]))
                     continue
                 if message["type"] != "pmessage":
                     continue
@@ -77,6 +106,22 @@ class RedisBroker(Broker):
                 Broker.publish(self, data["game"], events)
         finally:
             await pubsub.aclose()
+
+    def _evicted(self, data: dict[str, Any]) -> None:
+        if data.get("origin") != self.worker and self.on_eviction is not None:
+            self.on_eviction(data.get("token"), data.get("user"))
+
+    async def relayed(self) -> None:
+        """What was published so far has reached Redis, or failed (logged: the events are
+        committed, and a subscriber that misses them fills the hole from the store)."""
+        if not self._sends:
+            return
+        done, pending = await asyncio.wait(list(self._sends), timeout=RELAY_TIMEOUT)
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("relay to Redis failed: %r", task.exception())
+        if pending:
+            log.warning("relay to Redis slow: %d publications pending", len(pending))
 
     async def flush(self) -> None:
         """Wait until every publication so far has reached Redis."""

@@ -4,9 +4,14 @@ Each game belongs to one writer lane (an asyncio queue and task): its commands a
 decided one after another on the lane's cached state. A lane takes every command
 waiting in its queue as one batch and commits the batch in one transaction (group
 commit: one fsync for many acknowledged commands). Acknowledgements and published
-events leave only after that commit. Another process writing the same game makes the
-commit fail on the version check or the ``(game_id, seq)`` key: the lane reloads the
-game and retries the batch once.
+events leave only after that commit.
+
+Several workers: each batch first holds its games' rows (``Transaction.lock_games``:
+``FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), so one writer per game at a
+time across every worker, and applies whatever another worker committed since the lane's
+last commit before deciding: a worker never refuses another's commands (issue 17). The
+version check and the ``(game_id, seq)`` key stay as the backstop: a conflicting commit
+reloads the game and retries the batch once.
 
 Before any command the game's overdue deadlines fire, in ``deadline_order``, late,
 each with its due time logged; a sweeper does the same for idle games.
@@ -52,10 +57,12 @@ from ..store.event_store import (
     EventStore,
     GameMeta,
     GameWrite,
+    StoredGame,
     Transaction,
+    UnreadableSnapshot,
     replay_rows,
 )
-from ..store.projection import Changes, GameClock, Projector, Step, merge
+from ..store.projection import Changes, GameClock, Projector, Row, Step, merge
 from .clock import Clock, SystemClock
 from .errors import ServiceError, ServiceErrorCode, storage_full
 from .notify.causes import causes
@@ -307,29 +314,73 @@ class GameService:
                 known = [cached, Current(handle.meta, handle.state, now) if handle else None]
                 base = max((c for c in known if c is not None and c.version <= meta.version),
                            key=lambda c: c.version, default=None)
-                return await self._load_once(tx, meta, base, now)
-        # Another task is loading this very version: wait for it holding no connection
-        # (a reconnect storm of a cold game is one load, not one per socket: issue 17).
-        await self.store.release_reads()
-        return replace(await asyncio.shield(flight), now=now)
-
-    async def _load_once(self, tx: Transaction, meta: GameMeta, base: Current | None,
-                         now: datetime) -> Current:
-        key = (meta.game_id, meta.version)
-        flight: asyncio.Future[Current] = asyncio.get_running_loop().create_future()
-        flight.add_done_callback(lambda f: f.cancelled() or f.exception())  # waiters may be gone
-        self._flights[key] = flight
+                key = (game_id, meta.version)
+                flight = self._flights[key] = asyncio.get_running_loop().create_future()
+                flight.add_done_callback(lambda f: f.cancelled() or f.exception())  # waiters may go
+                try:
+                    read = await _read_missing(tx, meta, base)
+                except BaseException as exc:
+                    self._land(key, exc)
+                    raise
+                mine = True
+            else:
+                mine = False
+        if not mine:
+            # Another task is loading this very version: wait for it holding no connection
+            # (a reconnect storm of a cold game is one load, not one per socket: issue 17).
+            await self.store.release_reads()
+            return replace(await asyncio.shield(flight), now=now)
+        # The read's connection is back in the pool (outside a request's own read scope):
+        # the CPU-bound decoding and replay hold none (issue 17, the reconnect storm).
         try:
-            current = await _catch_up(tx, meta, base, now)
+            current = await self._replayed(meta, base, read, now)
         except BaseException as exc:
-            flight.set_exception(exc if isinstance(exc, Exception) else ServiceError(
-                ServiceErrorCode.SERVICE_CLOSED))
+            self._land(key, exc)
             raise
-        finally:
-            self._flights.pop(key, None)
-        flight.set_result(current)
+        self._land(key, current)
         self._remember(current)
         return current
+
+    def _land(self, key: tuple[str, int], outcome: Current | BaseException) -> None:
+        flight = self._flights.pop(key, None)
+        if flight is None or flight.done():
+            return
+        if isinstance(outcome, Current):
+            flight.set_result(outcome)
+        else:
+            flight.set_exception(outcome if isinstance(outcome, Exception) else ServiceError(
+                ServiceErrorCode.SERVICE_CLOSED))
+
+    async def _replayed(self, meta: GameMeta, base: Current | None, read: list[Row] | StoredGame,
+                        now: datetime) -> Current:
+        """``base`` brought to ``meta.version`` with the events read after it, or the game
+        assembled from what was read (a full load without a base, or if the tail is not
+        exactly the missing events: then read again)."""
+        game_id = meta.game_id
+        if isinstance(read, list) and base is not None:
+            try:
+                state, applied = replay_rows(game_id, read, base.state, base.version)
+            except CorruptLog as exc:
+                raise ServiceError(ServiceErrorCode.CORRUPT_LOG, game=game_id, seq=exc.seq) from exc
+            if state is not None and base.version + applied == meta.version:
+                return Current(meta, state, now)
+            read = await self._stored(game_id, use_snapshot=True)
+        assert isinstance(read, StoredGame)
+        try:
+            try:
+                loaded = read.assemble()
+            except UnreadableSnapshot:  # only a cache: read the game without it
+                loaded = (await self._stored(game_id, use_snapshot=False)).assemble()
+        except CorruptLog as exc:
+            raise ServiceError(ServiceErrorCode.CORRUPT_LOG, game=game_id, seq=exc.seq) from exc
+        return Current(loaded.meta, loaded.state, now)
+
+    async def _stored(self, game_id: str, use_snapshot: bool) -> StoredGame:
+        async with self.store.reading() as tx:
+            stored = await tx.stored(game_id, use_snapshot)
+        if stored is None:
+            raise ServiceError(ServiceErrorCode.UNKNOWN_GAME, game=game_id)
+        return stored
 
     def _remember(self, current: Current) -> None:
         game_id = current.meta.game_id
@@ -339,20 +390,16 @@ class GameService:
             self._reads.popitem(last=False)
 
 
-async def _catch_up(tx: Transaction, meta: GameMeta, base: Current | None, now: datetime) -> Current:
-    """``base`` brought to ``meta.version`` with the events after it (a full load without
-    a base, or if the tail is not exactly the missing events)."""
+async def _read_missing(tx: Transaction, meta: GameMeta, base: Current | None) -> list[Row] | StoredGame:
+    """What a read needs from the store to reach ``meta.version``: the events after
+    ``base``, or (without one) the whole game as stored. Reads only; nothing decoded."""
     if base is not None:
-        rows = [r for r in await tx.event_rows(meta.game_id, after=base.version)
+        return [r for r in await tx.event_rows(meta.game_id, after=base.version)
                 if r["seq"] <= meta.version]
-        try:
-            state, applied = replay_rows(meta.game_id, rows, base.state, base.version)
-        except CorruptLog as exc:
-            raise ServiceError(ServiceErrorCode.CORRUPT_LOG, game=meta.game_id, seq=exc.seq) from exc
-        if state is not None and base.version + applied == meta.version:
-            return Current(meta, state, now)
-    loaded = await _load(tx, meta.game_id)
-    return Current(loaded.meta, loaded.state, now)
+    stored = await tx.stored(meta.game_id)
+    if stored is None:
+        raise ServiceError(ServiceErrorCode.UNKNOWN_GAME, game=meta.game_id)
+    return stored
 
 
 async def _load(tx: Transaction, game_id: str) -> Handle:
@@ -434,15 +481,19 @@ class _Lane:
                               jobs[0].game_id, exc)
                     self._resolve(jobs, [exc])
                 return
+            published = False
             for game_id, draft in drafts.items():
                 if draft.state is not None and draft.write is not None:
                     self.handles[game_id] = Handle(draft.meta, draft.state, draft.projector,
                                                    draft.snapshot_seq, draft.log)
                     if draft.published:
                         self.service.broker.publish(game_id, draft.published)
+                        published = True
                     for job in jobs:
                         if job.game_id == game_id:
                             job.committed = draft.version
+            if published:
+                await self.service.broker.relayed()  # other workers' viewers first, then the ack
             self._resolve(jobs, results)
             return
 
@@ -462,12 +513,16 @@ class _Lane:
         changes: Changes = {}
         results: list[Any] = []
         async with service.store.transaction() as tx:
+            # One writer per game across workers: hold the batch's games' rows, then follow
+            # whatever another worker committed since this lane's last commit (issue 17).
+            stored = await tx.lock_games({job.game_id for job in jobs})
             known: dict[str, dict[str, CommandRecord]] = {}
             failed: dict[str, Exception] = {}
             for job in jobs:
                 if job.game_id in drafts or job.game_id in failed:
                     continue
                 try:
+                    await self._follow(tx, job.game_id, stored.get(job.game_id))
                     drafts[job.game_id] = await self._draft(tx, job)
                 except ServiceError as exc:
                     failed[job.game_id] = exc
@@ -493,6 +548,29 @@ class _Lane:
             if writes:
                 await tx.write(writes, changes)
         return results, drafts
+
+    async def _follow(self, tx: Transaction, game_id: str, stored: GameMeta | None) -> None:
+        """Bring this lane's handle to the store's locked version: the events another
+        worker (or process) committed are applied to it, so its commit cannot conflict.
+        A handle that cannot follow (ahead of the store, or a tail that does not fit) is
+        dropped and the game loads afresh."""
+        handle = self.handles.get(game_id)
+        if handle is None or (stored is not None and stored.version == handle.meta.version):
+            return
+        self.handles.pop(game_id, None)
+        if stored is None or stored.version < handle.meta.version:
+            return
+        rows = await tx.event_rows(game_id, after=handle.meta.version)
+        try:
+            state, applied = replay_rows(game_id, rows, handle.state, handle.meta.version)
+        except CorruptLog as exc:
+            raise ServiceError(ServiceErrorCode.CORRUPT_LOG, game=game_id, seq=exc.seq) from exc
+        if state is None or handle.meta.version + applied != stored.version:
+            return
+        self.service.observer.followed(len(rows))
+        # The verifiable log reloads from its stored leaves (the other worker salted them).
+        self.handles[game_id] = Handle(stored, state, Projector.resume(game_id, stored.clock, state),
+                                       handle.snapshot_seq)
 
     async def _draft(self, tx: Transaction, job: _Job) -> _Draft:
         handle = self.handles.get(job.game_id)

@@ -16,6 +16,7 @@ the least recently read is evicted and rebuilt from the store on demand.
 
 from __future__ import annotations
 
+import asyncio
 from array import array
 from bisect import bisect_right
 from collections import OrderedDict
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..engine.audience import Audience
-from ..store.event_store import EventStore
+from ..store.event_store import EventStore, decode_rows
 from .outbound import admits
 
 
@@ -35,6 +36,7 @@ class _Game:
     audiences: list[Audience] = field(default_factory=list)
     viewers: dict[str | None, tuple[int, array[int]]] = field(default_factory=dict)
     """Per viewer: (events scanned, the seqs he may see)."""
+    reading: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class ViewerStreams:
@@ -70,11 +72,15 @@ class ViewerStreams:
             self._games.popitem(last=False)
         if game.checked >= version:
             return game
-        async with self.store.reading() as tx:
-            found = await tx.events_of(game_id, None, after=game.checked, upto=version)
-        for seq, event in found:
-            if not game.seqs or seq > game.seqs[-1]:
-                game.seqs.append(seq)
-                game.audiences.append(event.audience)
-        game.checked = max(game.checked, version)
+        async with game.reading:  # a reconnect storm of one game: one read, not one per socket
+            if game.checked >= version:
+                return game
+            async with self.store.reading() as tx:
+                rows = await tx.event_rows(game_id, after=game.checked)
+            # decoded with the connection back in the pool (issue 17, the reconnect storm)
+            for seq, event in decode_rows(rows):  # all committed, some maybe after ``version``
+                if not game.seqs or seq > game.seqs[-1]:
+                    game.seqs.append(seq)
+                    game.audiences.append(event.audience)
+            game.checked = max(game.checked, version, rows[-1]["seq"] if rows else 0)
         return game

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import inspect
 import json
 import types
 import typing
@@ -20,9 +19,7 @@ from datetime import date, datetime
 from functools import cache
 from typing import Any, Union
 
-from ..engine import commands as engine_commands
-from ..engine import commands_host, events_host
-from ..engine import events as engine_events
+from ..engine import registry
 from ..engine.commands import Command
 from ..engine.events import Event
 from ..engine.state import GameState
@@ -34,18 +31,8 @@ class CodecError(ValueError):
     """A payload that does not decode into an engine value."""
 
 
-def _registry(module: types.ModuleType, base: type) -> dict[str, type]:
-    return {
-        name: cls
-        for name, cls in inspect.getmembers(module, inspect.isclass)
-        if issubclass(cls, base) and cls is not base and cls.__module__ == module.__name__
-    }
-
-
-EVENT_TYPES: dict[str, type[Event]] = {
-    **_registry(engine_events, Event), **_registry(events_host, Event)}
-COMMAND_TYPES: dict[str, type[Command]] = {
-    **_registry(engine_commands, Command), **_registry(commands_host, Command)}
+EVENT_TYPES: Mapping[str, type[Event]] = registry.EVENT_TYPES
+COMMAND_TYPES: Mapping[str, type[Command]] = registry.COMMAND_TYPES
 
 
 @cache

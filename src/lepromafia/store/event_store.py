@@ -29,6 +29,10 @@ from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
 from .schema import inbox_reads
 
 
+class UnreadableSnapshot(Exception):
+    """A snapshot that does not decode: only a cache, so read the game without it."""
+
+
 class ConcurrencyConflict(Exception):
     """Another writer appended to the game first; reload it and try again."""
 
@@ -84,6 +88,33 @@ class LoadedGame:
     snapshot_seq: int
     """0 if the state was replayed from the first event."""
     replayed: int
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as read from the store, before decoding (``Transaction.stored``)."""
+
+    meta: GameMeta
+    snapshot: tuple[int, str] | None
+    """(seq, payload) of the latest snapshot, if any."""
+    rows: list[Row]
+    """The events after the snapshot (after 0 without one)."""
+
+    def assemble(self) -> LoadedGame:
+        """Decode and replay (CPU only, no I/O). :raises CorruptLog: with the first bad seq."""
+        game_id, state, start = self.meta.game_id, None, 0
+        if self.snapshot is not None:
+            try:
+                state = codec.decode_state(codec.loads(self.snapshot[1]))
+            except (codec.CodecError, ValueError, TypeError) as exc:
+                raise UnreadableSnapshot(game_id) from exc
+            start = self.snapshot[0]
+        state, replayed = replay_rows(game_id, self.rows, state, start)
+        if state is None:
+            raise CorruptLog(game_id, 1, "the game has no events")
+        if start + replayed != self.meta.version:
+            raise CorruptLog(game_id, start + replayed + 1, f"missing events up to {self.meta.version}")
+        return LoadedGame(self.meta, state, start, replayed)
 
 
 @dataclass
@@ -268,34 +299,48 @@ class Transaction:
             select(schema.games).where(schema.games.c.game_id == game_id))).first()
         return _meta(row._mapping) if row else None
 
+    async def lock_games(self, game_ids: Collection[str]) -> dict[str, GameMeta]:
+        """The games' rows, held by this transaction until it ends: one writer per game
+        across workers. PostgreSQL locks the rows (``FOR UPDATE``, in game order, so two
+        workers' batches never deadlock); SQLite's ``BEGIN IMMEDIATE`` already holds the
+        whole database. A game without a row is absent."""
+        g = schema.games
+        query = select(g).where(g.c.game_id.in_(sorted(game_ids))).order_by(g.c.game_id)
+        if not self.is_sqlite:
+            query = query.with_for_update()
+        return {meta.game_id: meta for meta in
+                (_meta(row._mapping) for row in await self._conn.execute(query))}
+
     async def load(self, game_id: str, use_snapshot: bool = True) -> LoadedGame | None:
         """The game's current state: the latest snapshot plus the events after it.
 
         :raises CorruptLog: with the first bad seq.
         """
+        stored = await self.stored(game_id, use_snapshot)
+        if stored is None:
+            return None
+        try:
+            return stored.assemble()
+        except UnreadableSnapshot:  # a bad snapshot is only a cache: replay instead
+            stored = await self.stored(game_id, use_snapshot=False)
+            return stored.assemble() if stored is not None else None
+
+    async def stored(self, game_id: str, use_snapshot: bool = True) -> StoredGame | None:
+        """What ``load`` reads (the row, the latest snapshot, the events after it), not yet
+        decoded: a reader can give its connection back before the CPU-bound replay."""
         meta = await self.meta(game_id)
         if meta is None:
             return None
-        state: GameState | None = None
-        start = 0
+        snapshot: tuple[int, str] | None = None
         if use_snapshot:
             s = schema.snapshots
             snap = (await self._conn.execute(
                 select(s.c.seq, s.c.payload).where(s.c.game_id == game_id)
                 .order_by(s.c.seq.desc()).limit(1))).first()
             if snap is not None:
-                try:
-                    state = codec.decode_state(codec.loads(snap.payload))
-                    start = snap.seq
-                except (codec.CodecError, ValueError, TypeError):
-                    state, start = None, 0  # a bad snapshot is only a cache: replay instead
-        rows = await self.event_rows(game_id, after=start)
-        state, replayed = replay_rows(game_id, rows, state, start)
-        if state is None:
-            raise CorruptLog(game_id, 1, "the game has no events")
-        if start + replayed != meta.version:
-            raise CorruptLog(game_id, start + replayed + 1, f"missing events up to {meta.version}")
-        return LoadedGame(meta, state, start, replayed)
+                snapshot = (snap.seq, snap.payload)
+        rows = await self.event_rows(game_id, after=snapshot[0] if snapshot else 0)
+        return StoredGame(meta, snapshot, rows)
 
     async def event_rows(self, game_id: str, after: int = 0) -> list[Row]:
         e = schema.events

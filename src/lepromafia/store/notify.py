@@ -35,6 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from . import schema
 from .event_store import EventStore
 from .schema import ID, metadata
 
@@ -143,6 +144,17 @@ push_subscriptions = Table(
     Index("ix_push_user", "user_id"),
 )
 
+follows = Table(
+    "notify_follows",
+    metadata,
+    Column("user_id", LOGIN, primary_key=True),
+    Column("game_id", ID, primary_key=True),
+    Column("inbox_id", ID, primary_key=True),
+    Column("created_real", Float, nullable=False),
+    Index("ix_notify_follows_inbox", "game_id", "inbox_id"),
+)
+"""Who follows which inbox ("a new message in any inbox you follow")."""
+
 Row = dict[str, Any]
 
 
@@ -184,11 +196,21 @@ class NotifyStore:
         free = or_(table.c.claimed_until.is_(None), table.c.claimed_until < claim.now)
         ids = select(table.c.id).where(and_(table.c.status == "pending", due, free)) \
             .order_by(order).limit(claim.limit)
-        if not self.is_sqlite:
-            ids = ids.with_for_update(skip_locked=True)
-        stmt = (update(table).where(and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending"))
-                .values(claimed_until=claim.now + claim.lease, claimed_by=claim.worker)
-                .returning(*table.c))
+        lease = {"claimed_until": claim.now + claim.lease, "claimed_by": claim.worker}
+        if self.is_sqlite:  # one writer at a time: the subquery is read once
+            pending = and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending")
+            stmt = update(table).where(pending).values(**lease).returning(*table.c)
+        else:
+            # A materialized CTE locks its rows exactly once. As an ``IN (subquery)`` the
+            # planner may run the ``LIMIT … FOR UPDATE SKIP LOCKED`` subquery again for
+            # each row it updates: every run skips the rows the earlier ones locked, so one
+            # claim took every due row (the batch limit ignored) in quadratic time. The
+            # update then finds its rows by primary key only (the lock already re-checked
+            # them): a second condition on ``status`` led an unanalyzed table's plan to
+            # scan every pending row once per claimed one.
+            picked = ids.with_for_update(skip_locked=True).cte("picked").prefix_with("MATERIALIZED")
+            stmt = (update(table).where(table.c.id == picked.c.id)
+                    .values(**lease).returning(*table.c))
         async with self._write() as conn:
             rows = (await conn.execute(stmt)).all()
         return sorted((dict(r._mapping) for r in rows), key=lambda r: r["id"])
@@ -257,6 +279,57 @@ class NotifyStore:
             for row in rows:
                 await conn.execute(self._insert(deliveries).values(**row).on_conflict_do_nothing(
                     index_elements=[deliveries.c.key]))
+
+    async def add_outbox(self, rows: Sequence[Row]) -> None:
+        """Outbox rows found by a sweep (inactivity, overdue host duties); a key already
+        written is kept once, so several workers sweeping at once write each row once."""
+        if rows:
+            async with self._write() as conn:
+                await conn.execute(self._insert(outbox).on_conflict_do_nothing(
+                    index_elements=[outbox.c.key]), list(rows))
+
+    async def events_at(self, game_id: str, seqs: Sequence[int]) -> dict[int, str]:
+        """The stored payloads of some of a game's events, by seq."""
+        if not seqs:
+            return {}
+        e = schema.events
+        async with self._read() as conn:
+            rows = await conn.execute(select(e.c.seq, e.c.payload).where(
+                and_(e.c.game_id == game_id, e.c.seq.in_(sorted(set(seqs))))))
+            return {int(r.seq): str(r.payload) for r in rows}
+
+    # --- followed inboxes --------------------------------------------------------------
+
+    async def follow(self, user_id: str, game_id: str, inbox_id: str, on: bool, now: float) -> None:
+        async with self._write() as conn:
+            if on:
+                await conn.execute(self._insert(follows).values(
+                    user_id=user_id, game_id=game_id, inbox_id=inbox_id, created_real=now)
+                    .on_conflict_do_nothing())
+            else:
+                await conn.execute(delete(follows).where(and_(
+                    follows.c.user_id == user_id, follows.c.game_id == game_id,
+                    follows.c.inbox_id == inbox_id)))
+
+    async def followers(self, game_id: str, inbox_ids: Sequence[str]) -> dict[str, list[str]]:
+        """inbox -> the users who follow it."""
+        if not inbox_ids:
+            return {}
+        f = follows
+        found: dict[str, list[str]] = {}
+        async with self._read() as conn:
+            rows = await conn.execute(select(f.c.inbox_id, f.c.user_id).where(and_(
+                f.c.game_id == game_id, f.c.inbox_id.in_(sorted(set(inbox_ids))))).order_by(f.c.user_id))
+            for r in rows:
+                found.setdefault(r.inbox_id, []).append(r.user_id)
+        return found
+
+    async def follows_of(self, user_id: str, game_id: str) -> set[str]:
+        f = follows
+        async with self._read() as conn:
+            rows = await conn.execute(select(f.c.inbox_id).where(and_(f.c.user_id == user_id,
+                                                                      f.c.game_id == game_id)))
+            return {r.inbox_id for r in rows}
 
     # --- the in-app list -------------------------------------------------------------
 

@@ -90,6 +90,9 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
                                argon2_memory_kib=settings.argon2_memory_kib,
                                session_cache_seconds=settings.session_cache_seconds)
         accounts = AccountService(store, settings.fernet_key(), clock=service.clock, policy=policy)
+        if broker is not None:  # a session ended on one worker is forgotten by all at once
+            accounts.on_evict = broker.publish_eviction
+            broker.on_eviction = accounts.evict
         events = EventIndex(service.store, max_games=settings.cached_games)
         web = Web(settings, service, accounts, GameQueries(service, store, events),
                   Archives(service, events), metrics=metrics)

@@ -92,6 +92,8 @@ class Metrics:
         self.deadline_lag = Histogram("lepromafia_deadline_lag_seconds",
                                       "Real seconds a deadline fired after it was due",
                                       buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 300), registry=r)
+        self.follows = Counter("lepromafia_writer_follows", "Times a writer lane caught up with "
+                               "another worker's commits to a game before writing it", registry=r)
         self.deliveries = Counter("lepromafia_deliveries", "Event frames sent to WebSocket clients",
                                   registry=r)
         self.clients = Gauge("lepromafia_connected_clients", "Open WebSocket connections", registry=r)
@@ -125,6 +127,9 @@ class Observer(ServiceObserver):
 
     def deadline_fired(self, lag_seconds: float) -> None:
         self.metrics.deadline_lag.observe(max(0.0, lag_seconds))
+
+    def followed(self, events: int) -> None:
+        self.metrics.follows.inc()
 
 
 class RequestLog:

@@ -1,5 +1,5 @@
-"""Recorded [HOST] decisions: combinations, contests, delegation, ambush order, sanctions,
-sealed notary records (HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, OMERTA-2, COMM-APPT-6).
+"""Recorded [HOST] decisions: sanctions and sealed notary records (OMERTA-2, COMM-APPT-6), and
+the helpers the decisions declared in ``engine/decisions`` share.
 
 Each decision is a command by the host who decides, validated where the rules allow it,
 and recorded as a ``HostDecision`` event: one line of the audit log (§9.1 p.4).
@@ -21,11 +21,7 @@ from ..progress import Progress
 from ..state import GameState, Stage
 from . import commissar
 from .common import (
-    mafia_audience,
-    require_city,
     require_procurator,
-    require_running,
-    require_undecided,
 )
 
 MAX_TITLE = 200
@@ -80,141 +76,8 @@ def seal(p: Progress, kind: str, content: tuple[tuple[str, str], ...], *, host: 
     return number
 
 
-# --- HOST-2: combinations --------------------------------------------------------------
-
-
-def acknowledge_combination(p: Progress, c: hc.AcknowledgeCombination) -> None:
-    """HOST-2 (AMB-27): the warning given at appointment is acknowledged, on the record."""
-    s = p.state
-    require_procurator(s, c.actor)
-    check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
-    offices = offices_of(s, c.user)
-    check(len(offices) >= 2, ErrorCode.NO_COMBINATION, "HOST-2", user=c.user)
-    check(c.user not in s.records.acknowledged, ErrorCode.ALREADY_DECIDED, "HOST-2")
-    reason = reason_of(s, c.reason)
-    # HOST-CONS-5: a combination that includes the Consigliere names him; keep it in the Bar.
-    audience = only(s.procurator, c.user) if "consigliere" in offices else PUBLIC
-    p.emit(hev.CombinationAcknowledged, audience, host=c.actor, rule="HOST-2", reason=reason,
-           user=c.user, offices=offices)
-
-
-# --- HOST-PROC-5: charades and contests ----------------------------------------------
-
-
-def publish_contest(p: Progress, c: hc.PublishContest) -> None:
-    s = p.state
-    require_procurator(s, c.actor)
-    require_running(s)
-    title = text_of(s, c.title, limit=MAX_TITLE)
-    text = text_of(s, c.text)
-    p.emit(hev.ContestPublished, PUBLIC, host=c.actor, rule="HOST-PROC-5", reason="",
-           contest=len(s.records.contests) + 1, day=s.day, title=title, text=text)
-
-
-def record_contest_results(p: Progress, c: hc.RecordContestResults) -> None:
-    """AMB-42: participation is recorded; no automatic penalty follows."""
-    s = p.state
-    require_procurator(s, c.actor)
-    check(s.stage is not Stage.FINISHED, ErrorCode.GAME_FINISHED)
-    contest = next((x for x in s.records.contests if x.number == c.contest), None)
-    check(contest is not None, ErrorCode.UNKNOWN_RECORD)
-    assert contest is not None
-    check(not contest.results_recorded, ErrorCode.ALREADY_DECIDED, "HOST-PROC-5")
-    participants = tuple(dict.fromkeys(c.participants))
-    for user in participants:
-        check(user in s.residents, ErrorCode.NOT_A_PARTICIPANT, "HOST-PROC-5", user=user)
-    living = [u for name in s.cities for u in s.living(name)]
-    absent = tuple(u for u in living if u not in participants)
-    p.emit(hev.ContestResultsRecorded, PUBLIC, host=c.actor, rule="AMB-42", reason="",
-           contest=c.contest, participants=participants, absent=absent,
-           results=text_of(s, c.results), consequences=text_of(s, c.consequences, required=False))
-
-
-# --- HOST-TRIB-2: a Tribune's stand-in -------------------------------------------------
-
-
-def delegate_tribune(p: Progress, c: hc.DelegateTribune) -> None:
-    """AMB-27: voting operations only, for a recorded period; no personal inboxes, no contacts."""
-    s = p.state
-    check(s.stage not in (Stage.RECRUITING, Stage.FINISHED), ErrorCode.WRONG_STAGE,
-          stage=s.stage.value)
-    city = require_city(s, c.city)
-    check(c.actor == city.tribune, ErrorCode.NOT_TRIBUNE, "HOST-TRIB-2")
-    check(c.delegate in s.tribunes() and c.delegate != c.actor, ErrorCode.DELEGATION_INVALID,
-          "HOST-TRIB-2", detail=N_("the stand-in must be another city's Tribune"))
-    check(c.starts_at.tzinfo is not None and c.until.tzinfo is not None,
-          ErrorCode.DELEGATION_INVALID, detail=N_("times need a timezone"))
-    check(c.starts_at < c.until and p.now < c.until, ErrorCode.DELEGATION_INVALID, "HOST-TRIB-2",
-          detail=N_("the period must end after it starts, in the future"))
-    reason = reason_of(s, c.reason)
-    p.emit(hev.TribuneDelegated, office_audience(s), host=c.actor, rule="HOST-TRIB-2",
-           reason=reason, delegation=len(s.records.delegations) + 1, city=city.name,
-           delegate=c.delegate, starts_at=c.starts_at, until=c.until,
-           scope=s.settings.tribune_delegation_scope)
-
-
-def revoke_delegation(p: Progress, c: hc.RevokeDelegation) -> None:
-    s = p.state
-    found = next((d for d in s.records.delegations if d.number == c.delegation), None)
-    check(found is not None, ErrorCode.UNKNOWN_RECORD)
-    assert found is not None
-    check(c.actor in (s.cities[found.city].tribune, found.delegate), ErrorCode.NOT_TRIBUNE,
-          "HOST-TRIB-2")
-    check(not found.revoked and p.now < found.until, ErrorCode.ALREADY_DECIDED, "HOST-TRIB-2")
-    p.emit(hev.DelegationRevoked, office_audience(s), host=c.actor, rule="HOST-TRIB-2",
-           reason=reason_of(s, c.reason), delegation=found.number, city=found.city)
-
-
-# --- AMBUSH-6: the order of ambushes ----------------------------------------------------
-
-
-def set_ambush_order(p: Progress, c: hc.SetAmbushOrder) -> None:
-    """AMBUSH-6: the Consigliere's order; recorded in the mafia inbox's audience only (§9.2)."""
-    s = p.state
-    check(c.actor == s.consigliere, ErrorCode.NOT_CONSIGLIERE, "AMBUSH-6")
-    require_running(s)
-    city = require_city(s, c.city)
-    living = set(s.living_mafia(city.name))
-    order = tuple(c.order)
-    check(bool(order) and len(set(order)) == len(order) and set(order) <= living,
-          ErrorCode.AMBUSH_ORDER_INVALID, "AMBUSH-6")
-    p.emit(hev.AmbushOrderSet, mafia_audience(s, city.name), host=c.actor, rule="AMBUSH-6",
-           reason=reason_of(s, c.reason), city=city.name, order=order)
-
-
-# --- GODFATHER-2, MAFIA-KILL-5: the Consigliere's procedures ---------------------------
-
-GODFATHER_RULES = ("plurality", "majority", "unanimity")
-SILENT_PROCEDURES = ("majority", "plurality", "no_kill")
-
-
-def _consigliere_city(p: Progress, actor: str, city_name: str, rule: str) -> str:
-    s = p.state
-    check(actor == s.consigliere, ErrorCode.NOT_CONSIGLIERE, rule)
-    check(s.stage not in (Stage.RECRUITING, Stage.FINISHED), ErrorCode.WRONG_STAGE, rule,
-          stage=s.stage.value)
-    city = require_city(s, city_name)
-    require_undecided(city)
-    return city.name
-
-
-def set_godfather_election_rule(p: Progress, c: hc.SetGodfatherElectionRule) -> None:
-    """GODFATHER-2: «по правилам, которые он устанавливает»; seen by the city's mafia only."""
-    name = _consigliere_city(p, c.actor, c.city, "GODFATHER-2")
-    check(c.rule in GODFATHER_RULES, ErrorCode.DECISION_INVALID, "GODFATHER-2",
-          detail=N_("choose one of the offered election rules"))
-    p.emit(hev.GodfatherElectionRuleSet, mafia_audience(p.state, name), host=c.actor,
-           rule="GODFATHER-2", reason=reason_of(p.state, c.reason), city=name, election_rule=c.rule)
-
-
-def set_silent_godfather_procedure(p: Progress, c: hc.SetSilentGodfatherProcedure) -> None:
-    """MAFIA-KILL-5: «порядок принятия решения определяется Консильери»."""
-    name = _consigliere_city(p, c.actor, c.city, "MAFIA-KILL-5")
-    check(c.procedure in SILENT_PROCEDURES, ErrorCode.DECISION_INVALID, "MAFIA-KILL-5",
-          detail=N_("choose one of the offered procedures"))
-    p.emit(hev.SilentGodfatherProcedureSet, mafia_audience(p.state, name), host=c.actor,
-           rule="MAFIA-KILL-5", reason=reason_of(p.state, c.reason), city=name,
-           procedure=c.procedure)
+# --- HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, GODFATHER-2, MAFIA-KILL-5: declared in
+# engine/decisions (combination, contests, delegation, mafia_rules) with @host_decision.
 
 
 # --- OMERTA-2, IMPEACH-5, PLAYER-7: sanctions -------------------------------------------

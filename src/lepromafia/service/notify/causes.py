@@ -133,6 +133,11 @@ def _message(out: Causes, state: GameState, seq: int, e: ev.MessagePosted) -> No
     if inbox is not None and inbox.kind == Kind.PERSONAL:
         out.tell(NotifyKind.PERSONAL_MESSAGE, seq, e,
                  [u for u in sorted(readers_of(state, inbox)) if u != e.author])
+    elif inbox is not None:
+        # its followers are found when it is due (they are the store's, not the state's),
+        # each checked against the event's audience then
+        out.add(NotifyKind.FOLLOWED_INBOX, str(seq), seq=seq, due=e.at, inbox=e.inbox,
+                public=e.audience.public)
     for hook in MENTION_HOOKS:
         out.tell(NotifyKind.MENTIONED, seq, e, [u for u in hook(state, e) if u != e.author])
 
@@ -141,15 +146,15 @@ def _host_duties(out: Causes, before: GameState, after: GameState, last: tuple[i
     """A host duty that appears with this step (the engine's duties of host seats)."""
     seq, event = last
     for host in hosts(after):
-        old = {_duty_key(d) for d in duties(before, host, event.at) if d.seat in HOST_SEATS}
+        old = {duty_key(d) for d in duties(before, host, event.at) if d.seat in HOST_SEATS}
         for d in duties(after, host, event.at):
-            key = _duty_key(d)
+            key = duty_key(d)
             if d.seat in HOST_SEATS and d.required and key not in old:
                 out.add(NotifyKind.HOST_DUTY, f"{seq}:{key}", user=host, seq=seq, due=event.at,
                         duty=d.kind.value)
 
 
-def _duty_key(d: Any) -> str:
+def duty_key(d: Any) -> str:
     return hashlib.sha256(f"{d.kind.value}:{d.seat.value}:{d.args!r}".encode()).hexdigest()[:16]
 
 

@@ -72,6 +72,8 @@ class EmailSender:
         self.password = unquote(parsed.password) if parsed.password else None
         self.sender = sender
         self.timeout = timeout
+        self._client: aiosmtplib.SMTP | None = None
+        self._lock = asyncio.Lock()
 
     def build(self, m: Outgoing) -> EmailMessage:
         mail = EmailMessage()
@@ -89,18 +91,49 @@ class EmailSender:
         return mail
 
     async def send(self, m: Outgoing) -> None:
-        try:
-            await aiosmtplib.send(self.build(m), hostname=self.host, port=self.port, use_tls=self.tls,
-                                  username=self.user, password=self.password, timeout=self.timeout,
-                                  start_tls=False if not self.tls else None)
-        except aiosmtplib.SMTPRecipientsRefused as exc:
-            raise Permanent(str(exc)) from exc
-        except aiosmtplib.SMTPResponseException as exc:
-            if 500 <= exc.code < 600:
-                raise Permanent(f"{exc.code} {exc.message}") from exc
-            raise Transient(f"{exc.code} {exc.message}") from exc
-        except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
-            raise Transient(str(exc) or type(exc).__name__) from exc
+        """One message over the sender's SMTP session, opened on first use and kept for the
+        next ones (a batch of reminders is one connection, not one each). A session the
+        server has closed meanwhile is reopened once; any refusal or failure ends it."""
+        message = self.build(m)
+        async with self._lock:
+            for fresh in (self._client is None, True):
+                try:
+                    client = await self._session()
+                    await client.send_message(message)
+                    return
+                except aiosmtplib.SMTPServerDisconnected as exc:
+                    await self.close()
+                    if fresh:
+                        raise Transient(str(exc) or type(exc).__name__) from exc
+                except aiosmtplib.SMTPRecipientsRefused as exc:
+                    await self.close()
+                    raise Permanent(str(exc)) from exc
+                except aiosmtplib.SMTPResponseException as exc:
+                    await self.close()
+                    if 500 <= exc.code < 600:
+                        raise Permanent(f"{exc.code} {exc.message}") from exc
+                    raise Transient(f"{exc.code} {exc.message}") from exc
+                except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
+                    await self.close()
+                    raise Transient(str(exc) or type(exc).__name__) from exc
+
+    async def _session(self) -> aiosmtplib.SMTP:
+        if self._client is None or not self._client.is_connected:
+            client = aiosmtplib.SMTP(hostname=self.host, port=self.port, use_tls=self.tls,
+                                     timeout=self.timeout, start_tls=False if not self.tls else None)
+            await client.connect()
+            if self.user and self.password:
+                await client.login(self.user, self.password)
+            self._client = client
+        return self._client
+
+    async def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and client.is_connected:
+            try:
+                await client.quit()
+            except (TimeoutError, aiosmtplib.SMTPException, OSError):
+                client.close()
 
 
 class TelegramSender:
@@ -145,6 +178,12 @@ class TelegramSender:
         return list(result or [])
 
 
+def push_payload(m: Outgoing) -> str:
+    """What a push carries to the service worker (``static/js/sw.js``): already the words
+    a lock screen may show."""
+    return json.dumps({"title": m.subject, "body": m.text, "url": m.link}, ensure_ascii=False)
+
+
 class PushSender:
     """RFC 8030/8291 Web Push with VAPID (pywebpush); the subscription's keys travel in
     ``extra`` (p256dh, auth)."""
@@ -160,7 +199,7 @@ class PushSender:
         from pywebpush import WebPushException, webpush
 
         info = {"endpoint": m.address, "keys": {"p256dh": m.extra["p256dh"], "auth": m.extra["auth"]}}
-        data = json.dumps({"title": m.subject, "body": m.text, "url": m.link}, ensure_ascii=False)
+        data = push_payload(m)
         topic = base64.urlsafe_b64encode(hashlib.sha256(m.key.encode()).digest()[:24]).decode().rstrip("=")
 
         def post() -> Any:

@@ -25,22 +25,26 @@ import random
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ...engine import events as ev
 from ...engine.duties import duties
-from ...engine.state import GameState
+from ...engine.state import GameState, Stage
+from ...store import codec
 from ...store.notify import Claim, NotifyStore
 from ..clock import Clock, SystemClock
+from ..outbound import may_see
 from ..service import GameService
 from . import texts
 from .causes import participants
 from .channels import Gone, Outgoing, Permanent, Sender, Transient
 from .kinds import EXTERNAL, HOST_SEATS, SPECS, Channel, KindSpec, NotifyKind
 from .prefs import Preferences, Profile, digest_at, quiet_until
+from .watch import still_true, watch_rows
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +86,15 @@ class DispatchConfig:
     backoff: float = 5.0
     backoff_cap: float = 3600.0
     rates: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_RATES))
+    watch_every: float = 60.0
+    """Seconds between sweeps for what time alone makes due (``watch``): inactivity, overdue duties."""
 
 
 class Dispatcher:
     def __init__(self, games: GameService, store: NotifyStore, senders: Iterable[Sender],
                  translate: texts.Translate, config: DispatchConfig | None = None,
                  clock: Clock | None = None, worker: str | None = None,
-                 on_notes: Callable[[list[str]], None] | None = None,
+                 on_notes: Callable[[list[str]], Awaitable[None] | None] | None = None,
                  telegram: Any = None) -> None:
         self.games = games
         self.store = store
@@ -106,6 +112,7 @@ class Dispatcher:
         self._offset = 0
         self._task: asyncio.Task[None] | None = None
         self._titles: dict[str, str] = {}
+        self._watched = float("-inf")
 
     # --- running -------------------------------------------------------------------
 
@@ -118,6 +125,11 @@ class Dispatcher:
             with suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        for sender in self.senders.values():  # an e-mail session kept open between sends
+            close = getattr(sender, "close", None)
+            if close is not None:
+                with suppress(Exception):
+                    await close()
 
     async def _forever(self) -> None:
         while True:
@@ -133,6 +145,8 @@ class Dispatcher:
 
     async def step(self) -> int:
         """One pass of both kinds; the number of rows handled."""
+        if self.clock.now() - self._watched >= self.config.watch_every:
+            await self.watch()
         expanded = await self.expand_due()
         sent = await self.send_due()
         if self.telegram is not None and "telegram" in self.senders:
@@ -147,6 +161,24 @@ class Dispatcher:
     def _claim(self) -> Claim:
         return Claim(self.worker, self.clock.now(), self.config.lease, self.config.batch)
 
+    # --- 0. what time alone makes due ---------------------------------------------------
+
+    async def watch(self) -> int:
+        """Sweep every unfinished game for inactivity prods and overdue host duties
+        (``watch.watch_rows``) into the outbox; the number of rows offered."""
+        self._watched = self.clock.now()
+        rows: list[Row] = []
+        for meta in await self.games.store.list_games():
+            if meta.stage == Stage.FINISHED.value:
+                continue
+            try:
+                current = await self.games.current(meta.game_id)
+                rows += watch_rows(meta.game_id, current.meta.clock, current.state, current.now)
+            except Exception:
+                log.exception("watching game %s failed", meta.game_id)
+        await self.store.add_outbox(rows)
+        return len(rows)
+
     # --- 1. expand ---------------------------------------------------------------------
 
     async def expand_due(self) -> int:
@@ -155,18 +187,25 @@ class Dispatcher:
         people = _People(self.store)
         await people.load([r["user_id"] for r in rows if r["user_id"]])
         states: dict[str, Any] = {}
+        follows = await _Follows.load(self.store, rows)
         for row in rows:
             try:
-                items.append(await self._expand(row, people, states))
+                items.append(await self._expand(row, people, states, follows))
             except Exception:
                 log.exception("expanding notification %s failed", row["key"])
         finished = await self.store.expand_many(self.worker, items)
         if self.on_notes:
-            self.on_notes(sorted({n["user_id"] for i, _, notes, _ in items if i in finished for n in notes}))
+            rung = self.on_notes(sorted({n["user_id"] for i, _, notes, _ in items if i in finished
+                                         for n in notes}))
+            if rung is not None:
+                try:
+                    await rung
+                except Exception:
+                    log.exception("ringing the unread counts failed")
         return len(rows)
 
-    async def _expand(self, row: Row, people: _People,
-                      states: dict[str, Any]) -> tuple[int, str, list[Row], list[Row]]:
+    async def _expand(self, row: Row, people: _People, states: dict[str, Any],
+                      follows: _Follows) -> tuple[int, str, list[Row], list[Row]]:
         """What one due outbox row becomes: (id, status, notifications, deliveries)."""
         now = self.clock.now()
         if row["expires_real"] is not None and row["expires_real"] <= now:
@@ -177,10 +216,13 @@ class Dispatcher:
         self._titles[row["game_id"]] = state.title
         spec = SPECS[NotifyKind(row["kind"])]
         payload = json.loads(row["payload"])
-        if _stale(state, payload):
+        if _stale(state, payload) or (row["user_id"] and not still_true(spec.kind, state, row["user_id"],
+                                                                          payload, game_now)):
             return row["id"], "dropped", [], []
         if row["user_id"]:
             found: dict[str, dict[str, Any]] = {row["user_id"]: {}}
+        elif spec.kind is NotifyKind.FOLLOWED_INBOX:
+            found = {u: {} for u in follows.recipients(row)}
         else:
             found = recipients(spec, state, payload, game_now)
         users = sorted(found)
@@ -190,8 +232,12 @@ class Dispatcher:
         notes: list[Row] = []
         sends: list[Row] = []
         for user in users:
-            fields = {**payload, **found[user], "title": state.title}
+            fields = {**{k: v for k, v in payload.items() if k not in PRIVATE}, **found[user],
+                      "title": state.title}
             key = row["key"] if row["user_id"] else f"{row['key']}:{user}"
+            if spec.kind is NotifyKind.FOLLOWED_INBOX:  # at most one an hour per inbox
+                key = f"{row['game_id']}:{spec.kind.value}:{_short(payload['inbox'])}:" \
+                      f"{int(row['due_real'] // 3600)}:{user}"
             notes.append({"key": key, "game_id": row["game_id"], "user_id": user, "kind": spec.kind.value,
                           "payload": json.dumps(fields, sort_keys=True, default=str), "secret": secret,
                           "created_real": now})
@@ -330,6 +376,44 @@ class Dispatcher:
         return Outgoing(key=key, address=first["address"] or "", subject=subject, text=text, link=link,
                         html=html, unsubscribe=unsubscribe,
                         extra={k: data[k] for k in ("p256dh", "auth") if k in data})
+
+
+PRIVATE = frozenset({"inbox"})
+"""Outbox fields a notification never keeps (an inbox's id may name a person)."""
+
+
+class _Follows:
+    """The followers of the inboxes a batch's messages were posted in, each checked
+    against the message's audience (``outbound.may_see``): read once per batch."""
+
+    def __init__(self) -> None:
+        self.followers: dict[tuple[str, str], list[str]] = {}
+        self.events: dict[tuple[str, int], ev.Event] = {}
+
+    @classmethod
+    async def load(cls, store: NotifyStore, rows: Iterable[Row]) -> _Follows:
+        found = cls()
+        wanted: dict[str, list[Row]] = defaultdict(list)
+        for row in rows:
+            if row["kind"] == NotifyKind.FOLLOWED_INBOX.value:
+                wanted[row["game_id"]].append(row)
+        for game, items in wanted.items():
+            inboxes = {json.loads(r["payload"])["inbox"] for r in items}
+            for inbox, users in (await store.followers(game, sorted(inboxes))).items():
+                found.followers[(game, inbox)] = users
+            seqs = [r["seq"] for r in items if (game, json.loads(r["payload"])["inbox"]) in found.followers]
+            for seq, text in (await store.events_at(game, seqs)).items():
+                found.events[(game, seq)] = codec.decode_event(codec.loads(text))
+        return found
+
+    def recipients(self, row: Row) -> list[str]:
+        inbox = json.loads(row["payload"])["inbox"]
+        event = self.events.get((row["game_id"], row["seq"]))
+        if event is None:
+            return []
+        author = getattr(event, "author", None)
+        return [u for u in self.followers.get((row["game_id"], inbox), [])
+                if u != author and may_see(event, u)]
 
 
 class _People:

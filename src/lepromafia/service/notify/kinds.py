@@ -37,6 +37,9 @@ class NotifyKind(StrEnum):
     SPIRIT = "spirit"
     DAY_POST = "day_post"
     GAME_ENDED = "game_ended"
+    INACTIVE = "inactive"
+    FOLLOWED_INBOX = "followed_inbox"
+    HOST_DUTY_OVERDUE = "host_duty_overdue"
 
 
 class Channel(StrEnum):
@@ -118,6 +121,13 @@ SPECS: dict[NotifyKind, KindSpec] = {
                  N_("«{title}»: the Day Post of day {day} is out."), None),
         KindSpec(NotifyKind.GAME_ENDED, False, N_("The game ended"),
                  N_("«{title}»: the game has ended and the archive is open."), None),
+        KindSpec(NotifyKind.INACTIVE, False, N_("You have not posted for a while"),
+                 N_("«{title}»: you have posted nothing in your city for {hours} hours. "
+                    "Your city is waiting for you."), None),
+        KindSpec(NotifyKind.FOLLOWED_INBOX, True, N_("A message in an inbox you follow"),
+                 N_("«{title}»: new messages in an inbox you follow."), None),
+        KindSpec(NotifyKind.HOST_DUTY_OVERDUE, True, N_("A host duty is overdue"),
+                 N_("«{title}»: a host duty is overdue."), None),
     )
 }
 

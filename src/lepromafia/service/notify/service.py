@@ -11,11 +11,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from ...engine.inboxes import Kind, can_read
 from ...store.notify import NotifyStore
 from ..clock import Clock
 from ..errors import ServiceError, ServiceErrorCode
 from ..service import GameService
 from . import texts
+from .bells import Bells
 from .channels import Outgoing, Sender, TelegramSender
 from .dispatcher import DispatchConfig, Dispatcher
 from .kinds import EXTERNAL, SPECS, Channel, NotifyKind
@@ -50,12 +52,17 @@ class DeadLetter:
 
 class NotifyService:
     def __init__(self, store: NotifyStore, clock: Clock, translate: texts.Translate,
-                 senders: dict[str, Sender] | None = None, base_url: str = "http://127.0.0.1:8000") -> None:
+                 senders: dict[str, Sender] | None = None, base_url: str = "http://127.0.0.1:8000",
+                 games: GameService | None = None) -> None:
         self.store = store
+        self.games = games
+        """The games (who may read an inbox one wants to follow)."""
         self.clock = clock
         self.translate = translate
         self.senders = senders or {}
         self.base_url = base_url.rstrip("/")
+        self.bells = Bells(store.unread_count)
+        """This process's live unread counts (the WebSockets listen here)."""
         self.dispatcher: Dispatcher | None = None
         """The dispatcher sending this service's notifications (set by ``build``)."""
 
@@ -76,6 +83,23 @@ class NotifyService:
 
     async def mark_read(self, user_id: str, upto: int | None = None) -> None:
         await self.store.mark_read(user_id, self.clock.now(), upto)
+        await self.bells.ring([user_id])  # his other tabs
+
+    # --- followed inboxes -------------------------------------------------------------------
+
+    async def following(self, user_id: str, game_id: str, inbox_id: str) -> bool:
+        return inbox_id in await self.store.follows_of(user_id, game_id)
+
+    async def follow(self, user_id: str, game_id: str, inbox_id: str, on: bool) -> None:
+        """Follow (or stop following) an inbox: a notification for its new messages. Only
+        an inbox one may read; a personal inbox notifies its readers anyway."""
+        if on:
+            assert self.games is not None
+            state = (await self.games.current(game_id)).state
+            inbox = state.inboxes.get(inbox_id)
+            if inbox is None or inbox.kind == Kind.PERSONAL or not can_read(state, inbox_id, user_id):
+                raise ServiceError(ServiceErrorCode.NOTIFY_SETTING_INVALID, field="inbox")
+        await self.store.follow(user_id, game_id, inbox_id, on, self.clock.now())
 
     # --- profile and preferences ---------------------------------------------------------
 
@@ -221,9 +245,19 @@ async def send_test(sender: Sender, address: str, translate: texts.Translate, ba
     """Send one test message through ``sender`` now; raises the channel's error if it cannot."""
     text = translate(lang, texts.TEST_TEXT)
     subject = translate(lang, texts.SUBJECT).format(title="test")
-    await sender.send(Outgoing(key=f"test:{secrets.token_hex(8)}", address=address, subject=subject,
-                               text=text, link=base_url,
-                               html=texts.email_html(text, base_url, base_url, None, "")))
+    try:
+        await sender.send(Outgoing(key=f"test:{secrets.token_hex(8)}", address=address, subject=subject,
+                                   text=text, link=base_url,
+                                   html=texts.email_html(text, base_url, base_url, None, "")))
+    finally:
+        await close_sender(sender)
+
+
+async def close_sender(sender: Sender) -> None:
+    """End a channel's open session, if it keeps one (e-mail)."""
+    close = getattr(sender, "close", None)
+    if close is not None:
+        await close()
 
 
 def _new_profile(user_id: str) -> dict[str, Any]:
@@ -240,7 +274,8 @@ def build(games: GameService, senders: list[Sender], translate: texts.Translate,
           config: DispatchConfig) -> tuple[NotifyService, Dispatcher]:
     """The notify service and its dispatcher over one game service's store."""
     store = NotifyStore(games.store)
-    notify = NotifyService(store, games.clock, translate, {s.name: s for s in senders}, config.base_url)
+    notify = NotifyService(store, games.clock, translate, {s.name: s for s in senders}, config.base_url,
+                           games)
     notify.dispatcher = Dispatcher(games, store, senders, translate, config, clock=games.clock,
-                                   telegram=notify)
+                                   telegram=notify, on_notes=notify.bells.ring)
     return notify, notify.dispatcher

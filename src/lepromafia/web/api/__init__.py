@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 
 from ..errors import WebError, WebErrorCode
-from . import accounts, audit, commands, discussion, games, notifications
+from . import accounts, audit, commands, discussion, games, notifications, votes
 
 
 async def api_guard(request: Request) -> None:
@@ -22,6 +22,7 @@ async def api_guard(request: Request) -> None:
 router = APIRouter(prefix="/api", dependencies=[Depends(api_guard)])
 router.include_router(accounts.router)
 router.include_router(games.router)
+router.include_router(votes.router)  # issue 11: the vote record
 router.include_router(commands.router)
 router.include_router(discussion.router)
 router.include_router(audit.router)

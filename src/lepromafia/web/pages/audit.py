@@ -23,9 +23,10 @@ from ...service.audit import (
 )
 from ..deps import Lang, RequireUser, WebDep
 from ..i18n import N_, translate
-from .common import GameCtx, load_game
+from .common import GameCtx, game_context, load_game, rendered_at
 from .game import game_page
 from .labels import inbox_label
+from .render import render
 from .rules import rule_href
 
 router = APIRouter()
@@ -133,6 +134,18 @@ async def audit_rows(web: Any, game: GameCtx, viewer: str, lang: str, wanted: Au
     return found, [row_words(lang, game.state, r, viewer) for r in found.rows]
 
 
+QUERY_ESCAPES = {"%": "%25", "&": "%26", "#": "%23", "+": "%2B", "=": "%3D", " ": "%20"}
+
+
+def _query(wanted: AuditFilter) -> str:
+    """The filter as a query string; a city's Cyrillic name stays readable, only what would
+    break the query is escaped."""
+    def part(value: object) -> str:
+        return "".join(QUERY_ESCAPES.get(ch, ch) for ch in str(value))
+    return "&".join(f"{k}={part(v)}" for k, v in (("day", wanted.day), ("city", wanted.city),
+                                                   ("kind", wanted.kind)) if v is not None)
+
+
 @router.get("/games/{game_id}/audit", include_in_schema=False)
 async def audit_page(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang,
                      day: str | None = None, city: str | None = None, kind: str | None = None) -> Response:
@@ -141,11 +154,23 @@ async def audit_page(request: Request, game_id: str, web: WebDep, user: RequireU
     game = await load_game(web, game_id)
     wanted = parse_filter(day, city, kind)
     found, rows = await audit_rows(web, game, user.user_id, lang, wanted)
-    query = "&".join(f"{k}={v}" for k, v in (("day", wanted.day), ("city", wanted.city),
-                                              ("kind", wanted.kind)) if v is not None)
     return await game_page(
         request, web, user, lang, game, "audit", "pages/audit.html", view=found, rows=rows,
-        wanted=wanted, kinds=[(k, translate(lang, KINDS[k])) for k in KINDS], query=query)
+        wanted=wanted, kinds=[(k, translate(lang, KINDS[k])) for k in KINDS], query=_query(wanted))
+
+
+@router.get("/games/{game_id}/audit/part/rows", include_in_schema=False)
+async def audit_rows_part(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang,
+                          day: str | None = None, city: str | None = None, kind: str | None = None
+                          ) -> Response:
+    """The audit log's rows as a live region (issue 12): a decision taken while the page is
+    open appears without a reload, with the page's filter kept."""
+    game = await load_game(web, game_id)
+    wanted = parse_filter(day, city, kind)
+    found, rows = await audit_rows(web, game, user.user_id, lang, wanted)
+    ctx = {"view": found, "rows": rows, "wanted": wanted, "query": _query(wanted),
+           **await game_context(web, request, game, user.user_id, "", unread=False)}
+    return rendered_at(render(request, "components/audit_rows.html", ctx, lang=lang), ctx)
 
 
 @router.get("/games/{game_id}/audit.csv", include_in_schema=False)

@@ -92,10 +92,14 @@ def city_slugs(state: GameState) -> dict[str, str]:
     return {name: f"c{i}" for i, name in enumerate(state.cities, 1)}
 
 
-def office_duties(state: GameState, viewer: str, now: datetime, office: str, lang: str) -> list[DutyRow]:
+def office_duties(state: GameState, viewer: str, now: datetime, office: str, lang: str,
+                  settled: frozenset[DutyKind] = frozenset()) -> list[DutyRow]:
+    """The office's duties in words; ``settled`` are optional ones the host has already
+    decided (a choice he may still change from its form, no longer a task)."""
     seat = OFFICE_SEATS[office]
     slugs = city_slugs(state)
-    return [_row(state, d, now, lang, slugs) for d in duties(state, viewer, now) if d.seat is seat]
+    return [_row(state, d, now, lang, slugs) for d in duties(state, viewer, now)
+            if d.seat is seat and not (d.kind in settled and not d.required)]
 
 
 def _row(state: GameState, d: Duty, now: datetime, lang: str, slugs: dict[str, str]) -> DutyRow:

@@ -4,13 +4,16 @@ ask no rule question of their own."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from ...engine import events as ev
 from ...engine import events_host as hev
+from ...engine import targets
+from ...engine.duties import DutyKind, duties
 from ...engine.inboxes import Kind, can_read, live_inbox
+from ...engine.rules import night
 from ...engine.rules.cases import IMPEACH_OUTCOMES, bannable_kinds
 from ...engine.rules.host import SANCTION_RULES, offices_of
 from ...engine.rules.judges import earliest_window
@@ -53,18 +56,22 @@ def _on_the_minute(window: tuple[datetime, datetime], step: int = 5) -> tuple[da
 # --- the Procurator ----------------------------------------------------------------
 
 
-def _draft_cities(s: GameState) -> str:
+CITY_NAMES = ("Лепроград", "Лепросицилия", "Глюкоград", "Пыжиков", "Баянск", "Тролльск", "Коптильня")
+"""Suggested city names for the Form-cities draft (a host may rename them)."""
+
+
+def _draft_cities(s: GameState) -> list[dict[str, Any]]:
+    """CITY-3: the Form-cities draft, one entry per city: a suggested name and the signed-up
+    players spread evenly. The Tribune is left empty: a host names a real person (no
+    placeholder is ever preselected)."""
     if s.cities:
-        return "\n".join(f"{n}; {c.tribune}; {', '.join(c.residents)}" for n, c in s.cities.items())
+        return [{"name": n, "tribune": c.tribune, "residents": c.residents} for n, c in s.cities.items()]
     count = max(1, s.settings.city_count)
-    names = ["Лепроград", "Лепросицилия", "Глюкоград", "Пыжиков", "Баянск", "Тролльск", "Коптильня"]
     chunks: list[list[str]] = [[] for _ in range(count)]
     for i, user in enumerate(s.signups):
         chunks[i % count].append(user)
-    return "\n".join(
-        f"{names[i] if i < len(names) else f'Город-{i + 1}'}; tribune{i + 1}; {', '.join(chunk)}"
-        for i, chunk in enumerate(chunks)
-    )
+    return [{"name": CITY_NAMES[i] if i < len(CITY_NAMES) else f"Город-{i + 1}", "tribune": "",
+             "residents": tuple(chunk)} for i, chunk in enumerate(chunks)]
 
 
 async def procurator(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any]:
@@ -98,6 +105,9 @@ async def _offers(web: Any, game: GameCtx, uid: str, lang: str) -> list[dict[str
     resolved = {(e.city, e.attempt): e
                 for _s, e in await _visible(web, game, uid, (ev.CommissarOfferResolved,))}
     appointed = {e.city for _s, e in await _visible(web, game, uid, (ev.CommissarAppointed,))}
+    appointed |= {city for (city, _a), r in resolved.items() if r.accepted}  # what he is told
+    # COMM-APPT-1, -3: the engine says where an offer may be made now.
+    offerable = {d.city for d in duties(s, uid, game.now, (DutyKind.OFFER_COMMISSAR,))}
     attempts = s.settings.commissar_offer_attempts
     rows = []
     for name, c in s.cities.items():
@@ -119,6 +129,7 @@ async def _offers(web: Any, game: GameCtx, uid: str, lang: str) -> list[dict[str
             "city": name, "attempts": attempts, "made": len(history), "history": history,
             "appointed": name in appointed, "decided": c.decided is not None,
             "pending": any((name, h["attempt"]) not in resolved for h in history),
+            "can_offer": name in offerable and name not in appointed,
         })
     return rows
 
@@ -207,7 +218,7 @@ async def arbiter(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
         (n, i)
         for n, c in s.cities.items()
         for key, i in s.current.items()
-        if key.startswith(f"polling:{n}/") and can_read(s, i, uid)
+        if key.startswith(f"polling:{n}/") and not s.inboxes[i].archived and can_read(s, i, uid)
     ]
     found.update({
         "petitions": [(n, c.petition) for n, c in s.cities.items() if c.petition],
@@ -216,11 +227,25 @@ async def arbiter(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
         "polling": polling,
         "court_inbox": next((i for k, i in s.current.items() if k.startswith("court:")), None),
         "judges": [(n, c.judge) for n, c in s.cities.items()],
+        "decided": {n for n, c in s.cities.items() if c.decided is not None},
         "recusals": [e for _s, e in await _visible(web, game, uid, (ev.JudgeRecused,))],
         "preset_chosen": s.pardon_votes_held,
         "judge_defaults": {n: _on_the_minute(earliest_window(s, c, game.now)) for n, c in s.cities.items()},
+        # JUDGE-ELECT-2 (AMB-9): who may stand, as the engine answers it, and the candidates
+        # proposed so far with how many citizens proposed each (not who: the Tribune collects).
+        "judge_candidates": {n: targets.judge_candidates(s, n) for n, c in s.cities.items()
+                             if c.decided is None and c.judge is None},
+        "proposed": {n: _proposed(c.election.proposals) for n, c in s.cities.items()
+                     if c.election and not c.election.opened},
     })
     return found
+
+
+def _proposed(proposals: Mapping[str, str]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for candidate in proposals.values():
+        counts[candidate] = counts.get(candidate, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 async def _cases(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any]:
@@ -262,7 +287,10 @@ async def consigliere(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str,
         "ambush_log": [e for _s, e in ambushes],
         "mafia_of": mafia_of,
         "godfathers": {n: c.godfather for n, c in s.cities.items()},
-        "godfather_candidates": {n: tuple(s.living_mafia(n)) for n in mafia_of},
+        # GODFATHER-3: the cities whose election failed, each with the engine's candidates.
+        "appointable": {n: targets.godfather_candidates(s, n) for n, c in s.cities.items()
+                        if n in mafia_of and c.decided is None and night.appointment_open(c)
+                        and s.living_mafia(n)},
         "can_seal": s.stage.value == "formed",
         "restorations_to_seal": [
             (n, c.restoration.new_name) for n, c in s.cities.items()

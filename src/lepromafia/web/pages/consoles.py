@@ -12,16 +12,21 @@ from babel.dates import format_date
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...engine import events as ev
 from ...engine.calendar import MOSCOW
+from ...engine.duties import DutyKind
+from ...engine.events import Event
 from ...service.accounts import AccountError
+from ...service.outbound import visible
 from ..deps import Lang, RequireUser, WebDep
 from ..errors import WebError, WebErrorCode
 from ..i18n import translate
-from .common import GameCtx, game_context, load_game, rendered_at
+from .common import GameCtx, game_context, load_game, page_events, rendered_at
 from .console_duties import city_slugs, office_duties
 from .console_offices import OFFICES
 from .forms import text
 from .game import _form, clocks, game_page, inbox_rows
+from .host_decision_forms import decision_forms
 from .render import render
 from .views import seat_of
 
@@ -63,19 +68,32 @@ def _office(game: GameCtx, uid: str, office: str) -> None:
         raise WebError(WebErrorCode.FORBIDDEN)
 
 
-def duties_context(game: GameCtx, uid: str, office: str, lang: str) -> dict[str, Any]:
-    return {"duties": office_duties(game.state, uid, game.now, office, lang), "office": office}
+SETTLED_BY: dict[DutyKind, type[Event]] = {DutyKind.CHOOSE_PARDON_PRESET: ev.PardonPresetChosen}
+"""Optional duties a host's own decision settles: once he has chosen, the task leaves his
+list (COURT-5: the majority may still be changed from its form until the first pardon vote)."""
 
 
-def form_context(game: GameCtx, uid: str, office: str, lang: str) -> dict[str, Any]:
+async def settled_kinds(web: Any, game: GameCtx, uid: str) -> frozenset[DutyKind]:
+    seen = {type(e) for _s, e in visible(await page_events(web, game), uid, tuple(SETTLED_BY.values()))}
+    return frozenset(k for k, event in SETTLED_BY.items() if event in seen)
+
+
+def duties_context(game: GameCtx, uid: str, office: str, lang: str,
+                   settled: frozenset[DutyKind] = frozenset()) -> dict[str, Any]:
+    return {"duties": office_duties(game.state, uid, game.now, office, lang, settled), "office": office}
+
+
+def form_context(game: GameCtx, uid: str, office: str, lang: str,
+                 settled: frozenset[DutyKind] = frozenset()) -> dict[str, Any]:
     """What the consoles' forms need: the task list, the cities' ids, the picker's days."""
     return {
-        **duties_context(game, uid, office, lang),
+        **duties_context(game, uid, office, lang, settled),
         "state": game.state,
         "slugs": city_slugs(game.state),
         "day_options": day_options(game.now, lang),
         "today": game.now.astimezone(MOSCOW).date().isoformat(),
         "msk": msk_parts,
+        "host_decisions": decision_forms(game.state, uid, office),
     }
 
 
@@ -92,7 +110,7 @@ async def console(
 async def _render_console(request: Request, web: Any, user: Any, lang: str, game: GameCtx, office: str,
                           **extra: Any) -> Response:
     uid = user.user_id
-    ctx = form_context(game, uid, office, lang)
+    ctx = form_context(game, uid, office, lang, await settled_kinds(web, game, uid))
     ctx.update(inboxes=[r for r in await inbox_rows(web, game, uid, lang) if not r.archived],
                deadlines=await clocks(web, game, uid, lang))
     ctx.update(await OFFICES[office](web, game, uid, lang))
@@ -109,7 +127,7 @@ async def duties_part(
     """The task list as a live region: a duty done disappears, a new one appears."""
     game = await load_game(web, game_id)
     _office(game, user.user_id, office)
-    ctx = duties_context(game, user.user_id, office, lang)
+    ctx = duties_context(game, user.user_id, office, lang, await settled_kinds(web, game, user.user_id))
     ctx.update(await game_context(web, request, game, user.user_id, "", unread=False))
     return rendered_at(render(request, "components/console_duties.html", ctx, lang=lang), ctx)
 

@@ -25,6 +25,7 @@ from ...engine.seeds import MAX_COMMENT
 from ...service.accounts import AccountError
 from ...service.discussion import hide_comment, post_comment
 from ...service.posts import mentions_of, posts_of
+from ...service.posts import render as render_post
 from ...service.views import InboxView
 from ..api.games import scoped
 from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
@@ -52,8 +53,11 @@ async def discussion_context(web: Any, game: GameCtx, uid: str | None, lang: str
                 await web.accounts.check_not_banned(uid)
             except AccountError as exc:
                 refusal = error_message(lang, exc)
+    residents = frozenset(game.state.residents)
+    spoiler = translate(lang, "Spoiler")
     return {
         "comments": await web.queries.comments(game.id, uid, game=game.current),
+        "comment_html": lambda text: Markup(render_post(text, residents, spoiler)),  # noqa: S704 - nh3-cleaned (posts.clean)
         "comment_refusal": refusal,
         "comment_max": MAX_COMMENT,
         "comment_anchor": anchor,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date, datetime, time
@@ -17,6 +17,7 @@ from ...engine.calendar import MOSCOW
 from ...engine.state import NO_KILL, GameState
 from ..errors import WebError, WebErrorCode
 from ..i18n import N_
+from .host_decision_forms import WithDeclared
 
 Form = dict[str, Any]
 """Field -> str, or list[str] for repeated fields."""
@@ -57,6 +58,7 @@ LABELS: dict[str, str] = {
     "mafia_share_percent": N_("Mafia share, %"), "day_start_time": N_("Day start (Moscow)"),
     "default_vote_opens": N_("Vote opens"), "default_vote_closes": N_("Vote closes"),
     "commissar_check_mode": N_("Commissar checks"),
+    "name": N_("City name"), "tribune": N_("Tribune"), "residents": N_("Residents"),
 }
 """Each form field's visible label (the template's own msgid): an error names the field
 as the person sees it, never by its name in the form."""
@@ -69,7 +71,7 @@ class FormError(WebError):
     naming the field by its visible label. ``field`` is the input's name in the form."""
 
     def __init__(self, field: str, code: WebErrorCode = WebErrorCode.BAD_FORM) -> None:
-        base = field.removesuffix("_date").removesuffix("_time")
+        base = re.sub(r"_\d+$", "", field.removesuffix("_date").removesuffix("_time"))
         super().__init__(code, field=field, detail=LABELS.get(base, _MARKED))
 
 
@@ -229,6 +231,26 @@ def city_plans(raw: str) -> tuple[cmd.CityPlan, ...]:
     return tuple(plans)
 
 
+def city_rows(form: Form) -> tuple[cmd.CityPlan, ...]:
+    """CITY-3, HOST-TRIB-1: the Form-cities form, one row per city (``name_1``,
+    ``tribune_1``, ``residents_1``, …); an empty name or Tribune is refused beside its
+    field. The older one-text-per-line form (``cities``) is read too."""
+    if "cities" in form:
+        return city_plans(text(form, "cities", limit=20000))
+    numbers = sorted(int(k.removeprefix("name_")) for k in form
+                     if k.startswith("name_") and k.removeprefix("name_").isdigit())
+    if not numbers:
+        raise FormError("cities", WebErrorCode.FIELD_REQUIRED)
+    plans = []
+    for n in numbers:
+        name = text(form, f"name_{n}", limit=60)
+        tribune = text(form, f"tribune_{n}", limit=64)
+        residents = tuple(u.strip() for u in text(form, f"residents_{n}", required=False, limit=20000)
+                          .replace(";", ",").replace("\n", ",").split(",") if u.strip())
+        plans.append(cmd.CityPlan(name=name, tribune=tribune, residents=residents))
+    return tuple(plans)
+
+
 # --- the actions -----------------------------------------------------------------------
 
 Builder = Callable[[Form, str, GameState], cmd.Command]
@@ -306,13 +328,6 @@ def _sanction(f: Form, a: str, s: GameState) -> cmd.Command:
                              until=until, reason=text(f, "reason", limit=4000))
 
 
-def _delegate(f: Form, a: str, s: GameState) -> cmd.Command:
-    return hc.DelegateTribune(
-        actor=a, city=text(f, "city"), delegate=text(f, "delegate", limit=64),
-        starts_at=must(moment(f, "starts_at"), "starts_at"), until=must(moment(f, "until"), "until"),
-        reason=text(f, "reason", limit=4000))
-
-
 def _decide_impeachment(f: Form, a: str, s: GameState) -> cmd.Command:
     return hc.DecideImpeachment(
         actor=a, impeachment=integer(f, "impeachment", 1), outcome=text(f, "outcome", limit=20),
@@ -322,20 +337,7 @@ def _decide_impeachment(f: Form, a: str, s: GameState) -> cmd.Command:
 
 
 HOST_DECISIONS: dict[str, Builder] = {
-    "acknowledge_combination": lambda f, a, s: hc.AcknowledgeCombination(
-        actor=a, user=text(f, "user", limit=64), reason=text(f, "reason", limit=4000)),
-    "publish_contest": lambda f, a, s: hc.PublishContest(
-        actor=a, title=text(f, "title", limit=200), text=text(f, "text", limit=20000)),
-    "contest_results": lambda f, a, s: hc.RecordContestResults(
-        actor=a, contest=integer(f, "contest", 1), participants=tuple(many(f, "participants")),
-        results=text(f, "results", limit=20000), consequences=text(f, "consequences", required=False,
-                                                                   limit=4000)),
     "sanction": _sanction,
-    "delegate": _delegate,
-    "revoke_delegation": lambda f, a, s: hc.RevokeDelegation(
-        actor=a, delegation=integer(f, "delegation", 1), reason=text(f, "reason", limit=4000)),
-    "ambush_order": lambda f, a, s: hc.SetAmbushOrder(
-        actor=a, city=text(f, "city"), order=names(f, "order"), reason=text(f, "reason", limit=4000)),
     "send_relay": lambda f, a, s: hc.SendMafiaRelay(
         actor=a, to_city=text(f, "to_city"), kind=choice(f, "kind", ("message", "gift", "fish")),
         text=text(f, "text", required=False, limit=20000)),
@@ -352,18 +354,19 @@ HOST_DECISIONS: dict[str, Builder] = {
         justified=choice(f, "justified", ("yes", "no")) == "yes",
         reason=text(f, "reason", limit=4000), bonus=text(f, "bonus", required=False, limit=500)),
 }
-"""The remaining [HOST] decisions (HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, OMERTA-2,
-MAFIA-COMM-1..3, IMPEACH, NOCONF); the engine judges each."""
+"""The [HOST] decisions not yet declared in the engine (OMERTA-2, MAFIA-COMM-1..3, IMPEACH,
+NOCONF); the engine judges each. The declared ones (``engine/decisions``) have derived forms
+(``host_decision_forms.WithDeclared``, below)."""
 
 
-ACTIONS: dict[str, Builder] = {
+ACTIONS: Mapping[str, Builder] = WithDeclared({
     "withdraw": lambda f, a, s: cmd.WithdrawSignUp(actor=a),
     "acknowledge": lambda f, a, s: cmd.AcknowledgeRole(actor=a),
     "secret": lambda f, a, s: cmd.CreateSecretInbox(actor=a, title=text(f, "title", limit=80),
                                                     members=names(f, "members"),
                                                     key=f"{_rng().getrandbits(64):016x}"),
     "appoint": lambda f, a, s: cmd.AppointHost(actor=a, office=text(f, "office"), user=text(f, "user")),
-    "form_cities": lambda f, a, s: cmd.FormCities(actor=a, cities=city_plans(text(f, "cities", limit=20000))),
+    "form_cities": lambda f, a, s: cmd.FormCities(actor=a, cities=city_rows(f)),
     "seal": _seal,
     "numbers": _numbers,
     "start": lambda f, a, s: cmd.StartGame(actor=a, first_day=day_of(f, "first_day")),
@@ -421,4 +424,4 @@ ACTIONS: dict[str, Builder] = {
                                                 reason=text(f, "reason", limit=1000)),
     "renew": lambda f, a, s: cmd.RenewInbox(actor=a, inbox=text(f, "inbox")),
     **HOST_DECISIONS,
-}
+})

@@ -89,8 +89,16 @@ async def game_page(
 
 
 async def clocks(web: Any, game: GameCtx, uid: str | None, lang: str) -> list[tuple[str, datetime, str]]:
+    """The deadlines the viewer may see; a resident's only those of the whole game, his own
+    city and the cities he observes (review M2: not six vote rows of other cities)."""
+    s = game.state
+    me = s.residents.get(uid or "")
+    mine = None if me is None else {me.city} | {n for n, c in s.cities.items() if uid in c.observers}
     out = []
     for d in await web.queries.deadlines(game.id, uid, game=game.current):
+        city = d.key.partition(":")[2].split(":")[0].split("/")[0]
+        if mine is not None and city in s.cities and city not in mine:
+            continue
         out.append((d.key, datetime.fromisoformat(d.due_at), deadline_label(lang, d.key)))
     return out
 
@@ -117,6 +125,8 @@ def city_rows(game: GameCtx) -> list[dict[str, Any]]:
                 "mafia_count": c.mafia_count
                 if s.deal.numbers or s.stage.value in ("dealt", "running", "finished")
                 else "?",
+                # review m3: the mafiosi whose death announced their faction (EXEC-16)
+                "mafia_dead": sum(1 for r in residents if not r["alive"] and r["faction"] == "mafia"),
                 "decided": c.decided.value if c.decided else None,
                 "residents": residents,
             }
@@ -305,6 +315,15 @@ async def create_game(request: Request, web: WebDep, user: RequireUser, lang: La
     return redirect(f"/games/{game_id}/console/procurator", ok=N_("Game created."), lang=lang)
 
 
+def observable(game: GameCtx, uid: str | None) -> list[str]:
+    """The cities the viewer may still ask to observe (ROLE-OBS-1..3)."""
+    s = game.state
+    me = s.residents.get(uid or "")
+    if me is None or not me.alive or s.stage.value != "running":
+        return []
+    return [n for n, c in s.cities.items() if n != me.city and c.decided is None and uid not in c.observers]
+
+
 @router.get("/games/{game_id}", include_in_schema=False)
 async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUser, lang: Lang) -> Response:
     game = await load_game(web, game_id)
@@ -319,11 +338,7 @@ async def game_view(request: Request, game_id: str, web: WebDep, user: CurrentUs
         "non_default": s.settings.non_default(),
         "result": s.result.value if s.result else None,
     }
-    me = s.residents.get(uid or "")
-    observe = []
-    if me is not None and me.alive and s.stage.value == "running":  # ROLE-OBS-1..3
-        observe = [n for n, c in s.cities.items()
-                   if n != me.city and c.decided is None and uid not in c.observers]
+    observe = observable(game, uid)
     deadlines = await clocks(web, game, uid, lang)
     return await game_page(
         request,
@@ -372,6 +387,9 @@ async def game_part(
         template = "partials/cities.html"
     elif name == "phase":
         template = "partials/phase.html"
+    elif name == "observe":
+        ctx["observe"] = observable(game, uid)
+        template = "partials/observe.html"
     elif name == "today":
         ctx["today"] = await today_of(web, game, uid, lang, await clocks(web, game, uid, lang), mark=False)
         template = "partials/today.html"
@@ -454,11 +472,13 @@ def nomination_of(game: GameCtx, uid: str, lang: str) -> dict[str, Any] | None:
 async def inbox_rows(web: Any, game: GameCtx, uid: str, lang: str) -> list[Any]:
     counts = {i.inbox: i for i in await web.queries.inboxes(game.id, uid, game=game.current)}
     rows = readable_inboxes(game.state, uid, now=game.now, include_archived=True)
-    starts = [(e.at, e.day) for _s, e in visible(await page_events(web, game), None, ev.DayStarted)]
+    events = await page_events(web, game)
+    starts = [(e.at, e.day) for _s, e in visible(events, None, ev.DayStarted)]
+    keywords = vote_record.keyword_totals(game, events, uid)
     for row in rows:
         found = counts.get(row.id)
         row.unread = found.unread if found else 0
-        row.messages = found.messages if found else 0
+        row.messages = keywords.get(row.id, found.messages if found else 0)
         row.label = inbox_label(lang, game.state, row.id, uid)  # type: ignore[attr-defined]
         opened = game.state.inboxes[row.id].opened_at
         row.day = max((d for at, d in starts if opened and at <= opened), default=0)  # type: ignore[attr-defined]

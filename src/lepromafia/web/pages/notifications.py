@@ -6,18 +6,23 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
+from ...engine.activity import inactive
+from ...engine.inboxes import can_read
 from ...service.errors import ServiceError
 from ...service.notify.kinds import EXTERNAL, NotifyKind
 from ...service.notify.service import KIND_LABELS, NotifyService
 from ..deps import CsrfChecked, Lang, RequireUser, Web, WebDep
-from ..errors import describe
+from ..errors import WebError, WebErrorCode, describe
 from ..i18n import LANGUAGES, N_, language_name
-from .common import redirect
+from .common import GameCtx, game_context, load_game, redirect, rendered_at
+from .game import game_page
 from .public import page
+from .render import render
 
 router = APIRouter()
 STATIC = Path(__file__).parent.parent / "static"
@@ -137,3 +142,66 @@ async def unsubscribe(request: Request, web: WebDep, lang: Lang, token: str) -> 
     message = N_("You will get no more e-mails from Lepromafia.") if ok \
         else N_("This link is no longer valid.")
     return page(request, "pages/notify_done.html", lang, None, message=message, status=200 if ok else 404)
+
+
+# --- followed inboxes: a small block on the inbox page, loaded by htmx ----------------------
+
+
+def _inbox_path(game_id: str, inbox_id: str) -> str:
+    return f"/games/{quote(game_id, safe='')}/inboxes/{quote(inbox_id, safe='')}"
+
+
+async def _part(request: Request, web: Web, user: Any, lang: str, game: GameCtx, nav: str, part: str,
+                ctx: dict[str, Any]) -> Response:
+    """A block of another page: alone for htmx (the page loads it), else as its own page
+    (without JavaScript the block is a link to this)."""
+    if request.headers.get("HX-Request"):
+        full = await game_context(web, request, game, user.user_id, "", unread=False)
+        return rendered_at(render(request, part, {**full, **ctx, "user": user.user_id}, lang=lang), full)
+    return await game_page(request, web, user, lang, game, nav, "pages/notify_part.html", part=part, **ctx)
+
+
+@router.get("/games/{game_id}/follow", include_in_schema=False)
+async def follow_block(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang,
+                       inbox: str = "") -> Response:
+    """Whether the viewer follows this inbox, and the button that changes it."""
+    game = await load_game(web, game_id)
+    if inbox not in game.state.inboxes or not can_read(game.state, inbox, user.user_id):
+        raise WebError(WebErrorCode.NOT_FOUND, what=inbox)
+    on = await notify(web).following(user.user_id, game_id, inbox)
+    return await _part(request, web, user, lang, game, "inboxes", "components/follow_inbox.html",
+                       {"follow_inbox": inbox, "following": on, "inbox_path": _inbox_path(game_id, inbox)})
+
+
+@router.post("/games/{game_id}/follow", include_in_schema=False, dependencies=[CsrfChecked])
+async def follow(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
+    form = await _form(request)
+    inbox, on = form.get("inbox", ""), form.get("on") == "1"
+    back = _inbox_path(game_id, inbox)
+    try:
+        await notify(web).follow(user.user_id, game_id, inbox, on)
+    except ServiceError as exc:  # an inbox he may not read: back to the ones he may
+        return redirect(f"/games/{quote(game_id, safe='')}/inboxes", error=describe(exc, lang), lang=lang)
+    message = N_("You will be notified of new messages here.") if on \
+        else N_("You will no longer be notified of new messages here.")
+    return redirect(back, ok=message, lang=lang)
+
+
+# --- PLAYER-2: the Tribune's list of inactive residents ----------------------------------
+
+
+@router.get("/games/{game_id}/inactive", include_in_schema=False)
+async def inactive_residents(request: Request, game_id: str, web: WebDep, user: RequireUser,
+                             lang: Lang) -> Response:
+    """The residents of the viewer's cities (a Tribune's; every city for the Procurator)
+    who have posted nothing in their city for ``inactivity_hours``, as the engine answers."""
+    game = await load_game(web, game_id)
+    state, uid = game.state, user.user_id
+    cities = [name for name, c in state.cities.items() if uid in (c.tribune, state.procurator)]
+    if not cities:
+        raise WebError(WebErrorCode.FORBIDDEN)
+    found = inactive(state, game.now)
+    rows = [(name, [s for s in found if s.city == name]) for name in cities]
+    return await _part(request, web, user, lang, game, "console-tribune",
+                       "components/inactive_residents.html",
+                       {"inactive": rows, "inactivity_hours": state.settings.inactivity_hours})

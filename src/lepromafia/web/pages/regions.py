@@ -50,7 +50,7 @@ REGIONS: dict[str, tuple[type[Event], ...]] = {
     "voting_inbox": INBOX + VOTE_RECORD,
     "vote_record": VOTE_RECORD,
     "inbox_list": (ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, hev.InboxBanImposed,
-                   hev.InboxBanLifted),
+                   hev.InboxBanLifted, ev.VoteCast),  # VoteCast: a voting inbox's keyword count
     "tally": VOTE,
     "role_actions": PHASE + VOTE + (
         ev.NominationMade, ev.KillDeclared, ev.NightDecisionFixed, ev.DecisionsClosed,
@@ -64,6 +64,8 @@ REGIONS: dict[str, tuple[type[Event], ...]] = {
     ),
 }
 
+REGIONS["observe"] = (ev.ResidentDied, ev.ObserverJoined, ev.CityDecided, ev.GameEnded)
+"""The offer to observe another city (ROLE-OBS-1..3): gone at one's death (review m9)."""
 REGIONS["today"] = REGIONS["role_actions"] + DEADLINES + (ev.DayPostPublished,)
 REGIONS["unread"] = (ev.MessagePosted, ev.InboxOpened, ev.InboxArchived, ev.ResidentDied,
                      hev.InboxBanImposed, hev.InboxBanLifted)

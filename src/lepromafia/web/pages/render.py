@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +22,20 @@ from .terms import setting_value, term
 WEB_DIR = Path(__file__).resolve().parent.parent
 TEMPLATES = WEB_DIR / "templates"
 STATIC = WEB_DIR / "static"
-ASSET_VERSION = "8"
+
+
+def _asset_version() -> str:
+    """A digest of our own static files (not the vendored ones), so a changed stylesheet or
+    script gets a new URL and browsers never keep a stale copy; nothing to bump by hand."""
+    digest = hashlib.sha256()
+    for path in sorted(STATIC.rglob("*")):
+        if path.is_file() and "vendor" not in path.relative_to(STATIC).parts:
+            digest.update(path.relative_to(STATIC).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+ASSET_VERSION = _asset_version()
 
 OFFICE_TITLES = {
     "procurator": N_("Procurator's console"),
@@ -84,6 +98,16 @@ def rule_link(lang: str, rule: str, anchor: str | None = None) -> Markup:
     return Markup('<a class="rule-id" href="/rules#{0}">{1}</a>').format(escape(anchor or rule), words)
 
 
+def display_name(request: Request, user: object) -> str | None:
+    """The name the header greets the viewer by: the display name he registered with (any
+    script, Cyrillic too, m6), not his login; only for the user the page is rendered for."""
+    found = getattr(request.state, "user", None)
+    name = getattr(found, "display_name", None)
+    if found is None or not name or getattr(found, "user_id", None) != user:
+        return None
+    return str(name)
+
+
 def render(request: Request, template: str, context: dict[str, Any], *, status: int = 200,
            lang: str = "ru") -> HTMLResponse:
     clock: GameClock | None = context.get("game_clock")
@@ -119,6 +143,7 @@ def render(request: Request, template: str, context: dict[str, Any], *, status: 
         "flash": None,
     }
     base.update(context)
+    base["me_name"] = display_name(request, base["user"])
     base["csrf"] = csrf_token(request)
     html = env.get_template(template).render(base)
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})

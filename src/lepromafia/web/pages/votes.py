@@ -17,13 +17,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ...engine import events as ev
 from ...engine.calendar import MOSCOW
 from ...engine.duties import DutyKind, duties
-from ...engine.inboxes import Kind, can_read, live_inbox
+from ...engine.inboxes import Kind
 from ...engine.keywords import Keyword
-from ...engine.votes import VoteCount, live_count, vote_counts
-from ...service.outbound import visible
+from ...engine.votes import VoteCount
+from ..api.votes import open_vote, published_counts
 from ..deps import CurrentUser, Lang, WebDep
 from ..errors import WebError, WebErrorCode
 from ..i18n import N_, ntranslate, translate
@@ -39,10 +38,6 @@ from .common import (
 from .render import render
 
 router = APIRouter()
-
-RECORD_EVENTS = (ev.VotingClosed, ev.VoteCountPublished, ev.PardonWindowOpened,
-                 ev.VerdictReached, ev.ResidentDied, ev.NoExecution)
-"""What the published vote counts are made of (``engine.votes.vote_counts``)."""
 
 NO_EXECUTION = {
     "no_candidates": N_("Nobody was nominated, so nobody is executed today."),
@@ -62,18 +57,9 @@ def stamp(dt: datetime | None) -> str:
     return dt.astimezone(MOSCOW).strftime("%H:%M:%S") if dt else ""
 
 
-def published_counts(events: Any, viewer: str | None) -> tuple[VoteCount, ...]:
-    """Every closed vote's count the viewer may see (public ones), oldest first."""
-    return vote_counts(e for _seq, e in visible(events, viewer, RECORD_EVENTS))
-
-
 def open_count(game: GameCtx, city: str, viewer: str | None) -> VoteCount | None:
     """The city's open vote as it stands, if the viewer may read its voting inboxes."""
-    found = live_count(game.state, city)
-    if found is None or not found.candidates:
-        return None
-    box = live_inbox(game.state, Kind.VOTING, city, found.candidates[0].candidate)
-    return found if box is not None and can_read(game.state, box, viewer) else None
+    return open_vote(game.state, city, viewer)
 
 
 def outcome_lines(lang: str, vc: VoteCount) -> list[str]:
@@ -141,6 +127,25 @@ def my_vote_note(lang: str, vc: VoteCount, candidate: str, viewer: str) -> str |
                          keyword=Keyword.EXECUTE.value, candidate=candidate, votes=votes)
     return translate(lang, "You withdrew your vote for {candidate} («{keyword}») — {votes}.",
                      keyword=Keyword.WITHDRAW.value, candidate=candidate, votes=votes)
+
+
+def keyword_totals(game: GameCtx, events: Any, viewer: str) -> dict[str, int]:
+    """Voting inbox id -> the keywords posted in it, as its page lists them (review B1: the
+    inbox list counted 0 messages in every voting inbox, its «казнить» being no message)."""
+    s = game.state
+    closed = published_counts(events, viewer)
+    out: dict[str, int] = {}
+    for inbox_id, inbox in s.inboxes.items():
+        if inbox.kind != Kind.VOTING.value:
+            continue
+        city, candidate = inbox.city or "", inbox.subject or ""
+        vc = open_count(game, city, viewer) if not inbox.archived else None
+        if vc is None:
+            vc = next((c for c in reversed(closed)
+                       if c.city == city and c.opened_at == inbox.opened_at), None)
+        if vc is not None:
+            out[inbox_id] = sum(1 for line in vc.lines if line.candidate == candidate)
+    return out
 
 
 HELPERS = {"clock_time": clock_time, "stamp": stamp}

@@ -8,7 +8,9 @@ live deliveries, skipping what the replay already sent. A delivery says after wh
 nothing was missed (``Delivery.after``); the feed fills a hole from the store, and sends
 the client only visible events, each numbered one past the previous: nothing of an
 invisible event leaves the server. A client that falls
-``ws_buffer`` events behind is dropped from that game with ``resync`` and resumes.
+``ws_buffer`` events behind is dropped from that game with ``resync`` and resumes. At most
+``ADMITTED`` sockets read the store (their session, a subscribe) at once: a reconnect storm
+waits in memory, not in the connection pool's queue.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from .protocol import (
     Resync,
     Subscribe,
     Subscribed,
+    Unread,
     Unsubscribe,
     client_message,
     from_payload,
@@ -46,6 +49,19 @@ router = APIRouter()
 
 MAX_BACKLOG = 20000
 MAX_MESSAGE = 4096
+ADMITTED = 8
+"""Sockets that may read the store for their session or a subscribe at the same time. A
+reconnect storm after a restart (thousands of sockets within seconds) waits here, in
+memory and in arrival order, instead of in the connection pool's queue, whose 30 s
+timeout turned the wait into errors and retries (issue 17); the pool keeps room for the
+pages and the writer lanes."""
+
+
+def admission(ws: WebSocket) -> asyncio.Semaphore:
+    gate: asyncio.Semaphore | None = getattr(ws.app.state, "ws_admission", None)
+    if gate is None:
+        gate = ws.app.state.ws_admission = asyncio.Semaphore(ADMITTED)
+    return gate
 
 
 @dataclass
@@ -143,7 +159,12 @@ class Connection:
 
 async def _viewer(ws: WebSocket, web: Web) -> str | None:
     """The session cookie, a bearer header, or a one-time ``?ticket=`` (never the session
-    token itself in the URL: F4-5)."""
+    token itself in the URL: F4-5); read behind the ``admission`` gate."""
+    async with admission(ws):
+        return await _resolve_viewer(ws, web)
+
+
+async def _resolve_viewer(ws: WebSocket, web: Web) -> str | None:
     ticket = ws.query_params.get("ticket")
     if ticket:
         found = ticket_parts(web.settings.signing_key(), ticket, web.now())
@@ -183,6 +204,9 @@ async def websocket(ws: WebSocket) -> None:
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)
+    quiet = None  # issue 13: the viewer's unread count, live, for a client that asks (?unread=1)
+    if conn.viewer and web.notify is not None and ws.query_params.get("unread") == "1":
+        quiet = web.notify.bells.listen(conn.viewer, lambda n: conn.send(Unread(count=n)))
     if web.metrics is not None:
         web.metrics.clients.inc()
     try:
@@ -207,13 +231,16 @@ async def websocket(ws: WebSocket) -> None:
                 conn.unsubscribe(msg.game)
             elif isinstance(msg, Subscribe):
                 try:
-                    await conn.subscribe(msg)
+                    async with admission(ws):
+                        await conn.subscribe(msg)
                 except ServiceError as exc:
                     await conn.error(exc, msg.game)
     except WebSocketDisconnect:
         pass
     finally:
         conn.close()
+        if quiet is not None:
+            quiet()
         if web.metrics is not None:
             web.metrics.clients.dec()
         with contextlib.suppress(Exception):

@@ -3,7 +3,9 @@
 Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``.
 Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload},
 ``resync`` {game, since_seq, reason} (resubscribe from ``since_seq``; reload pages if
-``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}.
+``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}, and, for a socket
+opened with ``?unread=1``, ``unread`` {count} (the signed-in viewer's unread
+notifications, whenever they change: issue 13).
 
 Every ``seq``, ``since_seq`` and ``version`` is a position in the viewer's *own* stream
 (``service.streams``): his events are numbered 1, 2, 3, … by what he may see, so a gap in
@@ -67,6 +69,11 @@ class Pong(_Msg):
     type: Literal["pong"] = "pong"
 
 
+class Unread(_Msg):
+    type: Literal["unread"] = "unread"
+    count: int
+
+
 class ErrorMessage(_Msg):
     type: Literal["error"] = "error"
     code: str
@@ -75,7 +82,7 @@ class ErrorMessage(_Msg):
 
 
 ServerToClient = Annotated[
-    Subscribed | EventMessage | Resync | Pong | ErrorMessage,
+    Subscribed | EventMessage | Resync | Pong | ErrorMessage | Unread,
     Field(discriminator="type"),
 ]
 server_message: TypeAdapter[Any] = TypeAdapter(ServerToClient)

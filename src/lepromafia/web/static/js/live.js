@@ -187,7 +187,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   function connect() {
     show("connecting");
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/ws?lang=" + lang);
+    ws = new WebSocket(proto + "//" + location.host + "/ws?unread=1&lang=" + lang);
     ws.onopen = function () {
       delay = 500;
       ws.send(JSON.stringify({ type: "subscribe", game: game, since_seq: last }));
@@ -208,6 +208,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
         body.setAttribute("data-live-seq", String(last));
         try { sessionStorage.setItem(key, String(last)); } catch (e) { /* private mode */ }
         refresh(data.payload, data.seq);
+      } else if (data.type === "unread") {  // issue 13: static/js/badge.js shows it
+        document.dispatchEvent(new CustomEvent("lepromafia:unread", { detail: data.count }));
       } else if (data.type === "resync") {
         last = data.reason === "ahead_of_server" ? 0 : data.since_seq;
         refresh();

@@ -1,0 +1,85 @@
+"""``lepromafia serve --workers N``: N worker processes on one listening socket.
+
+The parent binds the port once and forks the workers, each building its own app (its own
+event loop, database pool, Redis connection and caches) and accepting on the shared
+socket; the kernel spreads the connections. A worker that dies (a crash, an OOM kill) is
+replaced; SIGTERM or SIGINT stops them all. Nothing is shared in memory: a game's writes
+are serialised across workers by the store (``Transaction.lock_games``) and its events
+reach every worker's sockets through Redis, so any worker may take any request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+log = logging.getLogger(__name__)
+RESTART_PAUSE = 1.0
+"""Seconds between replacing a dead worker and the next replacement (no crash loop storm)."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def supervise(count: int, host: str, port: int, server: Callable[[], Any]) -> None:
+    """Run ``count`` workers of ``server()`` (a ``uvicorn.Server``) on one socket until
+    told to stop; replace any that exits."""
+    sock = listen(host, port)
+    children: dict[int, int] = {}
+    stopping = False
+
+    def spawn(slot: int) -> None:
+        sys.stdout.flush()  # a buffered line would be written again by the child
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            try:
+                server().run(sockets=[sock])
+            finally:
+                os._exit(0)
+        children[pid] = slot
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in list(children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for slot in range(count):
+        spawn(slot)
+    while children:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid not in children:
+            continue
+        slot = children.pop(pid)
+        if stopping:
+            continue
+        log.warning("worker %d exited (%d); starting another", pid, os.waitstatus_to_exitcode(status))
+        time.sleep(RESTART_PAUSE)
+        spawn(slot)
+    sock.close()

@@ -1,0 +1,50 @@
+"""The live unread count: who in this process listens for his (an open WebSocket), and
+ringing them when a notification is created for them or they read some.
+
+The dispatcher rings the users it just wrote in-app notifications for; each listener
+gets his new unread count (a number only: the list itself is read from the page). A
+listener that fails (a closed socket) is dropped. Only this process's listeners hear a
+ring; a page also polls (``static/js/badge.js``), slowly while a socket is open.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[int], Awaitable[None]]
+
+
+class Bells:
+    def __init__(self, count: Callable[[str], Awaitable[int]]) -> None:
+        self.count = count
+        self._listeners: dict[str, list[Listener]] = {}
+
+    def listen(self, user: str, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(unread)`` on each ring for ``user``; returns the function that stops it."""
+        self._listeners.setdefault(user, []).append(listener)
+
+        def stop() -> None:
+            found = self._listeners.get(user, [])
+            if listener in found:
+                found.remove(listener)
+            if not found:
+                self._listeners.pop(user, None)
+        return stop
+
+    def listening(self, user: str) -> bool:
+        return bool(self._listeners.get(user))
+
+    async def ring(self, users: Iterable[str]) -> None:
+        for user in dict.fromkeys(users):
+            listeners = list(self._listeners.get(user, ()))
+            if not listeners:
+                continue
+            unread = await self.count(user)
+            for listener in listeners:
+                try:
+                    await listener(unread)
+                except Exception:  # a socket closing under us: it stops listening itself
+                    log.debug("a bell listener of %s failed", user, exc_info=True)

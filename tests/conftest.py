@@ -1,0 +1,34 @@
+"""Suite-wide: the longest test files first, so the two xdist workers finish together.
+
+`make test` runs xdist with ``--dist loadfile --no-loadscope-reorder``: a whole file goes to
+one worker, in collection order. Ordering the files by their last measured duration
+(``tests/durations.json``, written by ``tools/test_durations.py``) is the longest-first
+rule, which keeps one long file from running alone at the end while the other worker idles.
+Tests inside a file keep their order; a file not measured yet runs after the measured ones.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+DURATIONS = Path(__file__).with_name("durations.json")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    try:
+        seconds: dict[str, float] = json.loads(DURATIONS.read_text())
+    except (OSError, ValueError):
+        return
+    first_seen: dict[str, int] = {}
+    for item in items:
+        first_seen.setdefault(item.nodeid.split("::")[0], len(first_seen))
+
+    def key(pair: tuple[int, pytest.Item]) -> tuple[float, int, int]:
+        index, item = pair
+        path = item.nodeid.split("::")[0]
+        return (-seconds.get(path, 0.0), first_seen[path], index)
+
+    items[:] = [item for _, item in sorted(enumerate(items), key=key)]

@@ -1,0 +1,138 @@
+"""Issue 13 in the web, as the residents of Лепроград and their Tribune use it:
+following an inbox (a notification for new messages, at most one an hour, only for an
+inbox one may read, gone after unfollowing) and the Tribune's list of inactive residents
+(PLAYER-2), which a resident may not open."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+from lepromafia.engine.calendar import MOSCOW
+from lepromafia.engine.inboxes import live_inbox
+from lepromafia.service.notify.dispatcher import Dispatcher
+
+from ..web.conftest import FIRST_DAY, Api, make_api, setup_game_via_api, small_cast
+
+TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+CAST = small_cast()
+HX = {"HX-Request": "true"}
+
+
+def _step(api: Api) -> None:
+    dispatcher: Dispatcher = api.web.notify.dispatcher  # type: ignore[union-attr]
+    while api.client.portal.call(dispatcher.step):  # type: ignore[union-attr]
+        pass
+
+
+def _followed(api: Api, user: str) -> list[dict]:
+    return [n for n in api.get(user, "/api/notifications").json() if n["kind"] == "followed_inbox"]
+
+
+def _follow(api: Api, user: str, inbox: str, on: bool) -> str:
+    block = api.client.get("/games/g/follow", params={"inbox": inbox}, headers={**api.headers(user), **HX})
+    assert block.status_code == 200, block.text
+    token = TOKEN.search(block.text).group(1)  # type: ignore[union-attr]
+    r = api.client.post("/games/g/follow", headers=api.headers(user),
+                        data={"csrf_token": token, "inbox": inbox, "on": "1" if on else "0"})
+    assert r.status_code == 200
+    return str(r.text)
+
+
+def test_a_resident_follows_the_city_inbox_and_hears_of_new_messages_once_an_hour(tmp_path: Path) -> None:
+    """Ana follows Лепроград's city inbox from its page. Boris writes three messages within
+    the hour: Ana gets one notification, Boris none; the text names no inbox and no person.
+    A resident of the other city may not follow it (refused in words, nothing stored).
+    After Ana unfollows, the next hour's message tells her nothing."""
+    for api in make_api(tmp_path, notify_dispatch=False):
+        state = setup_game_via_api(api, "g", CAST)
+        city, other = list(state.cities)
+        ana, boris = state.cities[city].residents[:2]
+        stranger = state.cities[other].residents[0]
+        inbox = live_inbox(state, "city", city)
+        assert inbox
+        api.advance_to(datetime.combine(FIRST_DAY, time(10, 5), MOSCOW))
+        api.client.cookies.set("lang", "en")
+        page = api.get(ana, f"/games/g/inboxes/{quote(inbox, safe='')}")
+        assert page.status_code == 200 and 'data-testid="follow"' in page.text
+        block = api.client.get("/games/g/follow", params={"inbox": inbox}, headers={**api.headers(ana), **HX})
+        assert "Follow this inbox" in block.text
+        assert "You will be notified of new messages here." in _follow(api, ana, inbox, True)
+        block = api.client.get("/games/g/follow", params={"inbox": inbox}, headers={**api.headers(ana), **HX})
+        assert "Stop following" in block.text
+        plain = api.get(ana, "/games/g/follow", inbox=inbox)  # without JavaScript: a page of its own
+        assert plain.status_code == 200 and "<html" in plain.text and "Stop following" in plain.text
+
+        assert api.get(stranger, "/games/g/follow", inbox=inbox).status_code == 404
+        token = TOKEN.search(api.get(stranger, "/account/notifications").text).group(1)  # type: ignore[union-attr]
+        r = api.client.post("/games/g/follow", headers=api.headers(stranger),
+                            data={"csrf_token": token, "inbox": inbox, "on": "1"})
+        assert r.status_code == 200 and 'data-code="notify_setting_invalid"' in r.text
+        store = api.web.notify.store  # type: ignore[union-attr]
+        assert api.client.portal.call(store.follows_of, stranger, "g") == set()  # type: ignore[union-attr]
+
+        for text in ("Доброе утро", "Кто за кого?", "Я за мир"):
+            api.ok(boris, "g", "PostMessage", inbox=inbox, text=text)
+            api.advance(timedelta(minutes=5))
+        _step(api)
+        (note,) = _followed(api, ana)
+        assert note["text"] == "«Тест»: new messages in an inbox you follow."
+        assert boris not in note["text"] and inbox not in note["text"]
+        assert _followed(api, boris) == [] and _followed(api, stranger) == []
+
+        assert "no longer" in _follow(api, ana, inbox, False)
+        api.advance(timedelta(hours=1))
+        api.ok(boris, "g", "PostMessage", inbox=inbox, text="Тишина")
+        _step(api)
+        assert len(_followed(api, ana)) == 1
+
+
+def test_the_tribune_sees_who_has_not_posted_and_a_resident_may_not(tmp_path: Path) -> None:
+    """Two-hour setting. Day 1, 10:30 Boris posts; at 12:10 the Tribune's console loads the
+    list: everyone of his city but Boris, each «no post yet». Later Boris is listed with
+    his last post. A resident asking for the list is refused. PLAYER-2."""
+    for api in make_api(tmp_path, notify_dispatch=False):
+        state = setup_game_via_api(api, "g", CAST, settings={"inactivity_hours": 2})
+        city = next(iter(state.cities))
+        tribune = state.cities[city].tribune
+        ana, boris = state.cities[city].residents[:2]
+        api.client.cookies.set("lang", "en")
+        api.advance_to(datetime.combine(FIRST_DAY, time(10, 30), MOSCOW))
+        api.ok(boris, "g", "PostMessage", inbox=live_inbox(state, "city", city), text="Я здесь")
+        api.advance_to(datetime.combine(FIRST_DAY, time(12, 10), MOSCOW))
+        console = api.get(tribune, "/games/g/console/tribune")
+        assert console.status_code == 200 and 'data-testid="inactive-residents"' in console.text
+        part = api.client.get("/games/g/inactive", headers={**api.headers(tribune), **HX})
+        assert part.status_code == 200 and part.headers.get("X-Live-Seq")
+        listed = set(re.findall(r'data-user="([^"]+)"', part.text))
+        assert listed == set(state.cities[city].residents) - {boris}
+        assert "no post yet" in part.text
+        api.advance_to(datetime.combine(FIRST_DAY, time(12, 40), MOSCOW))
+        part = api.client.get("/games/g/inactive", headers={**api.headers(tribune), **HX})
+        assert f'data-user="{boris}"' in part.text and "last post" in part.text
+        assert api.get(ana, "/games/g/inactive").status_code == 403
+
+
+def test_a_socket_that_asks_hears_its_unread_count_change(tmp_path: Path) -> None:
+    """Ana's WebSocket opened with ``?unread=1``: Boris mentions her in the city inbox, the
+    dispatcher writes her notification and her socket gets ``unread`` with the new count;
+    reading them all sends 0. Only a number crosses: no text, no kind."""
+    for api in make_api(tmp_path, notify_dispatch=False):
+        state = setup_game_via_api(api, "g", CAST)
+        city = next(iter(state.cities))
+        ana, boris = state.cities[city].residents[:2]
+        api.advance_to(datetime.combine(FIRST_DAY, time(10, 5), MOSCOW))
+        _step(api)
+        api.post(ana, "/api/notifications/read", {})
+        with api.client.websocket_connect("/ws?unread=1", headers=api.headers(ana)) as ws:
+            ws.send_json({"type": "ping"})
+            assert ws.receive_json()["type"] == "pong"  # the socket is listening
+            api.ok(boris, "g", "PostMessage", inbox=live_inbox(state, "city", city), text=f"@{ana}, ты тут?")
+            _step(api)
+            frame = ws.receive_json()
+            assert frame == {"type": "unread", "count": api.get(ana, "/api/notifications/count").json()["unread"]}
+            assert frame["count"] >= 1
+            api.post(ana, "/api/notifications/read", {})
+            assert ws.receive_json() == {"type": "unread", "count": 0}
