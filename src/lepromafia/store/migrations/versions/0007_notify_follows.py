@@ -1,7 +1,7 @@
 """Notifications, session 4 (issue 13): who follows which inbox.
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01
 
 (Numbered 0007: 0006 belongs to another branch of this session; whoever merges both
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
