@@ -54,6 +54,8 @@ class Web:
     metrics: Metrics | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     notify: NotifyService | None = None
+    ws_admission: asyncio.Semaphore | None = None
+    """The WebSocket admission gate (``web.ws.endpoint.admission``), made on first use."""
 
     def now(self) -> float:
         return self.service.clock.now()

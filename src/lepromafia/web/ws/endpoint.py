@@ -57,11 +57,10 @@ timeout turned the wait into errors and retries (issue 17); the pool keeps room 
 pages and the writer lanes."""
 
 
-def admission(ws: WebSocket) -> asyncio.Semaphore:
-    gate: asyncio.Semaphore | None = getattr(ws.app.state, "ws_admission", None)
-    if gate is None:
-        gate = ws.app.state.ws_admission = asyncio.Semaphore(ADMITTED)
-    return gate
+def admission(web: Web) -> asyncio.Semaphore:
+    if web.ws_admission is None:
+        web.ws_admission = asyncio.Semaphore(ADMITTED)
+    return web.ws_admission
 
 
 @dataclass
@@ -160,7 +159,7 @@ class Connection:
 async def _viewer(ws: WebSocket, web: Web) -> str | None:
     """The session cookie, a bearer header, or a one-time ``?ticket=`` (never the session
     token itself in the URL: F4-5); read behind the ``admission`` gate."""
-    async with admission(ws):
+    async with admission(web):
         return await _resolve_viewer(ws, web)
 
 
@@ -231,7 +230,7 @@ async def websocket(ws: WebSocket) -> None:
                 conn.unsubscribe(msg.game)
             elif isinstance(msg, Subscribe):
                 try:
-                    async with admission(ws):
+                    async with admission(web):
                         await conn.subscribe(msg)
                 except ServiceError as exc:
                     await conn.error(exc, msg.game)
