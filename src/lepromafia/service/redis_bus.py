@@ -9,6 +9,10 @@ Sessions: a worker that ends a session (logout, expiry) or must re-read a user's
 sanction) says so on ``lepromafia:sessions``; every other worker drops it from its
 session cache at once (``AccountService.evict``), instead of answering it from memory for
 up to ``session_cache_seconds``.
+
+Bells: the users whose unread notification count changed, on ``lepromafia:bells``, so the
+worker holding a person's WebSocket tells him, whichever worker's dispatcher wrote the
+notification (user ids only; the count is read where the socket is).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -33,6 +37,7 @@ CHANNEL = "lepromafia:game:"
 RELAY_TIMEOUT = 1.0
 """Seconds an acknowledgement waits at most for its events to reach Redis."""
 SESSIONS = "lepromafia:sessions"
+BELLS = "lepromafia:bells"
 Eviction = Callable[[str | None, str | None], None]
 """(token hash, user): forget that cached session, or every cached session of the user."""
 
@@ -48,22 +53,31 @@ class RedisBroker(Broker):
         self._redis: Any = aioredis.from_url(url)
         self._listener: asyncio.Task[None] | None = None
         self._sends: set[asyncio.Task[Any]] = set()
+        self._rings: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
         self._confirmed = 0
         self.on_eviction: Eviction | None = None
         """Where another worker's session evictions go (``AccountService.evict``)."""
+        self.on_ring: Callable[[list[str]], Awaitable[None]] | None = None
+        """Where another worker's bells go (``Bells.ring_here``)."""
 
     async def start(self) -> None:
         pubsub = self._redis.pubsub()
         await pubsub.psubscribe(f"{self.prefix}*")
-        await pubsub.subscribe(SESSIONS)
+        await pubsub.subscribe(SESSIONS, BELLS)
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         await self._ready.wait()
 
     def publish_eviction(self, token_key: str | None, user: str | None) -> None:
         """Tell every other worker to forget a session (see ``Eviction``)."""
-        message = json.dumps({"origin": self.worker, "token": token_key, "user": user})
-        task = asyncio.get_running_loop().create_task(self._redis.publish(SESSIONS, message))
+        self._send(SESSIONS, {"origin": self.worker, "token": token_key, "user": user})
+
+    def publish_ring(self, users: list[str]) -> None:
+        """Tell every other worker that these users' unread counts changed."""
+        self._send(BELLS, {"origin": self.worker, "users": users})
+
+    def _send(self, channel: str, data: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._redis.publish(channel, json.dumps(data)))
         self._sends.add(task)
         task.add_done_callback(self._sends.discard)
 
@@ -91,11 +105,18 @@ class RedisBroker(Broker):
                     continue
                 if message["type"] in ("psubscribe", "subscribe"):
                     self._confirmed += 1
-                    if self._confirmed == 2:
+                    if self._confirmed == 3:  # the games' pattern, sessions, bells
                         self._ready.set()
                     continue
                 if message["type"] == "message":
-                    self._evicted(json.loads(message["data"]))
+                    channel = message["channel"]
+                    channel = channel.decode() if isinstance(channel, bytes) else channel
+                    if channel == BELLS:  # counted off the listening loop: games' events go on
+                        ring = asyncio.get_running_loop().create_task(self._rung(json.loads(message["data"])))
+                        self._rings.add(ring)
+                        ring.add_done_callback(self._rings.discard)
+                    else:
+                        self._evicted(json.loads(message["data"]))
                     continue
                 if message["type"] != "pmessage":
                     continue
@@ -106,6 +127,13 @@ class RedisBroker(Broker):
                 Broker.publish(self, data["game"], events)
         finally:
             await pubsub.aclose()
+
+    async def _rung(self, data: dict[str, Any]) -> None:
+        if data.get("origin") != self.worker and self.on_ring is not None:
+            try:
+                await self.on_ring([str(u) for u in data.get("users", [])])
+            except Exception:  # a listener's failure must not stop the relay
+                log.warning("a relayed bell failed", exc_info=True)
 
     def _evicted(self, data: dict[str, Any]) -> None:
         if data.get("origin") != self.worker and self.on_eviction is not None:

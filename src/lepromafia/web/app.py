@@ -97,6 +97,9 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         web = Web(settings, service, accounts, GameQueries(service, store, events),
                   Archives(service, events), metrics=metrics)
         web.notify, dispatcher = start_notifications(settings, service)
+        if broker is not None and web.notify is not None:  # a bell reaches the socket's worker
+            web.notify.bells.relay = broker.publish_ring
+            broker.on_ring = web.notify.bells.ring_here
         app.state.web = web
         for hook in app.state.startup_hooks:
             await hook(web)
