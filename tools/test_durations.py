@@ -1,7 +1,8 @@
 """Write tests/durations.json (seconds per test file) from a JUnit report, so `make test`
 hands the longest files to the xdist workers first (tests/conftest.py).
 
-    .venv/bin/pytest -n 2 --junitxml=var/junit.xml; python tools/test_durations.py var/junit.xml
+    make test   # writes var/junit.xml
+    .venv/bin/python tools/test_durations.py var/junit.xml
 
 Only the order matters: figures from a loaded machine are as good as an idle one's.
 """
