@@ -5,6 +5,7 @@ elects its Godfather (GODFATHER-2) and how it decides when the Godfather is sile
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..commands import Command
 from ..decision import AuditLine, Option, host_decision, options
@@ -115,10 +116,15 @@ class GodfatherElectionRuleSet(HostDecision):
     election_rule: str
 
 
+def _per_city(state: GameState, record: str, city: str, value: str) -> GameState:
+    """``state.records.<record>`` with ``city``'s value replaced by ``value``."""
+    kept = tuple(x for x in getattr(state.records, record) if x[0] != city)
+    changed: dict[str, Any] = {record: (*kept, (city, value))}
+    return replace(state, records=replace(state.records, **changed))
+
+
 def _godfather_rule(state: GameState, e: GodfatherElectionRuleSet) -> GameState:
-    kept = tuple(x for x in state.records.godfather_rules if x[0] != e.city)
-    return replace(state, records=replace(state.records,
-                                          godfather_rules=(*kept, (e.city, e.election_rule))))
+    return _per_city(state, "godfather_rules", e.city, e.election_rule)
 
 
 @host_decision(
@@ -164,9 +170,7 @@ class SilentGodfatherProcedureSet(HostDecision):
 
 
 def _silent_procedure(state: GameState, e: SilentGodfatherProcedureSet) -> GameState:
-    kept = tuple(x for x in state.records.silent_procedures if x[0] != e.city)
-    return replace(state, records=replace(state.records,
-                                          silent_procedures=(*kept, (e.city, e.procedure))))
+    return _per_city(state, "silent_procedures", e.city, e.procedure)
 
 
 @host_decision(
