@@ -55,7 +55,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_setup import create_games  # noqa: E402
+from load_setup import create_games, server_command  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -297,19 +297,9 @@ class Harness:
 
     async def start(self, t: Target) -> None:
         log = open(self.workdir / f"{t.name}.log", "wb")  # noqa: SIM115 - closed with the process
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        if t.kind == "raw":
-            path = self.workdir / "manifest.json"
-            path.write_text(json.dumps(self.manifest), encoding="utf-8")
-            cmd = [sys.executable, str(ROOT / "bench" / "load_raw.py"), "--port", str(t.port),
-                   "--manifest", str(path)]
-        else:
-            assert t.db is not None
-            env["LEPROMAFIA_DATABASE_URL"] = t.db.url
-            env["LEPROMAFIA_DATABASE_SCHEMA"] = t.db.schema or ""
+        cmd, env = server_command(t.kind, t.port, self.manifest, self.workdir, t.db, ROOT / "bench")
+        if t.kind != "raw":
             env["LEPROMAFIA_SWEEP_INTERVAL"] = "1"
-            cmd = [sys.executable, str(ROOT / "bench" / "load_server.py"), "--port", str(t.port),
-                   "--now", str(self.manifest["now"])]
             if t.session_cache is not None:
                 cmd += ["--session-cache", str(t.session_cache)]
             if "-2w" in t.name:

@@ -10,8 +10,12 @@ The manifest (JSON) tells the load generator and the raw server who sits where:
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import sys
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 from lepromafia.bots.service_bots import setup_service_game
@@ -72,4 +76,21 @@ def serve_offset(manifest: dict[str, Any], real_now: float) -> float:
     """Seconds to add to the real clock so that the server's game time starts at the
     manifest's ``now`` and then runs at the real pace."""
     return float(manifest["now"]) - real_now
+
+
+def server_command(kind: str, port: int, manifest: dict[str, Any], workdir: Path, db: Any,
+                   bench: Path) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that start one benchmarked server: the raw ``websockets``
+    baseline (``kind == "raw"``, fed the manifest) or ours on ``db`` (a ``DatabaseConfig``)."""
+    env = {**os.environ, "PYTHONPATH": str(bench.parent / "src")}
+    if kind == "raw":
+        path = workdir / "manifest.json"
+        path.write_text(json.dumps(manifest), encoding="utf-8")
+        return ([sys.executable, str(bench / "load_raw.py"), "--port", str(port), "--manifest", str(path)],
+                env)
+    assert db is not None
+    env["LEPROMAFIA_DATABASE_URL"] = db.url
+    env["LEPROMAFIA_DATABASE_SCHEMA"] = db.schema or ""
+    return ([sys.executable, str(bench / "load_server.py"), "--port", str(port),
+             "--now", str(manifest["now"])], env)
 

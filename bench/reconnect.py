@@ -42,7 +42,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_setup import create_games  # noqa: E402
+from load_setup import create_games, server_command  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -72,19 +72,9 @@ class Server:
         self.log = workdir / f"{kind}.log"
 
     async def start(self) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        if self.kind == "raw":
-            path = self.workdir / "manifest.json"
-            path.write_text(json.dumps(self.manifest), encoding="utf-8")
-            cmd = [sys.executable, str(ROOT / "bench" / "load_raw.py"), "--port", str(self.port),
-                   "--manifest", str(path)]
-        else:
-            assert self.db is not None
-            env["LEPROMAFIA_DATABASE_URL"] = self.db.url
-            env["LEPROMAFIA_DATABASE_SCHEMA"] = self.db.schema or ""
+        cmd, env = server_command(self.kind, self.port, self.manifest, self.workdir, self.db, ROOT / "bench")
+        if self.kind != "raw":
             env["LEPROMAFIA_LOG_LEVEL"] = "warning"
-            cmd = [sys.executable, str(ROOT / "bench" / "load_server.py"), "--port", str(self.port),
-                   "--now", str(self.manifest["now"])]
         self.proc = subprocess.Popen(cmd, stdout=self.log.open("wb"), stderr=subprocess.STDOUT, env=env)
         for _ in range(480):
             await asyncio.sleep(0.25)
