@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install lock bench-load run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
+.PHONY: install lock bench-load bench-capacity run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -162,6 +162,15 @@ lab-sweep: $(STAMP)
 BENCH_LOAD_ARGS ?= --games 1,5,10,25 --backends sqlite,postgresql --reps 3
 bench-load: $(STAMP) services
 	$(PY) bench/load.py $(BENCH_LOAD_ARGS)
+
+# Issue 17's capacity targets (session 5; docs/performance.md "Capacity targets"): vote rush
+# in 10 cities, a restart with 50 games, memory per client, a command on Day 2 vs Day 14.
+# Each benchmark builds its games once into var/capacity/ (--rebuild drops the cache).
+bench-capacity: $(STAMP)
+	$(PY) bench/capacity_vote_rush.py
+	$(PY) bench/capacity_restart.py
+	$(PY) bench/capacity_memory.py
+	$(PY) bench/capacity_command_cost.py
 
 bench-lab: $(STAMP)
 	$(PY) bench/lab_bench.py --games 20

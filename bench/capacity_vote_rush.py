@@ -1,0 +1,276 @@
+"""Vote rush in 10 cities at once (issue 17: "ack and tally p99 < 100 ms"), the project's
+server beside the raw ``websockets`` baseline in the same run.
+
+    python bench/capacity_vote_rush.py [--games 2] [--seconds 5] [--reps 3] [--rebuild] [--out FILE]
+
+``--games`` games of 100 players (``capacity_games``; 2 games = 10 cities) at Day 2, 20:01,
+three candidates' voting inboxes open in every city (EXEC-4). Every resident of every city
+has a socket subscribed to his game. A rush: every living resident who is not a candidate
+(17 per city, 170 for 10 cities) votes «казнить» for a random candidate through the HTTP
+API (``PostMessage`` into the voting inbox, EXEC-5), all within ``--seconds`` seconds, the
+arrivals denser towards the end (density ∝ t: the last moments at twice the mean rate);
+then the same voters withdraw («не казнить», EXEC-8) in a second rush of the same shape.
+Measured per vote: **ack** (HTTP answer) and **tally** (the ``VoteCast`` event reaching each
+of the city's 20 residents' sockets: the tally they see has the vote in it).
+
+The raw baseline is ``load_raw.py`` given the same traffic: each vote a frame on the
+game's writer socket, acknowledged by the raw server after it has ``broadcast`` one event
+frame to the city's 20 subscribed residents. Each repetition takes the project's two
+rushes, then the raw server's; cells are min / median / max over the repetitions, ratios
+per repetition.
+
+Bounded: every wait has a timeout; only 127.0.0.1 is contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from capacity_games import cached, positions, working_copy  # noqa: E402
+from reconnect import Server, raise_file_limit, subscribe_once  # noqa: E402
+
+DRAIN = 20.0
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def arrivals(n: int, seconds: float, rng: random.Random) -> list[float]:
+    """``n`` moments in [0, seconds) with density ∝ t (inverse CDF: seconds × sqrt(u))."""
+    return sorted(seconds * rng.random() ** 0.5 for _ in range(n))
+
+
+class Rush:
+    def __init__(self, server: Server, manifest: dict[str, Any], since: dict[str, int]) -> None:
+        self.server, self.manifest, self.since = server, manifest, since
+        self.sent: dict[str, float] = {}
+        """vote key -> send time"""
+        self.tally: dict[str, list[float]] = {}
+        self.acks: list[float] = []
+        self.refused = 0
+        self.readers: list[asyncio.Task[None]] = []
+        self.sockets: list[aiohttp.ClientWebSocketResponse] = []
+        self.writers: dict[str, aiohttp.ClientWebSocketResponse] = {}
+        self.raw_acks: dict[str, asyncio.Future[None]] = {}
+        self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
+        self.active: dict[tuple[str, str], str] = {}
+
+    def key_of(self, payload: dict[str, Any], game: str) -> str | None:
+        if self.server.kind == "raw":
+            text = payload.get("text", "")
+            return text[3:].split(" ", 1)[0] if text.startswith("lg:") else None
+        if payload.get("type") != "VoteCast":
+            return None
+        return f"{game}/{payload.get('voter')}/{payload.get('keyword')}"
+
+    async def read(self, game: str, ws: aiohttp.ClientWebSocketResponse) -> None:
+        async for msg in ws:
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                return
+            data = json.loads(msg.data)
+            if data.get("type") != "event":
+                continue
+            key = self.key_of(data.get("payload", {}), game)
+            if key is not None and key in self.sent:
+                self.tally.setdefault(key, []).append(time.perf_counter() - self.sent[key])
+
+    async def connect(self) -> None:
+        url = f"ws://127.0.0.1:{self.server.port}/ws"
+        gate = asyncio.Semaphore(32)
+
+        async def one(game: str, user: str) -> None:
+            async with gate:
+                target = url if self.server.kind == "project" else f"{url}?user={user}"
+                _, ws = await subscribe_once(self.http, target, self.manifest["tokens"][user], game,
+                                             self.since[f"{game}/{user}"])
+                self.sockets.append(ws)
+                self.readers.append(asyncio.ensure_future(self.read(game, ws)))
+
+        await asyncio.gather(*(one(g, u) for g, spec in self.manifest["games"].items()
+                               for c in spec["cities"].values() for u in c["residents"]))
+        if self.server.kind == "raw":
+            for game in self.manifest["games"]:
+                ws = await self.http.ws_connect(f"ws://127.0.0.1:{self.server.port}/post")
+                self.writers[game] = ws
+                self.readers.append(asyncio.ensure_future(self.read_acks(ws)))
+
+    async def read_acks(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        async for msg in ws:
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                return
+            future = self.raw_acks.pop(json.loads(msg.data)["ack"], None)
+            if future is not None and not future.done():
+                future.set_result(None)
+
+    async def vote(self, game: str, city: str, voter: str, candidate: str, keyword: str) -> None:
+        inbox = self.manifest["votes"][game][city][candidate]
+        sent = time.perf_counter()
+        try:
+            if self.server.kind == "raw":
+                mid = uuid.uuid4().hex[:12]
+                self.sent[mid] = sent
+                future = asyncio.get_running_loop().create_future()
+                self.raw_acks[mid] = future
+                await self.writers[game].send_str(json.dumps(
+                    {"game": game, "city": city, "author": voter, "text": f"lg:{mid} {keyword}", "id": mid},
+                    ensure_ascii=False))
+                await asyncio.wait_for(future, DRAIN)
+            else:
+                self.sent[f"{game}/{voter}/{keyword}"] = sent
+                async with self.http.post(
+                        f"http://127.0.0.1:{self.server.port}/api/games/{game}/commands/PostMessage",
+                        headers={"Authorization": f"Bearer {self.manifest['tokens'][voter]}"},
+                        json={"command_id": uuid.uuid4().hex, "inbox": inbox, "text": keyword}) as resp:
+                    body = await resp.read()
+                    if resp.status != 200:
+                        self.refused += 1
+                        print(f"refused {resp.status}: {body[:200]!r}", file=sys.stderr)
+                        return
+            self.acks.append(time.perf_counter() - sent)
+        except (TimeoutError, aiohttp.ClientError, OSError):
+            self.refused += 1
+
+    async def rush(self, keyword: str, seconds: float, rng: random.Random) -> dict[str, Any]:
+        self.sent.clear()
+        self.tally.clear()
+        self.acks.clear()
+        self.refused = 0
+        ballots = []
+        for game, cities in self.manifest["votes"].items():
+            for city, candidates in cities.items():
+                for voter in self.manifest["games"][game]["cities"][city]["residents"]:
+                    if voter in candidates:
+                        continue
+                    if keyword == "казнить":
+                        self.active[(game, voter)] = rng.choice(sorted(candidates))
+                    ballots.append((game, city, voter, self.active[(game, voter)]))
+        rng.shuffle(ballots)
+        start = time.perf_counter()
+        tasks = []
+        for at, (game, city, voter, candidate) in zip(arrivals(len(ballots), seconds, rng), ballots, strict=True):
+            await asyncio.sleep(max(0.0, start + at - time.perf_counter()))
+            tasks.append(asyncio.ensure_future(self.vote(game, city, voter, candidate, keyword)))
+        await asyncio.wait(tasks, timeout=DRAIN)
+        expected = len(ballots) * 20
+        end = time.perf_counter() + DRAIN
+        while sum(len(v) for v in self.tally.values()) < expected and time.perf_counter() < end:
+            await asyncio.sleep(0.05)
+        tallies = [x for v in self.tally.values() for x in v]
+        return {"votes": len(ballots), "refused": self.refused,
+                "delivered": round(len(tallies) / max(1, expected), 4),
+                "ack_p50_ms": round(1000 * pct(self.acks, 0.5), 1),
+                "ack_p99_ms": round(1000 * pct(self.acks, 0.99), 1),
+                "tally_p50_ms": round(1000 * pct(tallies, 0.5), 1),
+                "tally_p99_ms": round(1000 * pct(tallies, 0.99), 1)}
+
+    async def close(self) -> None:
+        for ws in [*self.sockets, *self.writers.values()]:
+            await ws.close()
+        for task in self.readers:
+            task.cancel()
+        await asyncio.gather(*self.readers, return_exceptions=True)
+        await self.http.close()
+
+
+async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    name = f"rush-{args.games}x100"
+    db, manifest = await cached(name, args.games, args.rebuild, vote_day=2, posts_per_city_hour=2.0)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="lm-rush-") as tmp:
+        workdir = Path(tmp)
+        project = Server("project", workdir, manifest, working_copy(db, workdir))
+        raw = Server("raw", workdir, manifest, None)
+        await project.start()
+        await raw.start()
+        since = await positions(name, project, manifest)
+        rushes = {s.kind: Rush(s, manifest, since) for s in (project, raw)}
+        try:
+            for r in rushes.values():
+                await r.connect()
+            for rep in range(args.reps):
+                row: dict[str, Any] = {"rep": rep, "games": args.games,
+                                       "cities": sum(len(v) for v in manifest["votes"].values())}
+                for kind, r in rushes.items():
+                    rng = random.Random(rep)
+                    cpu0 = sum(_cpu(p.proc.pid) for p in (project,) if kind == "project" and p.proc)
+                    row[kind] = {"vote": await r.rush("казнить", args.seconds, rng),
+                                 "withdraw": await r.rush("не казнить", args.seconds, rng)}
+                    if kind == "project" and project.proc:
+                        row[kind]["server_cpu_s"] = round(_cpu(project.proc.pid) - cpu0, 2)
+                for phase in ("vote", "withdraw"):
+                    p, q = row["project"][phase], row["raw"][phase]
+                    row[f"{phase}_ratio"] = {k: round(p[k] / q[k], 2) if q[k] else None
+                                             for k in ("ack_p99_ms", "tally_p99_ms")}
+                row["load1"] = round(os.getloadavg()[0], 2)
+                rows.append(row)
+                print(json.dumps(row, ensure_ascii=False), flush=True)
+        finally:
+            for r in rushes.values():
+                await r.close()
+            project.stop()
+            raw.stop()
+            print(project.log_counts(), flush=True)
+    return rows
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    def mmm(values: list[float]) -> str:
+        return " / ".join(f"{v:.1f}" for v in (min(values), statistics.median(values), max(values)))
+
+    lines = ["| rush | server | ack p50 ms | ack p99 ms | tally p50 ms | tally p99 ms | delivered | refused |",
+             "|---|---|---|---|---|---|---|---|"]
+    for phase in ("vote", "withdraw"):
+        for kind in ("project", "raw"):
+            cells = [r[kind][phase] for r in rows]
+            lines.append(f"| {phase} | {kind} | " + " | ".join(
+                mmm([c[k] for c in cells]) for k in ("ack_p50_ms", "ack_p99_ms", "tally_p50_ms",
+                                                     "tally_p99_ms", "delivered", "refused")) + " |")
+        lines.append(f"| {phase} | project ÷ raw | | {mmm([r[phase + '_ratio']['ack_p99_ms'] for r in rows])} "
+                     f"| | {mmm([r[phase + '_ratio']['tally_p99_ms'] for r in rows])} | | |")
+    lines.append(f"load1 {mmm([r['load1'] for r in rows])}")
+    return "\n".join(lines)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--out", default=str(ROOT / "var" / "bench-capacity-vote-rush.jsonl"))
+    args = parser.parse_args()
+    print(f"file limit {raise_file_limit()}; load {os.getloadavg()}", flush=True)
+    rows = await run(args)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(summary(rows))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
