@@ -34,13 +34,14 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from capacity_games import cached, day_at, working_copy  # noqa: E402
+from capacity_games import CACHE, cached, day_at, positions, working_copy  # noqa: E402
 from reconnect import Server, raise_file_limit, subscribe_once  # noqa: E402
 
 SETTLE = 3.0
 
 
-async def steps_of(server: Server, manifest: dict[str, Any], steps: list[int]) -> dict[str, Any]:
+async def steps_of(server: Server, manifest: dict[str, Any], steps: list[int],
+                   since: dict[str, int]) -> dict[str, Any]:
     url = f"ws://127.0.0.1:{server.port}/ws"
     players = []
     per_game = {g: [u for c in spec["cities"].values() for u in c["residents"]]
@@ -54,8 +55,7 @@ async def steps_of(server: Server, manifest: dict[str, Any], steps: list[int]) -
     async def one(game: str, user: str) -> None:
         async with gate:
             target = url if server.kind == "project" else f"{url}?user={user}"
-            since = int(manifest["games"][game]["version"])
-            _, ws = await subscribe_once(http, target, manifest["tokens"][user], game, since)
+            _, ws = await subscribe_once(http, target, manifest["tokens"][user], game, since[f"{game}/{user}"])
             sockets.append(ws)
 
     try:
@@ -83,6 +83,15 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     db, manifest = await cached(f"restart-{args.games}x100", args.games, args.rebuild,
                                 play_to=day_at(4, "12:05"), posts_per_city_hour=2.0)
     steps = [int(s) for s in args.steps.split(",")]
+    name = f"restart-{args.games}x100"
+    with tempfile.TemporaryDirectory(prefix="lm-memory-") as tmp:
+        learner = Server("project", Path(tmp), manifest, working_copy(db, Path(tmp)))
+        if not (CACHE / f"{name}.positions.json").exists():
+            await learner.start()
+        try:
+            since = await positions(name, learner, manifest)
+        finally:
+            learner.stop()
     rows = []
     for rep in range(args.reps):
         with tempfile.TemporaryDirectory(prefix="lm-memory-") as tmp:
@@ -92,7 +101,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                            Server("raw", workdir, manifest, None)):
                 await server.start()
                 try:
-                    row[server.kind] = await steps_of(server, manifest, steps)
+                    row[server.kind] = await steps_of(server, manifest, steps, since)
                 finally:
                     server.stop()
             row["ratio"] = {k: round(v / row["raw"]["slope_kb_per_client"][k], 2)

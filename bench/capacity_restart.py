@@ -42,7 +42,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from capacity_games import cached, day_at, working_copy  # noqa: E402
+from capacity_games import CACHE, cached, day_at, positions, working_copy  # noqa: E402
 from load_setup import server_command  # noqa: E402
 from reconnect import Server, raise_file_limit, storm  # noqa: E402
 
@@ -113,8 +113,15 @@ async def every_game(server: Server, manifest: dict[str, Any], spawned: float) -
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     db, manifest = await cached(f"restart-{args.games}x100", args.games, args.rebuild,
                                 play_to=day_at(4, "12:05"), posts_per_city_hour=2.0)
-    since = {f"{g}/{u}": int(spec["version"]) for g, spec in manifest["games"].items()
-             for c in spec["cities"].values() for u in c["residents"]}
+    name = f"restart-{args.games}x100"
+    with tempfile.TemporaryDirectory(prefix="lm-restart-") as tmp:
+        learner = Server("project", Path(tmp), manifest, working_copy(db, Path(tmp)))
+        if not (CACHE / f"{name}.positions.json").exists():
+            await learner.start()
+        try:
+            since = await positions(name, learner, manifest)
+        finally:
+            learner.stop()
     days = sorted({spec["day"] for spec in manifest["games"].values()})
     events = sum(int(spec["version"]) for spec in manifest["games"].values())
     rows = []

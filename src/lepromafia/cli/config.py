@@ -8,7 +8,6 @@ from sqlalchemy.engine import make_url
 
 from ..store.database import DatabaseConfig
 from ..store.event_store import EventStore
-from ..store.migrate import current, head
 from ..web.settings import Settings
 
 
@@ -29,6 +28,8 @@ def shown_url(config: DatabaseConfig) -> str:
 async def open_migrated(config: DatabaseConfig) -> EventStore:
     """The store, once its schema is the shipped one; otherwise a clear message and exit
     status 2 instead of an SQL traceback (an empty or older database)."""
+    from ..store.migrate import current, head  # alembic: not on every command's start-up
+
     revision = await current(config)
     if revision != head():
         found = "has no Lepromafia tables" if revision is None else f"is at revision {revision}"

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -27,17 +27,18 @@ from ..service.archive import Archives
 from ..service.clock import Clock
 from ..service.event_index import EventIndex
 from ..service.queries import GameQueries
-from ..service.redis_bus import RedisBroker
 from ..service.service import GameService
 from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
-from ..store.migrate import upgrade
 from . import errors, observability
 from .api import archive, sound, transparency
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
 from .i18n import LANGUAGES
 from .notify_setup import start_notifications
 from .security import Edge
+
+if TYPE_CHECKING:  # imported when used: alembic and redis cost ~0.8 s of CPU at start-up
+    from ..service.redis_bus import RedisBroker
 from .settings import WebSettings
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -66,12 +67,16 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.auto_migrate:
+            from ..store.migrate import upgrade  # alembic: only when migrating (start-up time)
+
             await upgrade(settings.database)
         options: dict[str, Any] = {"sweep_interval": settings.sweep_interval}
         if clock is not None:
             options["clock"] = clock
         broker: RedisBroker | None = None
         if settings.redis_url:  # several workers: fan events out through Redis
+            from ..service.redis_bus import RedisBroker  # redis: only with several workers
+
             broker = RedisBroker(settings.redis_url)
             await broker.start()
             options["broker"] = broker
