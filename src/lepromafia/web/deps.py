@@ -70,8 +70,21 @@ def get_service(request: Request) -> GameService:
     return get_web(request).service
 
 
-WebDep = Annotated[Web, Depends(get_web)]
-ServiceDep = Annotated[GameService, Depends(get_service)]
+# FastAPI runs a plain ``def`` dependency in its thread pool: one thread hop per request
+# and dependency (measured on the vote rush, docs/performance.md "Capacity targets").
+# These read an attribute, so they run on the event loop.
+
+
+async def _web_dependency(request: Request) -> Web:
+    return get_web(request)
+
+
+async def _service_dependency(request: Request) -> GameService:
+    return get_web(request).service
+
+
+WebDep = Annotated[Web, Depends(_web_dependency)]
+ServiceDep = Annotated[GameService, Depends(_service_dependency)]
 
 
 # --- the viewer -----------------------------------------------------------------------
@@ -116,7 +129,11 @@ def get_lang(request: Request) -> str:
     return normalize(request.query_params.get("lang") or request.cookies.get(LANG_COOKIE))
 
 
-Lang = Annotated[str, Depends(get_lang)]
+async def _lang_dependency(request: Request) -> str:
+    return get_lang(request)
+
+
+Lang = Annotated[str, Depends(_lang_dependency)]
 
 
 def set_session_cookie(response: Response, session: Session, settings: WebSettings) -> None:

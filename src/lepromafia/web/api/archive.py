@@ -25,7 +25,11 @@ def archives(request: Request, web: WebDep) -> Archives:
     return web.archives
 
 
-ArchivesDep = Depends(archives)
+async def _archives_dependency(request: Request, web: WebDep) -> Archives:
+    return archives(request, web)  # on the event loop, not FastAPI's thread pool
+
+
+ArchivesDep = Depends(_archives_dependency)
 
 
 def _links(game_id: str, row: dict[str, Any]) -> dict[str, Any]:
