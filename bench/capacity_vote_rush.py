@@ -30,6 +30,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,9 +44,36 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from capacity_games import cached, positions, working_copy  # noqa: E402
+from load_setup import server_command  # noqa: E402
 from reconnect import Server, raise_file_limit, subscribe_once  # noqa: E402
 
 DRAIN = 20.0
+
+
+class SourceServer(Server):
+    """The project's server run from another checkout's ``src`` (``--before-src``: the
+    code before a change, measured in the same run with the same clients)."""
+
+    def __init__(self, src: Path, *args: Any) -> None:
+        super().__init__(*args)
+        self.src = src
+
+    async def start(self) -> None:
+        cmd, env = server_command(self.kind, self.port, self.manifest, self.workdir, self.db, ROOT / "bench")
+        env["PYTHONPATH"] = str(self.src)
+        env["LEPROMAFIA_LOG_LEVEL"] = "warning"
+        self.proc = subprocess.Popen(cmd, stdout=self.log.open("wb"), stderr=subprocess.STDOUT, env=env)
+        for _ in range(480):
+            await asyncio.sleep(0.25)
+            if self.proc.poll() is not None:
+                raise SystemExit(f"{self.src} server exited; see {self.log}")
+            try:
+                _, w = await asyncio.open_connection("127.0.0.1", self.port)
+                w.close()
+                return
+            except OSError:
+                continue
+        raise SystemExit("the --before-src server did not start in 120 s")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -198,10 +226,16 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         workdir = Path(tmp)
         project = Server("project", workdir, manifest, working_copy(db, workdir))
         raw = Server("raw", workdir, manifest, None)
-        await project.start()
-        await raw.start()
+        servers: dict[str, Server] = {"project": project, "raw": raw}
+        if args.before_src:
+            before = SourceServer(Path(args.before_src), "project", workdir, manifest,
+                                  working_copy(db, workdir, "before.db"))
+            before.log = workdir / "before.log"
+            servers = {"project": project, "before": before, "raw": raw}
+        for server in servers.values():
+            await server.start()
         since = await positions(name, project, manifest)
-        rushes = {s.kind: Rush(s, manifest, since) for s in (project, raw)}
+        rushes = {name: Rush(s, manifest, since) for name, s in servers.items()}
         try:
             for r in rushes.values():
                 await r.connect()
@@ -210,23 +244,28 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                                        "cities": sum(len(v) for v in manifest["votes"].values())}
                 for kind, r in rushes.items():
                     rng = random.Random(rep)
-                    cpu0 = sum(_cpu(p.proc.pid) for p in (project,) if kind == "project" and p.proc)
+                    proc = servers[kind].proc
+                    cpu0 = _cpu(proc.pid) if proc else 0.0
                     row[kind] = {"vote": await r.rush("казнить", args.seconds, rng),
                                  "withdraw": await r.rush("не казнить", args.seconds, rng)}
-                    if kind == "project" and project.proc:
-                        row[kind]["server_cpu_s"] = round(_cpu(project.proc.pid) - cpu0, 2)
+                    if proc:
+                        row[kind]["server_cpu_s"] = round(_cpu(proc.pid) - cpu0, 2)
                 for phase in ("vote", "withdraw"):
-                    p, q = row["project"][phase], row["raw"][phase]
-                    row[f"{phase}_ratio"] = {k: round(p[k] / q[k], 2) if q[k] else None
-                                             for k in ("ack_p99_ms", "tally_p99_ms")}
+                    for kind in rushes:
+                        if kind == "raw":
+                            continue
+                        p, q = row[kind][phase], row["raw"][phase]
+                        suffix = "" if kind == "project" else f"_{kind}"
+                        row[f"{phase}_ratio{suffix}"] = {k: round(p[k] / q[k], 2) if q[k] else None
+                                                         for k in ("ack_p99_ms", "tally_p99_ms")}
                 row["load1"] = round(os.getloadavg()[0], 2)
                 rows.append(row)
                 print(json.dumps(row, ensure_ascii=False), flush=True)
         finally:
             for r in rushes.values():
                 await r.close()
-            project.stop()
-            raw.stop()
+            for server in servers.values():
+                server.stop()
             print(project.log_counts(), flush=True)
     return rows
 
@@ -243,13 +282,17 @@ def summary(rows: list[dict[str, Any]]) -> str:
     lines = ["| rush | server | ack p50 ms | ack p99 ms | tally p50 ms | tally p99 ms | delivered | refused |",
              "|---|---|---|---|---|---|---|---|"]
     for phase in ("vote", "withdraw"):
-        for kind in ("project", "raw"):
+        for kind in [k for k in ("project", "before", "raw") if k in rows[0]]:
             cells = [r[kind][phase] for r in rows]
             lines.append(f"| {phase} | {kind} | " + " | ".join(
                 mmm([c[k] for c in cells]) for k in ("ack_p50_ms", "ack_p99_ms", "tally_p50_ms",
                                                      "tally_p99_ms", "delivered", "refused")) + " |")
         lines.append(f"| {phase} | project ÷ raw | | {mmm([r[phase + '_ratio']['ack_p99_ms'] for r in rows])} "
                      f"| | {mmm([r[phase + '_ratio']['tally_p99_ms'] for r in rows])} | | |")
+        if f"{phase}_ratio_before" in rows[0]:
+            lines.append(f"| {phase} | before ÷ raw | | "
+                         f"{mmm([r[phase + '_ratio_before']['ack_p99_ms'] for r in rows])} | | "
+                         f"{mmm([r[phase + '_ratio_before']['tally_p99_ms'] for r in rows])} | | |")
     lines.append(f"load1 {mmm([r['load1'] for r in rows])}")
     return "\n".join(lines)
 
@@ -260,6 +303,9 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--before-src", default="",
+                        help="also run the project's server from this src directory (e.g. a worktree "
+                             "of the commit before a change), same clients, same run")
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-capacity-vote-rush.jsonl"))
     args = parser.parse_args()
     print(f"file limit {raise_file_limit()}; load {os.getloadavg()}", flush=True)
