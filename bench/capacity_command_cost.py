@@ -158,7 +158,8 @@ def summary(rows: list[dict[str, Any]], copies: dict[int, tuple[Path, dict[str, 
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--blocks", type=int, default=5)
     parser.add_argument("--per-block", type=int, default=40)
     parser.add_argument("--posts-per-hour", type=float, default=20.0)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import statistics
@@ -55,7 +56,8 @@ async def steps_of(server: Server, manifest: dict[str, Any], steps: list[int],
     async def one(game: str, user: str) -> None:
         async with gate:
             target = url if server.kind == "project" else f"{url}?user={user}"
-            _, ws = await subscribe_once(http, target, manifest["tokens"][user], game, since[f"{game}/{user}"])
+            _, ws = await subscribe_once(http, target, manifest["tokens"][user], game,
+                                         since[f"{game}/{user}"])
             sockets.append(ws)
 
     try:
@@ -71,7 +73,7 @@ async def steps_of(server: Server, manifest: dict[str, Any], steps: list[int],
             await asyncio.gather(*(one(g, u) for g, u in want))
             await asyncio.sleep(SETTLE)
             rss[step] = server.rss_kb()
-        slopes = {f"{a}-{b}": round((rss[b] - rss[a]) / (b - a), 2) for a, b in zip(steps, steps[1:], strict=False)}
+        slopes = {f"{a}-{b}": round((rss[b] - rss[a]) / (b - a), 2) for a, b in itertools.pairwise(steps)}
         return {"rss_kb": rss, "slope_kb_per_client": slopes}
     finally:
         for ws in sockets:
@@ -130,7 +132,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--steps", default="0,1000,5000")
     parser.add_argument("--reps", type=int, default=3)

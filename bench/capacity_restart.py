@@ -156,7 +156,8 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             row["ratios"] = {
                 "ready_vs_empty": round(p["ready_s"] / row["empty"]["ready_s"], 2),
                 "ready_vs_raw_listening": round(p["ready_s"] / r["listening_s"], 2),
-                "storm_vs_raw": round(p["storm"]["all_subscribed_s"] / max(1e-3, r["storm"]["all_subscribed_s"]), 2),
+                "storm_vs_raw": round(p["storm"]["all_subscribed_s"]
+                                      / max(1e-3, r["storm"]["all_subscribed_s"]), 2),
                 "restored_vs_raw": round(p["restored_s"] / r["restored_s"], 2),
             }
             row["load1"] = round(os.getloadavg()[0], 2)
@@ -188,7 +189,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
         f"| every game's first page answered, s | {col('project.all_games_s')} | | |",
         f"| storm: all {sockets} subscribed, s | {col('project.storm.all_subscribed_s')} "
         f"| raw {col('raw.storm.all_subscribed_s')} | **{col('ratios.storm_vs_raw')}** |",
-        f"| storm failed attempts | {col('project.storm.failed_attempts')} | raw {col('raw.storm.failed_attempts')} | |",
+        f"| storm failed attempts | {col('project.storm.failed_attempts')} "
+        f"| raw {col('raw.storm.failed_attempts')} | |",
         f"| spawn → every socket back, s | {col('project.restored_s')} | raw {col('raw.restored_s')} "
         f"| **{col('ratios.restored_vs_raw')}** |",
         f"load1 {mmm([r['load1'] for r in rows], 1)}",
@@ -196,7 +198,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--per-player", type=int, default=1)

@@ -193,7 +193,8 @@ class Rush:
         rng.shuffle(ballots)
         start = time.perf_counter()
         tasks = []
-        for at, (game, city, voter, candidate) in zip(arrivals(len(ballots), seconds, rng), ballots, strict=True):
+        moments = arrivals(len(ballots), seconds, rng)
+        for at, (game, city, voter, candidate) in zip(moments, ballots, strict=True):
             await asyncio.sleep(max(0.0, start + at - time.perf_counter()))
             tasks.append(asyncio.ensure_future(self.vote(game, city, voter, candidate, keyword)))
         await asyncio.wait(tasks, timeout=DRAIN)
@@ -279,7 +280,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
     def mmm(values: list[float]) -> str:
         return " / ".join(f"{v:.1f}" for v in (min(values), statistics.median(values), max(values)))
 
-    lines = ["| rush | server | ack p50 ms | ack p99 ms | tally p50 ms | tally p99 ms | delivered | refused |",
+    lines = ["| rush | server | ack p50 ms | ack p99 ms | tally p50 ms | tally p99 ms | delivered "
+             "| refused |",
              "|---|---|---|---|---|---|---|---|"]
     for phase in ("vote", "withdraw"):
         for kind in [k for k in ("project", "before", "raw") if k in rows[0]]:
@@ -287,7 +289,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
             lines.append(f"| {phase} | {kind} | " + " | ".join(
                 mmm([c[k] for c in cells]) for k in ("ack_p50_ms", "ack_p99_ms", "tally_p50_ms",
                                                      "tally_p99_ms", "delivered", "refused")) + " |")
-        lines.append(f"| {phase} | project ÷ raw | | {mmm([r[phase + '_ratio']['ack_p99_ms'] for r in rows])} "
+        lines.append(f"| {phase} | project ÷ raw | "
+                     f"| {mmm([r[phase + '_ratio']['ack_p99_ms'] for r in rows])} "
                      f"| | {mmm([r[phase + '_ratio']['tally_p99_ms'] for r in rows])} | | |")
         if f"{phase}_ratio_before" in rows[0]:
             lines.append(f"| {phase} | before ÷ raw | | "
@@ -298,7 +301,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--reps", type=int, default=3)
