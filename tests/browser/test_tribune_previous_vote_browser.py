@@ -1,7 +1,7 @@
 """The Tribune's console the morning after a vote (EXEC-14, EXEC-16), in Chromium at
 1280×800 and 390×844, in Russian and English: under «The vote» he reads the previous day's
 count — the condemned with his votes and voters, what followed, a link to the votes page —
-and the screenshots go to var/screenshots/ (not committed).
+with no critical or serious axe finding; the screenshots go to var/screenshots/.
 
 Cast and game: ``test_today_browser.started`` — Лепроград of six, the Tribune «tribune1»;
 on Day 2 two honest residents nominate and condemn a third.
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conftest import LiveServer
-from .test_today_browser import CITY, GAME, RESIDENTS, at, command, open_as, shot, started
+from .conftest import PASSWORD, LiveServer
+from .test_hosts_game import serious_axe_violations
+from .test_today_browser import CITY, GAME, RESIDENTS, SIZES, at, command, shot, started
 
 
 def test_the_tribune_reads_yesterday_s_count_on_his_console(live: LiveServer, browser: Any) -> None:
@@ -39,9 +40,28 @@ def test_the_tribune_reads_yesterday_s_count_on_his_console(live: LiveServer, br
             text = section.inner_text()
             assert title in text and condemned in text and candidate in text, text
             assert section.locator(f"a[href='/games/{GAME}/votes/{CITY}/2']").count() == 1
+            assert serious_axe_violations(page) == [], (lang, size)
             shot(page, f"tribune-previous-vote-{lang}-{size}")
             page.screenshot(path=str(_full(f"tribune-console-day3-{lang}-{size}")), full_page=True)
             page.context.close()
+
+
+def open_as(browser: Any, live: LiveServer, user: str, size: str, lang: str) -> Any:
+    """``test_today_browser.open_as``, with the CSP bypassed for axe-core's injection."""
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="ru-RU",
+                                  device_scale_factor=2 if size == "phone" else 1,
+                                  is_mobile=size == "phone", has_touch=size == "phone",
+                                  bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{live.url}/login")
+    page.fill("#login", user)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live.url}/")
+    if lang != "ru":
+        page.goto(f"{live.url}/lang/{lang}?next=/")
+    return page
 
 
 def _full(name: str) -> Any:

@@ -206,7 +206,7 @@ async def tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
                    if (d.city in mine or d.delegate == uid) and not d.revoked and game.now < d.until]
     return {"my_cities": cities, "plan": s.plan(), "observers": observers, "delegations": delegations,
             "other_tribunes": sorted(t for t in tribunes if t != uid),
-            "executions_today": s.day >= 2, **VOTE_HELPERS}
+            "executions_today": s.day >= 2, "has_court": s.has_court, **VOTE_HELPERS}
 
 
 # --- the Supreme Arbiter -------------------------------------------------------------
