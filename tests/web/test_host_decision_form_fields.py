@@ -68,3 +68,35 @@ def test_no_declared_decision_keeps_a_hand_written_builder() -> None:
     """``forms.ACTIONS`` builds a declared decision's command only from its declaration."""
     own = ACTIONS.own  # type: ignore[attr-defined]
     assert not set(own) & set(DECISIONS), sorted(set(own) & set(DECISIONS))
+
+
+def test_after_the_game_the_procurator_opens_a_sealed_reason_from_its_generated_form() -> None:
+    """IMPEACH-3, §9.4: the impeachment found insignificant seals its reason; while the game
+    runs the Procurator's console offers no disclosure; once it has ended, his console's
+    generated form «Sealed records» lists the record, a Tribune's does not, and the posted
+    form opens it — after which nothing is left to offer.
+
+    Cast: ``tests/engine/host/helpers.town`` — Лепроград, bob and carol sign, alice the
+    mafioso is executed and the game ends."""
+    from lepromafia.engine.commands_host import DecideImpeachment, SignImpeachment
+    from lepromafia.web.pages.host_decision_forms import build, decision_forms
+
+    from ..engine.cast import PROCURATOR, TRIBUNES
+    from ..engine.host.helpers import execute, town
+
+    g = town()
+    g.to(2, "10:00")
+    g.do(SignImpeachment(actor="bob"), 2, "11:00")
+    g.do(SignImpeachment(actor="carol"), 2, "11:05")
+    g.do(DecideImpeachment(actor=PROCURATOR, impeachment=1, outcome="insignificant",
+                           reason="a typo in the schedule, fixed at once"), 2, "11:30")
+    assert "reveal_record" not in {f.name for f in decision_forms(g.state, PROCURATOR, "procurator")}
+    execute(g, "alice")
+    offered = {f.name: f for f in decision_forms(g.state, PROCURATOR, "procurator")}
+    (field,) = offered["reveal_record"].fields
+    assert field.spec.kind == "select" and [o.value for o in field.options] == ["1"]
+    assert "reveal_record" not in {f.name for f in decision_forms(g.state, TRIBUNES[0], "tribune")}
+    command = build(DECISIONS["reveal_record"], {"record": "1"}, PROCURATOR)
+    g.do(command, 3, "12:00")
+    assert g.state.records.sealed[0].opened
+    assert "reveal_record" not in {f.name for f in decision_forms(g.state, PROCURATOR, "procurator")}
