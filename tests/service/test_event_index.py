@@ -14,6 +14,7 @@ from lepromafia.engine import commands as cmd
 from lepromafia.engine import events as ev
 from lepromafia.service.event_index import UNINDEXED, EventIndex
 from lepromafia.service.service import GameService
+from lepromafia.service.streams import ViewerStreams
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore
 
@@ -75,7 +76,7 @@ def test_a_read_that_began_before_this_workers_own_commit_still_indexes_that_com
     nomination of p01_02. The request's state is A's lane copy, which holds both; the
     events it reads must hold both too, and the index must not mark p01_02's nomination as
     read while the request's old snapshot (SQLite) could not show it: every later page
-    would lack it."""
+    would lack it. The viewers' streams (positions) read the same way."""
     import asyncio
 
     async def scenario() -> None:
@@ -87,8 +88,9 @@ def test_a_read_that_began_before_this_workers_own_commit_still_indexes_that_com
         await setup_game(a, "g", CAST)
         clock.set(at(2, "12:00"))
         await a.sweep()
-        index = EventIndex(a.store)
+        index, streams = EventIndex(a.store), ViewerStreams(a.store)
         await index.events("g", (await a.current("g")).version)
+        await streams.visible_seqs("g", None, (await a.current("g")).version)
         living = (await a.state("g")).living(next(iter(CAST.cities)))
         await b.execute("g", cmd.Nominate(actor=living[2], candidate=living[0]), "n1")
         go, done = asyncio.Event(), asyncio.Event()
@@ -106,10 +108,13 @@ def test_a_read_that_began_before_this_workers_own_commit_still_indexes_that_com
             seen = await a.current("g")
             inside = [e.candidate for _s, e in await index.events("g", seen.version)
                       if isinstance(e, ev.NominationMade)]
+            public = list(await streams.visible_seqs("g", None, seen.version))
         await other
         after = [e.candidate for _s, e in await index.events("g", (await a.current("g")).version)
                  if isinstance(e, ev.NominationMade)]
         assert inside == [living[0], living[1]]
+        fresh = list(await ViewerStreams(a.store).visible_seqs("g", None, seen.version))
+        assert public == fresh, "the viewers' streams hold the second nomination too"
         assert after == [living[0], living[1]]
         await a.close()
         await b.close()
