@@ -157,8 +157,9 @@ class _ReadScope:
 
     async def connection(self) -> AsyncConnection:
         if self._conn is None:
-            self._opened = self.store.engine.connect()
-            self._conn = await self._opened.__aenter__()
+            opened = self.store.engine.connect()
+            self._conn = await opened.__aenter__()  # a failed checkout leaves nothing to close
+            self._opened = opened
         return self._conn
 
     async def release(self) -> None:
