@@ -9,6 +9,7 @@ the log.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -27,6 +28,8 @@ from . import codec, schema
 from .database import DatabaseConfig, create_engine
 from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
 from .schema import inbox_reads
+
+log = logging.getLogger(__name__)
 
 
 class UnreadableSnapshot(Exception):
@@ -196,9 +199,14 @@ class EventStore:
         self.listeners.append(listener)
 
     def committed(self, game_id: str, before: int, events: Sequence[tuple[int, Event]]) -> None:
-        """A writer's commit of ``events`` (seqs ``before + 1``…) is durable: tell the listeners."""
+        """A writer's commit of ``events`` (seqs ``before + 1``…) is durable: tell the listeners.
+        A failing listener is logged and skipped: the commit stands, and its acknowledgements
+        must still leave (a cache that missed the events reads them from the store later)."""
         for listener in self.listeners:
-            listener(game_id, before, events)
+            try:
+                listener(game_id, before, events)
+            except Exception:
+                log.exception("a commit listener failed on game %s", game_id)
 
     async def ping(self) -> None:
         """One round trip to the database (readiness); raises if it cannot be reached."""
@@ -408,15 +416,6 @@ class Transaction:
 
     async def insert_rows(self, table: Any, rows: list[Row]) -> None:
         await self._insert(table, rows)
-
-    async def find_commands(self, game_id: str, ids: Sequence[str]) -> dict[str, CommandRecord]:
-        if not ids:
-            return {}
-        c = schema.commands
-        rows = await self._conn.execute(
-            select(c.c.command_id, c.c.fingerprint, c.c.command, c.c.first_seq, c.c.last_seq)
-            .where(and_(c.c.game_id == game_id, c.c.command_id.in_(list(set(ids))))))
-        return {r.command_id: CommandRecord(*r) for r in rows}
 
     async def host_commands(self, game_id: str, *, upto: int | None = None) -> list[HostCommandRow]:
         """The host audit log's commands, in order, each with the range of its events."""
