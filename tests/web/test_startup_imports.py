@@ -10,7 +10,7 @@ import sys
 
 PROBE = """
 import sys
-import lepromafia.web.app, lepromafia.cli.config
+import lepromafia.web.app, lepromafia.cli.config, lepromafia.cli.main
 from lepromafia.web.app import create_app
 from lepromafia.web.settings import WebSettings
 create_app(WebSettings(database_url="sqlite:///:memory:", auto_migrate=False))
@@ -20,7 +20,8 @@ print(",".join(sorted(m for m in ("alembic", "redis", "mako") if m in sys.module
 
 def test_a_single_worker_server_starts_without_alembic_or_redis() -> None:
     """Olga's one-process server, not migrating at start (``auto_migrate`` off) and with no
-    Redis URL: building the app loads neither alembic nor redis."""
+    Redis URL: building the app, or loading the command line that serves it, loads neither
+    alembic nor redis."""
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120,
                          check=True)
     assert out.stdout.strip() == "", f"imported at start-up: {out.stdout.strip()}"

@@ -12,7 +12,6 @@ import asyncio
 import typer
 
 from ..service.replay import check_game
-from ..store.migrate import current, upgrade
 from .config import database, open_migrated
 
 db_app = typer.Typer(no_args_is_help=True, help="The game database.")
@@ -22,6 +21,8 @@ game_app = typer.Typer(no_args_is_help=True, help="Stored games.")
 @db_app.command("upgrade")
 def db_upgrade() -> None:
     """Apply every pending migration."""
+    from ..store.migrate import current, upgrade  # alembic: only for this command (start-up time)
+
     config = database()
     asyncio.run(upgrade(config))
     print(f"database at revision {asyncio.run(current(config))}")

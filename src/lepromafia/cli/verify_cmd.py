@@ -24,7 +24,6 @@ from ..service.transparency_export import ExportError, dumps, export_game
 from ..service.transparency_keys import KeyRing
 from ..store.database import DatabaseConfig
 from ..store.event_store import EventStore
-from ..store.migrate import upgrade
 from ..store.projection import GameClock
 from .config import database, open_migrated
 
@@ -120,6 +119,8 @@ class SimulationStore:
         self.store: EventStore | None = None
 
     def __enter__(self) -> SimulationStore:
+        from ..store.migrate import upgrade  # alembic: only when storing simulations
+
         self.loop.run_until_complete(upgrade(self.config))
         self.store = EventStore.open(self.config)
         return self
