@@ -32,6 +32,7 @@ from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
 from ..security import json_ok, ticket_parts
+from .content import pushed_content
 from .protocol import (
     ErrorMessage,
     Ping,
@@ -117,20 +118,26 @@ class Connection:
         feed = _Feed(msg.game, sub, last, msg.since_seq)
         self.feeds[msg.game] = feed
         await self.send(Subscribed(game=msg.game, version=len(seqs)))
-        for early in backlog:
-            await self._forward(feed, early)
+        for early in backlog:  # a catch-up pushes no content: one re-fetch draws it all
+            await self._forward(feed, early, push=False)
         feed.task = asyncio.create_task(self._pump(feed))
 
-    async def _forward(self, feed: _Feed, item: Delivery) -> None:
+    async def _forward(self, feed: _Feed, item: Delivery, push: bool = True) -> None:
+        """Send one delivery (``push``: with its page content, ``web.ws.content``)."""
         if item.seq <= feed.last:
             return
         if item.after is None or item.after > feed.last:  # a hole (a lost relay): the store
             for early in await self.web.queries.deliveries(feed.game, self.viewer, feed.last,
                                                            item.seq - 1):
-                await self._forward(feed, early)
+                await self._forward(feed, early, push=False)
         if item.event is not None:
             feed.position += 1
-            await self.send(from_payload(stream_item(feed.game, feed.position, item.event)))
+            html = None
+            if push:
+                html = await pushed_content(self.web).fragment(self.web, feed.game, item.seq,
+                                                               item.event, self.lang)
+            await self.send(from_payload(stream_item(feed.game, feed.position, item.event,
+                                                     self.viewer, html)))
             if self.web.metrics is not None:
                 self.web.metrics.deliveries.inc()
         feed.last = item.seq

@@ -1,0 +1,39 @@
+"""Read markers reported together share one transaction and only move forward (issue 17).
+
+Cast: twenty readers of Лепроград's city inbox (p01_01..p01_20) report the last message
+their pages show at once; a late report of an older position does not move a marker back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from lepromafia.service.read_marks import ReadMarks
+from lepromafia.store.accounts import AccountStore
+from lepromafia.store.database import DatabaseConfig
+from lepromafia.store.event_store import EventStore
+
+from .helpers import run
+
+INBOX = "city:Лепроград:1"
+
+
+def test_twenty_readers_reports_are_one_transaction_and_a_marker_never_moves_back(
+        backend: DatabaseConfig) -> None:
+    async def scenario() -> tuple[int, dict[str, int], dict[str, int]]:
+        store = EventStore.open(backend)
+        try:
+            marks = ReadMarks(store, delay=0.05)
+            readers = [f"p01_{i:02d}" for i in range(1, 21)]
+            await asyncio.gather(*(marks.mark("g", INBOX, r, 10 + i) for i, r in enumerate(readers)))
+            together = marks.transactions
+            await marks.mark("g", INBOX, "p01_01", 3)  # a late report of an older position
+            accounts = AccountStore(store)
+            return (together, await accounts.read_markers("g", "p01_01"),
+                    await accounts.read_markers("g", "p01_20"))
+        finally:
+            await store.close()
+
+    together, first, last = run(scenario())
+    assert together == 1
+    assert first == {INBOX: 10} and last == {INBOX: 29}
