@@ -73,7 +73,7 @@ CSRF_COOKIE = "lepromafia_csrf"
 DEBOUNCE = 0.150
 WINDOW = 2.0
 """live.js: at most one re-fetch per region per this many seconds (trailing)."""
-READ_EVERY = 4.0
+READ_EVERY = 5.0
 """live.js: the batched read marker, at most once per this many seconds."""
 NUMBER = re.compile(r'data-seq="(\d+)"')
 CONNECT_IN_FLIGHT = 32

@@ -16,6 +16,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from ...engine.rules.posts import edit_refusal
+from ...service.errors import ServiceError, ServiceErrorCode
 from ..deps import Lang, RequireUser, ReusableCsrfChecked, WebDep
 from ..errors import WebError, WebErrorCode
 from .common import load_game
@@ -32,8 +33,13 @@ class ReadUpto(BaseModel):
 @router.post("/games/{game_id}/inboxes/{inbox_id:path}/read", include_in_schema=False,
              status_code=204, dependencies=[ReusableCsrfChecked])
 async def read_upto(game_id: str, inbox_id: str, body: ReadUpto, web: WebDep, user: RequireUser) -> Response:
-    await load_game(web, game_id)
-    if not await web.queries.mark_read_upto(game_id, inbox_id, user.user_id, body.upto):
+    try:  # the game's one version read is mark_read_upto's: nothing else is needed
+        moved = await web.queries.mark_read_upto(game_id, inbox_id, user.user_id, body.upto)
+    except ServiceError as exc:
+        if exc.code is ServiceErrorCode.UNKNOWN_GAME:
+            raise WebError(WebErrorCode.NOT_FOUND, what=game_id) from exc
+        raise
+    if not moved:
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
     return Response(status_code=204)
 

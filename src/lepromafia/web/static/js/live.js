@@ -8,8 +8,9 @@
  * server, web/ws/content.py): it is inserted into the thread that shows its inbox, marked
  * for this viewer from data-author / data-mentions against <body data-live-user>, with no
  * request; the read marker follows in one batched POST …/read {upto} at most every
- * READ_EVERY ms while the page is on screen. A thread that is not current (the item's
- * number is not the next one) is re-fetched once instead.
+ * READ_EVERY ms while the page is on screen, and at once when the tab is hidden or left.
+ * A thread that is not current (the item's number is not the next one) is re-fetched once
+ * instead.
  *
  * Any other region marked data-live-src declares what changes it: data-live-kinds (event
  * types), and optionally data-live-inbox and data-live-city (only events about that inbox
@@ -147,7 +148,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   if (!game || !("WebSocket" in window)) { return; }
 
   // --- live regions: coalesced re-fetches ------------------------------------------
-  var DEBOUNCE = 150, WINDOW = 2000, READ_EVERY = 4000;
+  var DEBOUNCE = 150, WINDOW = 2000, READ_EVERY = 5000;
   var me = body.getAttribute("data-live-user") || "";
   function spec(el) {
     return { kinds: el.getAttribute("data-live-kinds"), inbox: el.getAttribute("data-live-inbox"),
@@ -317,19 +318,24 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var wait = Math.max(0, lastRead + READ_EVERY - Date.now());
     readTimer = setTimeout(flush, wait);
   }
-  function flush() {
-    readTimer = null;
-    if (document.visibilityState === "hidden") { return; }
+  // Report the markers now (leaving: keepalive, so the request outlives the page).
+  function flush(leaving) {
+    if (readTimer) { clearTimeout(readTimer); readTimer = null; }
+    if (!unread.size || (document.visibilityState === "hidden" && leaving !== true)) { return; }
     lastRead = Date.now();
     var token = body.getAttribute("data-live-csrf") || "";
     unread.forEach(function (upto, url) {
-      fetch(url, { method: "POST", credentials: "same-origin",
+      fetch(url, { method: "POST", credentials: "same-origin", keepalive: leaving === true,
                    headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
                    body: JSON.stringify({ upto: upto }) }).catch(function () { /* the next one */ });
     });
     unread.clear();
   }
-  document.addEventListener("visibilitychange", flushSoon);
+  // What was on screen is read: report it when the tab is hidden or left, not later.
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") { flush(true); } else { flushSoon(); }
+  });
+  window.addEventListener("pagehide", function () { if (document.visibilityState !== "hidden") { flush(true); } });
 
   document.querySelectorAll(".thread").forEach(function (t) { t.scrollTop = t.scrollHeight; });
   document.body.addEventListener("htmx:afterRequest", function (e) {
@@ -396,7 +402,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   }
   window.lepromafiaLive = {
     lastSeq: function () { return last; },
-    flushRead: flush,
+    flushRead: function () { flush(true); },
     drop: function () { if (ws) { ws.close(); } }
   };
   connect();
