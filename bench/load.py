@@ -266,7 +266,7 @@ class Client:
         url = region.src[:-len("/part")] + "/read"
         self.unread[url] = max(seq, self.unread.get(url, 0))
         if self.read_timer is None:
-            wait = max(0.0, self.read_at + READ_EVERY - time.monotonic())
+            wait = max(0.0, self.read_at + self.h.args.read_every - time.monotonic())
             self.read_timer = asyncio.get_running_loop().call_later(wait, self._flush_read)
 
     def _flush_read(self) -> None:
@@ -703,6 +703,8 @@ async def main() -> None:
     parser.add_argument("--live-js", choices=("push", "refetch"), default="push",
                         help="the client model: today's live.js (pushed messages, batched read "
                              "marker, coalesced re-fetches) or the one before (a re-fetch per event)")
+    parser.add_argument("--read-every", type=float, default=READ_EVERY,
+                        help="seconds between a client's batched read-marker reports (live.js: 5)")
     parser.add_argument("--max-minutes", type=float, default=60.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-load" / "results.jsonl"))
     parser.add_argument("--summarize", metavar="JSONL", help="only print the table of an earlier run")

@@ -75,6 +75,7 @@ class GameQueries:
         self.index = events or EventIndex(service.store)
         self.streams = ViewerStreams(service.store, max_games=self.index.max_games)
         self.read_marks = ReadMarks(service.store)
+        service.broker.observers.append(self.streams.observe)
 
     async def current(self, game_id: str) -> Current:
         return await self.service.current(game_id)
@@ -230,6 +231,9 @@ class GameQueries:
         game = await self.current(game_id)
         if not can_read(game.state, inbox_id, viewer):
             return False
+        # give the request's connection back first: the stream look-up may wait for another
+        # reader of this game, who may need a connection from the pool (issue 17)
+        await self.service.store.release_reads()
         seq = await self.streams.global_seq(game_id, viewer, position, game.version)
         if seq is None:
             return False

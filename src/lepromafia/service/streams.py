@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..engine.audience import Audience
-from ..engine.events import MessagePosted
+from ..engine.events import Event, MessagePosted
 from ..store.event_store import EventStore, decode_rows
 from .outbound import admits
 
@@ -72,6 +72,27 @@ class ViewerStreams:
         """How many events of the game up to ``version`` the viewer may see."""
         return len(await self.visible_seqs(game_id, viewer, version))
 
+    def observe(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        """A published batch (``pubsub.Broker.observers``): a cached game that has read up
+        to just before it takes it as read, so a delivery's number or position needs no
+        store read (and no wait on ``reading`` by a request holding a connection). A batch
+        after a hole, or a game not cached, is left to the store."""
+        game = self._games.get(game_id)
+        if game is None:
+            return
+        for seq, event in events:
+            if seq != game.checked + 1 or (game.seqs and seq <= game.seqs[-1]):
+                return
+            self._take(game, seq, event)
+            game.checked = seq
+
+    @staticmethod
+    def _take(game: _Game, seq: int, event: Event) -> None:
+        game.seqs.append(seq)
+        game.audiences.append(event.audience)
+        if isinstance(event, MessagePosted):
+            game.counts[event.inbox] = game.numbers[seq] = game.counts.get(event.inbox, 0) + 1
+
     async def message_number(self, game_id: str, seq: int) -> int | None:
         """The number in its inbox of the message posted at global ``seq`` (None: not a
         ``MessagePosted``). Reads the log's tail at most once per game for all callers."""
@@ -100,9 +121,6 @@ class ViewerStreams:
             # decoded with the connection back in the pool (issue 17, the reconnect storm)
             for seq, event in decode_rows(rows):  # all committed, some maybe after ``version``
                 if not game.seqs or seq > game.seqs[-1]:
-                    game.seqs.append(seq)
-                    game.audiences.append(event.audience)
-                    if isinstance(event, MessagePosted):
-                        game.counts[event.inbox] = game.numbers[seq] = game.counts.get(event.inbox, 0) + 1
+                    self._take(game, seq, event)
             game.checked = max(game.checked, version, rows[-1]["seq"] if rows else 0)
         return game

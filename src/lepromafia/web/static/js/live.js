@@ -187,6 +187,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
           var again = d[0] ? document.getElementById(d[0]) : fields[d[1]];
           if (again && el.contains(again)) { again.value = d[2]; }
         });
+        var fresh = el.querySelector("input[name=csrf_token]");  // a newer token for the markers
+        if (fresh && fresh.value) { body.setAttribute("data-live-csrf", fresh.value); }
         if (window.htmx) { window.htmx.process(el); }
         syncTitle();
         var thread = el.querySelector(".thread");
@@ -305,12 +307,14 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
 
   // --- the read marker: batched ------------------------------------------------------
   var unread = new Map();  // read URL -> the stream position of the last message shown
+  var readRegion = new Map();  // read URL -> the region whose messages it reports
   var readTimer = null, lastRead = 0;
   function read(region, seq) {
     var src = region && region.getAttribute("data-live-src");
     if (!src || !/\/part$/.test(src)) { return; }
     var url = src.replace(/\/part$/, "/read");
     unread.set(url, Math.max(seq, unread.get(url) || 0));
+    readRegion.set(url, region);
     flushSoon();
   }
   function flushSoon() {
@@ -327,7 +331,11 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     unread.forEach(function (upto, url) {
       fetch(url, { method: "POST", credentials: "same-origin", keepalive: leaving === true,
                    headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
-                   body: JSON.stringify({ upto: upto }) }).catch(function () { /* the next one */ });
+                   body: JSON.stringify({ upto: upto }) })
+        .then(function (r) {  // a page open past its token's life: the region's fetch marks it
+          if (r.status === 403 && readRegion.has(url)) { schedule(readRegion.get(url)); }
+        })
+        .catch(function () { /* the next one */ });
     });
     unread.clear();
   }
