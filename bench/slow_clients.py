@@ -13,8 +13,10 @@ two windows on a fresh server each, in turn:
 * **baseline**: the 100 players' fast sockets (aiohttp, reading at once), subscribed
   from 0, then ``--rate`` posts per second into the city inboxes for ``--window`` s;
 * **slow**: the same, plus ``--slow`` raw sockets of the same players opened *first*,
-  each subscribing from 0 with a 4 KiB receive buffer: half never read a byte after the
-  handshake (stalled), half read 256 bytes every 0.5 s (slow).
+  each subscribing from the player's position (``--from-zero``: from 0, the whole
+  backlog to catch up) with a 4 KiB receive buffer: half never read a byte after the
+  handshake (stalled), half read 256 bytes every 0.5 s (slow). The live posts overflow
+  their bounded queues, so the server drops them from the game (``resync``).
 
 Reported per window: the fast sockets' time to ``subscribed`` (p50, p99, how many made
 it), the delivery latency of the window's posts to the fast sockets (post sent → frame
@@ -33,6 +35,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -77,8 +80,8 @@ class Laggard:
     """A raw WebSocket that subscribes from 0 and then reads nothing (stalled) or a
     trickle (slow); its receive buffer is small, so the server's sends back up at once."""
 
-    def __init__(self, port: int, token: str, stalled: bool) -> None:
-        self.port, self.token, self.stalled = port, token, stalled
+    def __init__(self, port: int, token: str, stalled: bool, since: int) -> None:
+        self.port, self.token, self.stalled, self.since = port, token, stalled, since
         self.sock: socket.socket | None = None
         self.task: asyncio.Task[None] | None = None
 
@@ -102,7 +105,7 @@ class Laggard:
         if b" 101 " not in head.split(b"\r\n", 1)[0]:
             raise ConnectionError(head[:80].decode(errors="replace"))
         await loop.sock_sendall(s, masked_text(json.dumps(
-            {"type": "subscribe", "game": GAME, "since_seq": 0})))
+            {"type": "subscribe", "game": GAME, "since_seq": self.since})))
         self.sock = s
         if not self.stalled:
             self.task = asyncio.ensure_future(self.trickle())
@@ -126,10 +129,11 @@ class Laggard:
 
 
 class Fast:
-    """A player's socket that reads at once and notes when each benchmark post arrives."""
+    """A player's socket that reads at once and notes when each benchmark post arrives;
+    it subscribes from his position (a reconnecting page), not from 0."""
 
-    def __init__(self, run: Window, user: str) -> None:
-        self.run, self.user = run, user
+    def __init__(self, run: Window, user: str, since: int) -> None:
+        self.run, self.user, self.since = run, user, since
         self.task: asyncio.Task[None] | None = None
         self.subscribed = asyncio.Event()
         self.took: float | None = None
@@ -144,7 +148,7 @@ class Fast:
         except (aiohttp.ClientError, OSError):
             self.subscribed.set()
             return
-        await ws.send_str(json.dumps({"type": "subscribe", "game": GAME, "since_seq": 0}))
+        await ws.send_str(json.dumps({"type": "subscribe", "game": GAME, "since_seq": self.since}))
         async for msg in ws:
             if msg.type != aiohttp.WSMsgType.TEXT:
                 break
@@ -156,7 +160,10 @@ class Fast:
                 text = data["payload"].get("text", "")
                 if text.startswith("sc:"):
                     mid = text.split()[0][3:]
-                    if mid in self.run.sent:
+                    if (self.user, mid) in self.run.seen:
+                        self.run.duplicates += 1
+                    elif mid in self.run.sent:
+                        self.run.seen.add((self.user, mid))
                         self.run.latencies.append(time.perf_counter() - self.run.sent[mid])
                         self.run.delivered += 1
             elif data["type"] == "resync":
@@ -170,6 +177,8 @@ class Window:
         self.sent: dict[str, float] = {}
         self.latencies: list[float] = []
         self.delivered = 0
+        self.duplicates = 0
+        self.seen: set[tuple[str, str]] = set()
         self.resyncs = 0
 
     async def post(self, city: str, author: str) -> bool:
@@ -204,8 +213,28 @@ async def fill(server: Server, manifest: dict[str, Any], per_city: int) -> None:
         run.sent.clear()
 
 
+async def positions(server: Server, manifest: dict[str, Any]) -> dict[str, int]:
+    """Each player's position after the backlog: the length of his ``GET …/events``."""
+    found: dict[str, int] = {}
+    async with aiohttp.ClientSession() as http:
+        for c in manifest["games"][GAME]["cities"].values():
+            for user in c["residents"]:
+                since = 0
+                while True:
+                    async with http.get(
+                            f"http://127.0.0.1:{server.port}/api/games/{GAME}/events",
+                            params={"since": since, "limit": 5000},
+                            headers={"Authorization": f"Bearer {manifest['tokens'][user]}"}) as resp:
+                        items = await resp.json()
+                    if not items:
+                        break
+                    since = items[-1]["seq"]
+                found[user] = since
+    return found
+
+
 async def window(mode: str, server: Server, manifest: dict[str, Any], args: argparse.Namespace,
-                 rep: int) -> dict[str, Any]:
+                 rep: int, since: dict[str, int]) -> dict[str, Any]:
     cities = manifest["games"][GAME]["cities"]
     players = [u for c in cities.values() for u in c["residents"]]
     laggards: list[Laggard] = []
@@ -213,7 +242,8 @@ async def window(mode: str, server: Server, manifest: dict[str, Any], args: argp
     if mode == "slow":
         for n in range(args.slow):
             user = players[n % len(players)]
-            laggards.append(Laggard(server.port, manifest["tokens"][user], stalled=n % 2 == 0))
+            laggards.append(Laggard(server.port, manifest["tokens"][user], stalled=n % 2 == 0,
+                                    since=0 if args.from_zero else since[user]))
 
         async def open_one(lag: Laggard) -> None:
             nonlocal laggard_failures
@@ -232,10 +262,13 @@ async def window(mode: str, server: Server, manifest: dict[str, Any], args: argp
         await asyncio.sleep(2.0)  # their subscribes reach the server and back up
     http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     run = Window(server, manifest, http)
-    fast = [Fast(run, u) for u in players]
+    fast = [Fast(run, u, since[u]) for u in players]
     for f in fast:
         f.task = asyncio.ensure_future(f.go())
-    await asyncio.wait([asyncio.ensure_future(f.subscribed.wait()) for f in fast], timeout=SUBSCRIBE_TIMEOUT)
+    waits = [asyncio.ensure_future(f.subscribed.wait()) for f in fast]
+    await asyncio.wait(waits, timeout=SUBSCRIBE_TIMEOUT)
+    for w in waits:
+        w.cancel()
     took = [f.took for f in fast if f.took is not None]
     rss_max = server.rss_kb()
     rng = random.Random(rep)
@@ -251,7 +284,9 @@ async def window(mode: str, server: Server, manifest: dict[str, Any], args: argp
     while time.perf_counter() < drain_end and run.delivered < expected:
         await asyncio.sleep(0.1)
         rss_max = max(rss_max, server.rss_kb())
-    acked = sum(1 for p in posts if p.done() and p.result())
+    if posts:
+        await asyncio.wait(posts, timeout=DRAIN)
+    acked = sum(1 for p in posts if p.done() and not p.cancelled() and p.result())
     for f in fast:
         if f.task is not None:
             f.task.cancel()
@@ -265,7 +300,7 @@ async def window(mode: str, server: Server, manifest: dict[str, Any], args: argp
             "delivered": round(run.delivered / max(1, expected), 4),
             "p50_ms": round(pct(run.latencies, 0.5) * 1000, 1),
             "p99_ms": round(pct(run.latencies, 0.99) * 1000, 1),
-            "fast_resyncs": run.resyncs, "rss_max_mb": round(rss_max / 1024, 1),
+            "fast_resyncs": run.resyncs, "duplicates": run.duplicates, "rss_max_mb": round(rss_max / 1024, 1),
             **server.log_counts(), "load1": round(os.getloadavg()[0], 2)}
 
 
@@ -277,25 +312,30 @@ async def main() -> None:
     parser.add_argument("--rate", type=float, default=10.0, help="posts per second")
     parser.add_argument("--backlog", type=int, default=300, help="posts per city before the runs")
     parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--from-zero", action="store_true",
+                        help="the slow sockets subscribe from 0 (each with the whole backlog to catch up)")
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-slow-clients.jsonl"))
     args = parser.parse_args()
     print(f"file limit {raise_file_limit()}; load {os.getloadavg()}", flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="lm-slow-"))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server on the way out
+    server: Server | None = None
     try:
         db = DatabaseConfig(f"sqlite:///{workdir}/slow.db")
         manifest = await create_games(db, 1)
         server = Server("project", workdir, manifest, db)
         await server.start()
         await fill(server, manifest, args.backlog)
+        since = await positions(server, manifest)
         server.stop()
         for rep in range(args.reps):
             rows = {}
             for mode in ("baseline", "slow"):
                 await server.start()  # fresh for each window
                 try:
-                    rows[mode] = await window(mode, server, manifest, args, rep)
+                    rows[mode] = await window(mode, server, manifest, args, rep, since)
                 finally:
                     server.stop()
                 print(json.dumps(rows[mode]), flush=True)
@@ -309,6 +349,8 @@ async def main() -> None:
             with out.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(summary) + "\n")
     finally:
+        if server is not None:
+            server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

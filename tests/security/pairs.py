@@ -171,12 +171,12 @@ def pinned_seeds() -> Iterator[None]:
     of a pair get the same seeds, so only the secret differs."""
     from lepromafia.service import service as module
 
-    real = module.secrets
-    module.secrets = SimpleNamespace(randbits=lambda n: 7, token_hex=real.token_hex)  # type: ignore[assignment]
+    real = module.secrets  # type: ignore[attr-defined]
+    module.secrets = SimpleNamespace(randbits=lambda n: 7, token_hex=real.token_hex)  # type: ignore[attr-defined,assignment]
     try:
         yield
     finally:
-        module.secrets = real
+        module.secrets = real  # type: ignore[attr-defined]
 
 
 def live_game(api: Any, seats: list[str | None]) -> tuple[Game, Recorder]:
