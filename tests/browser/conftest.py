@@ -9,7 +9,8 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 import uvicorn
 
 from lepromafia.engine.calendar import MOSCOW
-from lepromafia.engine.commands import OfferCommissar
+from lepromafia.engine.commands import REQUIREMENTS, OfferCommissar
 from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
 from lepromafia.web.settings import WebSettings
@@ -41,6 +42,20 @@ def _free_port() -> int:
 
 HTTP_TIMEOUT = 60.0
 """Generous: on a loaded machine a registration's password hash alone can take seconds."""
+
+@dataclass(frozen=True)
+class Hosts:
+    """Who holds the four offices of a test game."""
+
+    procurator: str = "prokurator"
+    consigliere: str = "konsil"
+    arbiter: str = "arbitr"
+    tribune: str = "tribune1"
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return (self.procurator, self.consigliere, self.arbiter, self.tribune)
+
 
 class LiveServer:
     def __init__(self, tmp: Path, **overrides: Any) -> None:
@@ -91,6 +106,33 @@ class LiveServer:
 
     def command(self, user: str, game: str, name: str, **fields: Any) -> Any:
         return self.api(user, f"/games/{game}/commands/{name}", fields)
+
+    def start_one_city_game(self, game: str, title: str, city: str, residents: Sequence[str], *,
+                            hosts: Hosts = Hosts(), others: Sequence[str] = (),
+                            acknowledge: bool = True) -> Any:
+        """A game of one city, set up through the API as its people would: everyone
+        registered (``others`` too), the Consigliere and the Arbiter appointed, every
+        resident signed up, the city formed, the deal sealed, the mafia numbers named,
+        each mafioso's role acknowledged (``acknowledge``) and the game started on
+        2026-12-01. Returns the state after the start."""
+        for user in (*hosts.all, *others, *residents):
+            self.register(user)
+        self.api(hosts.procurator, "/games", {"game_id": game, "title": title, "settings": {
+            "city_count": 1, "population_per_city": len(residents)}})
+        for office, host in (("consigliere", hosts.consigliere), ("arbiter", hosts.arbiter)):
+            self.api(hosts.procurator, f"/games/{game}/commands/AppointHost", {"office": office, "user": host})
+        for user in residents:
+            self.api(user, f"/games/{game}/signup", {"accepted": sorted(REQUIREMENTS), "contact": f"skype:{user}"})
+        self.command(hosts.procurator, game, "FormCities",
+                     cities=[{"name": city, "tribune": hosts.tribune, "residents": list(residents)}])
+        self.api(hosts.consigliere, f"/games/{game}/random/seal-deal")
+        self.api(hosts.procurator, f"/games/{game}/random/mafia-numbers", {"city": city})
+        state = self.state(game)
+        for user in residents:
+            if acknowledge and state.is_mafia(user):
+                self.command(user, game, "AcknowledgeRole")
+        self.command(hosts.procurator, game, "StartGame", first_day="2026-12-01")
+        return self.state(game)
 
     def offer_to(self, procurator: str, game: str, city: str, candidate: str) -> None:
         """A commissar offer landing on ``candidate``, issued to the service in-process: no

@@ -22,29 +22,14 @@ from .conftest import LiveServer
 GAME = "end-game"
 CITY = "Лепроград"
 RESIDENTS = ("alice", "boris", "carol", "dmitry", "elena")
-REQUIREMENTS = ["active", "rules_read", "voice_contact", "no_insults", "omerta"]
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 
 
 def started(live: LiveServer) -> tuple[str, list[str]]:
-    for user in ("prokurator", "konsil", "arbitr", "tribune1", *RESIDENTS):
-        live.register(user)
-    live.api("prokurator", "/games", {"game_id": GAME, "title": "Лепромафия: до конца",
-                                      "settings": {"city_count": 1, "population_per_city": 5}})
-    for office, host in (("consigliere", "konsil"), ("arbiter", "arbitr")):
-        live.api("prokurator", f"/games/{GAME}/commands/AppointHost", {"office": office, "user": host})
-    for user in RESIDENTS:
-        live.api(user, f"/games/{GAME}/signup", {"accepted": REQUIREMENTS, "contact": f"skype:{user}"})
-    live.command("prokurator", GAME, "FormCities",
-                 cities=[{"name": CITY, "tribune": "tribune1", "residents": list(RESIDENTS)}])
-    live.api("konsil", f"/games/{GAME}/random/seal-deal")
-    live.api("prokurator", f"/games/{GAME}/random/mafia-numbers", {"city": CITY})
-    state = live.state(GAME)
+    state = live.start_one_city_game(GAME, "Лепромафия: до конца", CITY, RESIDENTS)  # DIST-3
     mafioso = next(u for u in RESIDENTS if state.is_mafia(u))
-    live.command(mafioso, GAME, "AcknowledgeRole")  # DIST-3: before the start
-    live.command("prokurator", GAME, "StartGame", first_day="2026-12-01")
     live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), GAME)
     return mafioso, [u for u in RESIDENTS if u != mafioso]
 

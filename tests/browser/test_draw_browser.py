@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from lepromafia.engine.commands import REQUIREMENTS
+
 from .conftest import LiveServer, login
-from .test_discussion_browser import REQUIREMENTS, RESIDENTS, SIZES
+from .test_discussion_browser import RESIDENTS, SIZES
 
 GAME = "draw-game"
 
@@ -26,7 +28,7 @@ def recruiting(live: LiveServer) -> None:
     for office, host in (("consigliere", "konsil"), ("arbiter", "arbitr")):
         live.api("prokurator", f"/games/{GAME}/commands/AppointHost", {"office": office, "user": host})
     for user in RESIDENTS:
-        live.api(user, f"/games/{GAME}/signup", {"accepted": REQUIREMENTS, "contact": f"skype:{user}"})
+        live.api(user, f"/games/{GAME}/signup", {"accepted": sorted(REQUIREMENTS), "contact": f"skype:{user}"})
 
 
 def shoot(browser: Any, live: LiveServer, shots: Any, user: str, name: str) -> None:

@@ -16,12 +16,11 @@ from typing import Any
 
 from lepromafia.engine.calendar import MOSCOW
 
-from .conftest import LiveServer, login
+from .conftest import Hosts, LiveServer, login
 
 GAME = "live-regions"
 CITY = "Лепроград"
 RESIDENTS = ("anna", "boris2", "vera", "gleb", "dina")
-REQUIREMENTS = ["active", "rules_read", "voice_contact", "no_insults", "omerta"]
 
 
 def at(day: int, hh: int, mm: int = 0) -> datetime:
@@ -30,23 +29,8 @@ def at(day: int, hh: int, mm: int = 0) -> datetime:
 
 def test_a_vote_refreshes_the_tally_and_the_log_and_chat_refreshes_nothing(live: LiveServer, browser: Any,
                                                                      shots: Any) -> None:
-    for user in ("prokurator2", "konsil2", "arbitr2", "tribune2", *RESIDENTS):
-        live.register(user)
-    live.api("prokurator2", "/games", {"game_id": GAME, "title": "Живые области",
-                                       "settings": {"city_count": 1, "population_per_city": 5}})
-    for office, user in (("consigliere", "konsil2"), ("arbiter", "arbitr2")):
-        live.api("prokurator2", f"/games/{GAME}/commands/AppointHost", {"office": office, "user": user})
-    for user in RESIDENTS:
-        live.api(user, f"/games/{GAME}/signup", {"accepted": REQUIREMENTS, "contact": f"skype:{user}"})
-    live.command("prokurator2", GAME, "FormCities",
-                 cities=[{"name": CITY, "tribune": "tribune2", "residents": list(RESIDENTS)}])
-    live.api("konsil2", f"/games/{GAME}/random/seal-deal", {})
-    live.api("prokurator2", f"/games/{GAME}/random/mafia-numbers", {"city": CITY})
-    state = live.state(GAME)
-    for user in RESIDENTS:
-        if state.is_mafia(user):
-            live.command(user, GAME, "AcknowledgeRole")
-    live.command("prokurator2", GAME, "StartGame", first_day="2026-12-01")
+    live.start_one_city_game(GAME, "Живые области", CITY, RESIDENTS,
+                             hosts=Hosts("prokurator2", "konsil2", "arbitr2", "tribune2"))
     live.advance_to(at(2, 10, 1), GAME, until=lambda s: s.day == 2)
     candidate, voter, watcher = "gleb", "boris2", "vera"
     live.command("anna", GAME, "Nominate", candidate=candidate)

@@ -18,12 +18,11 @@ from urllib.parse import quote
 
 from lepromafia.engine.calendar import MOSCOW
 
-from .conftest import LiveServer, login
+from .conftest import Hosts, LiveServer, login
 
 GAME = "vote-record"
 CITY = "Лепроград"
 RESIDENTS = ("olga", "petr", "roma", "sveta", "timur2")
-REQUIREMENTS = ["active", "rules_read", "voice_contact", "no_insults", "omerta"]
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 SIZES = ((1280, 800), (390, 844))
 
@@ -33,23 +32,8 @@ def at(day: int, hh: int, mm: int = 0, ss: int = 0) -> datetime:
 
 
 def start_game(live: LiveServer) -> None:
-    for user in ("vprok", "vkons", "varb", "vtrib", *RESIDENTS):
-        live.register(user)
-    live.api("vprok", "/games", {"game_id": GAME, "title": "Вечер в Лепрограде",
-                                 "settings": {"city_count": 1, "population_per_city": 5}})
-    for office, user in (("consigliere", "vkons"), ("arbiter", "varb")):
-        live.api("vprok", f"/games/{GAME}/commands/AppointHost", {"office": office, "user": user})
-    for user in RESIDENTS:
-        live.api(user, f"/games/{GAME}/signup", {"accepted": REQUIREMENTS, "contact": f"skype:{user}"})
-    live.command("vprok", GAME, "FormCities",
-                 cities=[{"name": CITY, "tribune": "vtrib", "residents": list(RESIDENTS)}])
-    live.api("vkons", f"/games/{GAME}/random/seal-deal", {})
-    live.api("vprok", f"/games/{GAME}/random/mafia-numbers", {"city": CITY})
-    state = live.state(GAME)
-    for user in RESIDENTS:
-        if state.is_mafia(user):
-            live.command(user, GAME, "AcknowledgeRole")
-    live.command("vprok", GAME, "StartGame", first_day="2026-12-01")
+    live.start_one_city_game(GAME, "Вечер в Лепрограде", CITY, RESIDENTS,
+                             hosts=Hosts("vprok", "vkons", "varb", "vtrib"))
     live.advance_to(at(2, 10, 1), GAME, until=lambda s: s.day == 2)
 
 

@@ -16,7 +16,6 @@ import pytest
 import uvicorn
 
 from lepromafia.engine.calendar import MOSCOW
-from lepromafia.engine.commands import REQUIREMENTS
 from lepromafia.web.app import create_app
 from lepromafia.web.settings import WebSettings
 
@@ -57,23 +56,7 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 def started(live: LiveServer) -> None:
-    for user in ("prokurator", "konsil", "arbitr", "tribune1", *RESIDENTS):
-        live.register(user)
-    live.api("prokurator", "/games", {"game_id": GAME, "title": "Лепромафия: уведомления",
-                                      "settings": {"city_count": 1, "population_per_city": 5}})
-    for office, host in (("consigliere", "konsil"), ("arbiter", "arbitr")):
-        live.api("prokurator", f"/games/{GAME}/commands/AppointHost", {"office": office, "user": host})
-    for user in RESIDENTS:
-        live.api(user, f"/games/{GAME}/signup", {"accepted": sorted(REQUIREMENTS), "contact": f"skype:{user}"})
-    live.command("prokurator", GAME, "FormCities",
-                 cities=[{"name": "Лепроград", "tribune": "tribune1", "residents": list(RESIDENTS)}])
-    live.api("konsil", f"/games/{GAME}/random/seal-deal")
-    live.api("prokurator", f"/games/{GAME}/random/mafia-numbers", {"city": "Лепроград"})
-    state = live.state(GAME)
-    for user in RESIDENTS:
-        if state.is_mafia(user):
-            live.command(user, GAME, "AcknowledgeRole")
-    live.command("prokurator", GAME, "StartGame", first_day="2026-12-01")
+    live.start_one_city_game(GAME, "Лепромафия: уведомления", "Лепроград", RESIDENTS)
     live.advance_to(datetime(2026, 12, 2, 10, 5, tzinfo=MOSCOW), GAME)
 
 

@@ -6,6 +6,7 @@ p01_01..p01_06, Лепросицилия with p02_01..p02_06), Day 1 on 2026-12-
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from datetime import timedelta
 from typing import Any
@@ -72,6 +73,36 @@ def test_a_repeated_command_id_has_one_effect_and_the_same_answer(backend: Datab
         await svc2.start()
         assert await svc2.execute("g", post, "m1") == first
         await svc2.close()
+
+    run(scenario())
+
+
+def test_one_batch_tells_each_game_its_own_repeated_command_ids(backend: DatabaseConfig) -> None:
+    """CHAT-1. Games «g» and «h» share one writer lane. p01_01 posts «привет» in «g» with id
+    m1; then, in one batch, his client retries m1 in «g» while p01_02 posts «и тебе» in «h»
+    with the same id m1 and «g»'s p01_03 posts with an id «h» already used. Each game's ids
+    are its own (the lookup rides on the row lock, per game): the retry gets its first Ack,
+    the two others are new messages."""
+
+    async def scenario() -> None:
+        svc, clock, _ = await started(backend, lanes=1)
+        await setup_game(svc, "h", CAST, ids=Ids("h-"))
+        clock.set(at(1, "12:00"))
+        g_city = (await svc.state("g")).current_inbox("city", LEPROGRAD)
+        h_city = (await svc.state("h")).current_inbox("city", LEPROGRAD)
+        hello = cmd.PostMessage(actor="p01_01", inbox=g_city, text="привет")
+        first = await svc.execute("g", hello, "m1")
+        await svc.execute("h", cmd.PostMessage(actor="p01_04", inbox=h_city, text="раньше"), "h1")
+        again, theirs, mine = await asyncio.gather(
+            svc.execute("g", hello, "m1"),
+            svc.execute("h", cmd.PostMessage(actor="p01_02", inbox=h_city, text="и тебе"), "m1"),
+            svc.execute("g", cmd.PostMessage(actor="p01_03", inbox=g_city, text="и я"), "h1"))
+        assert again == first
+        assert theirs.event_count == 1 and mine.event_count == 1
+        texts = {game: [r["text"] for r in (await svc.store.read_model(game))["messages"].values()]
+                 for game in ("g", "h")}
+        assert texts == {"g": ["привет", "и я"], "h": ["раньше", "и тебе"]}
+        await svc.close()
 
     run(scenario())
 

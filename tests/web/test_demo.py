@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from lepromafia.cli import demo_serve
+from lepromafia.cli import demo_serve, demo_sound
 from lepromafia.cli.demo_serve import HUMAN_SEAT, DemoBots, demo_scale, live_id
 from lepromafia.engine import commands as cmd
 from lepromafia.engine.state import NO_KILL
@@ -26,8 +26,35 @@ from .conftest import Api, make_api
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Iterator[Api]:
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
+    monkeypatch.setenv("LEPROMAFIA_MEDIA_DIR", str(tmp_path / "media"))  # the seeded recordings
     yield from make_api(tmp_path, time_scale=720.0)
+
+
+def test_a_newcomer_finds_recordings_to_play_in_the_demo_sound_library_m13(demo: Api) -> None:
+    """Review m13, SOUND-INT-1, SOUND-2: a fresh demo game opens with one interrogation per
+    city, each held by its Tribune with one of its residents; a visitor who is not logged in
+    sees them on the Sound Library page and can play each (a WAV of its measured length).
+    Seeding again adds nothing."""
+    web = demo.web
+    demo.client.portal.call(demo_serve._new_live_game, web, live_id(1), 1, random.Random(3))  # type: ignore[union-attr]
+    s = demo.state(live_id(1))
+    entries = s.records.sound_entries
+    assert [(e.kind.value, e.city, e.host) for e in entries] == [
+        ("interrogation", "Лепроград", "tribune1"), ("interrogation", "Глюкоград", "tribune2"),
+        ("interrogation", "Баянск", "tribune3")]
+    assert all(e.participants[0] in s.cities[e.city].residents and e.duration_seconds >= 12
+               for e in entries)
+    for e in entries:  # the library is read city by city
+        page = demo.client.get(f"/games/{live_id(1)}/sound", params={"city": e.city}).text
+        assert page.count('data-testid="sound-entry"') == 1 and 'data-testid="player"' in page
+        assert e.participants[0] in page and any(notes in page for _c, _r, notes in demo_sound.SEEDS)
+    for e in entries:
+        played = demo.client.get(f"/api/games/{live_id(1)}/sound/media/{e.media}")
+        assert played.status_code == 200 and played.content[:4] == b"RIFF"
+        assert played.headers["content-type"].startswith("audio/")
+    again = demo.client.portal.call(demo_sound.seed_sound_library, web, live_id(1))  # type: ignore[union-attr]
+    assert again == 0 and len(demo.state(live_id(1)).records.sound_entries) == 3
 
 
 def test_the_demo_vote_lasts_at_least_two_real_minutes_and_days_start_at_six(demo: Api) -> None:

@@ -7,6 +7,8 @@
   the next one (``demo-live-2``, …) starts after a pause: the demo loops.
 - ``demo-recruiting``: a game in recruitment with free seats.
 
+Each live game opens with a Sound Library of three interrogations (``demo_sound``, m13).
+
 Every seat has an account with the password ``DEMO_PASSWORD``, so a visitor can also
 look through a host's or a resident's eyes.
 """
@@ -30,6 +32,7 @@ from ..engine.state import NO_KILL, GameState, PhaseKind, Stage
 from ..service.accounts import AccountError
 from ..service.errors import ServiceError
 from ..web.deps import Web
+from .demo_sound import seed_sound_library
 
 LIVE = "demo-live"
 RECRUITING = "demo-recruiting"
@@ -151,6 +154,7 @@ async def _new_live_game(web: Web, game_id: str, n: int, rng: random.Random) -> 
                                        "default_vote_opens": VOTE_OPENS,
                                        "default_vote_closes": VOTE_CLOSES},
                              title=title, time_scale=demo_scale(web.settings.time_scale))
+    await seed_sound_library(web, game_id)  # m13: recordings to play from the first minute
 
 
 async def _newest(web: Web) -> int:

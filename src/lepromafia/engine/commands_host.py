@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from .commands import Command
@@ -12,21 +11,6 @@ from .records import MessageRef
 _C = {"frozen": True, "slots": True, "kw_only": True}
 
 
-@dataclass(**_C)
-class RecordSanction(Command):
-    """OMERTA-2, IMPEACH-5, AMB-38: a game ban for a period (``until``) or for life (None)."""
-
-    user: str
-    rule: str
-    until: date | None
-    reason: str
-
-
-@dataclass(**_C)
-class RevealSealedRecord(Command):
-    """IMPEACH-3: after the game, the Procurator may disclose his sealed reasons."""
-
-    record: int
 
 
 # --- Sound Library -----------------------------------------------------------------
@@ -43,34 +27,7 @@ class RequestSound(Command):
     note: str = ""
 
 
-@dataclass(**_C)
-class ForwardSoundRequest(Command):
-    """ROLE-CIT-5: the Tribune passes a request on to the Procurator."""
 
-    request: int
-    reason: str = ""
-
-
-@dataclass(**_C)
-class AnswerSoundRequest(Command):
-    request: int
-    accept: bool
-    scheduled_for: datetime | None = None
-    reason: str = ""
-
-
-@dataclass(**_C)
-class PublishSoundEntry(Command):
-    """Publish a recording (or a confrontation refused / not attended, AMB-28)."""
-
-    kind: str
-    media: str
-    duration_seconds: int
-    request: int | None = None
-    city: str | None = None
-    participants: tuple[str, ...] = ()
-    outcome: str = "recorded"
-    notes: str = ""
 
 
 # --- impeachment, no-confidence, private prosecution -------------------------------
@@ -92,15 +49,6 @@ class LinkEvidence(Command):
     messages: tuple[MessageRef, ...]
 
 
-@dataclass(**_C)
-class DecideImpeachment(Command):
-    impeachment: int
-    outcome: str
-    reason: str
-    new_tribune: str | None = None
-    bonus: str = ""
-    consulted_consigliere: bool = True
-
 
 @dataclass(**_C)
 class ExpressNoConfidence(Command):
@@ -109,13 +57,6 @@ class ExpressNoConfidence(Command):
     target: str
     text: str
 
-
-@dataclass(**_C)
-class DecideNoConfidence(Command):
-    complaint: int
-    justified: bool
-    reason: str
-    bonus: str = ""
 
 
 @dataclass(**_C)
@@ -128,19 +69,6 @@ class FilePrivateCase(Command):
     evidence: tuple[MessageRef, ...] = ()
 
 
-@dataclass(**_C)
-class DecidePrivateCase(Command):
-    case: int
-    guilty: bool
-    reason: str
-    inboxes: tuple[str, ...] = ()
-    until: datetime | None = None
-
-
-@dataclass(**_C)
-class LiftInboxBan(Command):
-    case: int
-    reason: str
 
 
 # --- inter-city mafia relay --------------------------------------------------------
@@ -155,16 +83,14 @@ class SendMafiaRelay(Command):
     text: str = ""
 
 
-@dataclass(**_C)
-class ReviewMafiaRelay(Command):
-    relay: int
-    approve: bool
-    reason: str = ""
-
 
 # --- the decisions declared in engine/decisions (one module each): their old address -----
 
 if TYPE_CHECKING:
+    from .decisions.cases import DecideImpeachment as DecideImpeachment
+    from .decisions.cases import DecideNoConfidence as DecideNoConfidence
+    from .decisions.cases import DecidePrivateCase as DecidePrivateCase
+    from .decisions.cases import LiftInboxBan as LiftInboxBan
     from .decisions.combination import AcknowledgeCombination as AcknowledgeCombination
     from .decisions.contests import PublishContest as PublishContest
     from .decisions.contests import RecordContestResults as RecordContestResults
@@ -173,6 +99,12 @@ if TYPE_CHECKING:
     from .decisions.mafia_rules import SetAmbushOrder as SetAmbushOrder
     from .decisions.mafia_rules import SetGodfatherElectionRule as SetGodfatherElectionRule
     from .decisions.mafia_rules import SetSilentGodfatherProcedure as SetSilentGodfatherProcedure
+    from .decisions.relay import ReviewMafiaRelay as ReviewMafiaRelay
+    from .decisions.sanctions import RecordSanction as RecordSanction
+    from .decisions.sealed_records import RevealSealedRecord as RevealSealedRecord
+    from .decisions.sound_library import AnswerSoundRequest as AnswerSoundRequest
+    from .decisions.sound_library import ForwardSoundRequest as ForwardSoundRequest
+    from .decisions.sound_library import PublishSoundEntry as PublishSoundEntry
 
 
 def __getattr__(name: str) -> type[Any]:

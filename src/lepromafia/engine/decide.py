@@ -99,27 +99,17 @@ HANDLERS: dict[type[cmd.Command], Handler] = {
     cmd.NameRestorationNumbers: restoration.name_numbers,
     cmd.GiveArchiveConsent: archive.give_consent,
     cmd.RequestArchive: archive.request,
-    # host-side rules: recorded [HOST] decisions, Sound Library, cases, mafia relay; the
-    # decisions declared with @host_decision (engine/decisions) are in decision.DECIDERS
-    hc.RecordSanction: host.record_sanction,
-    hc.RevealSealedRecord: host.reveal_sealed_record,
+    # the citizens' side of the host-side rules: sound requests, signatures, complaints,
+    # private cases, evidence, mafia relays. Every [HOST] decision is declared with
+    # @host_decision (engine/decisions) and decided through decision.DECIDERS.
     hc.RequestSound: sound.request_sound,
-    hc.ForwardSoundRequest: sound.forward_request,
-    hc.AnswerSoundRequest: sound.answer_request,
-    hc.PublishSoundEntry: sound.publish_entry,
     hc.SignImpeachment: cases.sign_impeachment,
     hc.LinkEvidence: cases.link_evidence,
-    hc.DecideImpeachment: cases.decide_impeachment,
     hc.ExpressNoConfidence: cases.express_no_confidence,
-    hc.DecideNoConfidence: cases.decide_no_confidence,
     hc.FilePrivateCase: cases.file_private_case,
-    hc.DecidePrivateCase: cases.decide_private_case,
-    hc.LiftInboxBan: cases.lift_ban,
     hc.SendMafiaRelay: relay.send_relay,
-    hc.ReviewMafiaRelay: relay.review_relay,
     # community seed systems: public discussion, notary inboxes for anyone
     cmd.PostComment: seeds.post_comment,
-    cmd.HideComment: seeds.hide_comment,
     cmd.CreateNotaryInbox: seeds.create_notary,
     cmd.GrantNotaryAccess: seeds.grant_notary,
     cmd.PublishNotaryInbox: seeds.publish_notary,

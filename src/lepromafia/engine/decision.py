@@ -55,13 +55,37 @@ def options(*pairs: tuple[str, str]) -> ChoicesOf:
 @dataclass(frozen=True, slots=True)
 class AuditLine:
     """The decision's line in the hosts' audit log: its ``kind`` (the log's filter), a msgid
-    with ``{fields}``, the event's fields that fill it (``fields``: event -> values), and
-    which of them are words to translate (``words``)."""
+    with ``{fields}`` (or event -> msgid, for a line that depends on the outcome), the event's
+    fields that fill it (``fields``: event -> values), and which of them are words to
+    translate (``words``) or inbox ids the log names (``inboxes``)."""
 
     kind: str
-    text: str
+    text: str | Callable[[Any], str]
     fields: Callable[[Any], Mapping[str, Any]]
     words: tuple[str, ...] = ()
+    inboxes: tuple[str, ...] = ()
+    rule: Callable[[Any], str] | None = None
+    """The rule the row cites, read from the event (default: the decision's ``rule``)."""
+    any_office: bool = False
+    """The row belongs to whichever office its author held (a Sound Library step a Tribune
+    or the Procurator takes), not to the decision's ``office``."""
+    platform: bool = False
+    """The platform may take this step on an office's behalf (rows with no person)."""
+
+    def msgid(self, event: Any) -> str:
+        return self.text if isinstance(self.text, str) else self.text(event)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """A further event a decision records besides its own (the Tribune replaced with an
+    impeachment's outcome, the bans of a private case): its evolve rule and audit line."""
+
+    event: type[Event]
+    evolve: Callable[[GameState, Any], GameState]
+    audit: AuditLine | None = None
+    rule: str = ""
+    """The rule its audit row cites (default: the decision's)."""
 
 
 Decide = Callable[["Progress", Any], None]
@@ -75,7 +99,9 @@ class Decision:
     name: str
     office: str
     command: type[Command]
-    event: type[HostDecision]
+    event: type[Event]
+    """A ``HostDecision`` (one audit entry in the state, §9.1 p.4), or a plain event for a
+    step that leaves none (a sealed record opened)."""
     rule: str
     title: str
     """msgid: the tool's heading on the console."""
@@ -96,6 +122,13 @@ class Decision:
     """Whether the console offers the form to this actor now (default: he holds ``office``)."""
     bespoke_form: bool = False
     """The console template draws its own form for it (the form posts the same fields)."""
+    also: tuple[Recorded, ...] = ()
+    """Further events the decision records, each with its evolve rule and audit line."""
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    """command field -> the name the form posts it under, where it is not the field's own."""
+    none_flag: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """optional field -> (the checkbox's input name, its label msgid): ticked, the field is
+    None (a ban «for life»); unticked, the field is required."""
 
     def is_offered(self, state: GameState, actor: str) -> bool:
         if self.offered is not None:
@@ -119,23 +152,27 @@ EVENTS: dict[str, type[Event]] = {}
 F = TypeVar("F", bound=Decide)
 
 
-def host_decision(name: str, *, office: str, command: type[Command], event: type[HostDecision],
+def host_decision(name: str, *, office: str, command: type[Command], event: type[Event],
                   rule: str, title: str, explain: str, evolve: Evolve,
                   labels: Mapping[str, str] | None = None,
                   choices: Mapping[str, ChoicesOf] | None = None,
                   limits: Mapping[str, int] | None = None, submit: str = "",
                   audit: AuditLine | None = None,
                   offered: Callable[[GameState, str], bool] | None = None,
-                  bespoke_form: bool = False) -> Callable[[F], F]:
+                  bespoke_form: bool = False, also: tuple[Recorded, ...] = (),
+                  inputs: Mapping[str, str] | None = None,
+                  none_flag: Mapping[str, tuple[str, str]] | None = None) -> Callable[[F], F]:
     """Declare a host decision: the decorated function decides ``command`` (it raises a
-    ``RuleViolation`` or emits ``event``); ``evolve`` records the event in the state."""
+    ``RuleViolation`` or emits ``event``, and any ``also``); ``evolve`` records the event in
+    the state."""
 
     def register(decide: F) -> F:
         declare(Decision(name=name, office=office, command=command, event=event, rule=rule,
                          title=title, explain=explain, decide=decide, evolve=evolve,
                          labels=dict(labels or {}), choices=dict(choices or {}),
                          limits=dict(limits or {}), submit=submit, audit=audit, offered=offered,
-                         bespoke_form=bespoke_form))
+                         bespoke_form=bespoke_form, also=also, inputs=dict(inputs or {}),
+                         none_flag=dict(none_flag or {})))
         return decide
 
     return register
@@ -148,8 +185,9 @@ def declare(d: Decision) -> Decision:
 
     if d.office not in OFFICES:
         raise ValueError(f"{d.name}: unknown office {d.office!r}")
+    recorded = ((d.event, d.evolve), *((r.event, r.evolve) for r in d.also))
     taken = (d.name in DECISIONS or d.command in DECIDERS or d.command.__name__ in COMMANDS
-             or d.event.__name__ in EVENTS or d.event in _HANDLERS)
+             or any(e.__name__ in EVENTS or e in _HANDLERS for e, _ in recorded))
     if taken:
         raise ValueError(f"host decision {d.name} ({d.command.__name__}) is declared twice")
     missing = [f for f in _form_fields(d.command) if f not in d.labels]
@@ -158,8 +196,10 @@ def declare(d: Decision) -> Decision:
     DECISIONS[d.name] = d
     DECIDERS[d.command] = d.decide
     COMMANDS[d.command.__name__] = d.command
-    EVENTS[d.event.__name__] = d.event
-    _HANDLERS[d.event] = audited(d.evolve)
+    for event, rule in recorded:
+        EVENTS[event.__name__] = event
+        # A HostDecision is a line of the state's audit (§9.1 p.4); a plain event records only.
+        _HANDLERS[event] = audited(rule) if issubclass(event, HostDecision) else rule
     return d
 
 
@@ -170,8 +210,14 @@ def forget(name: str) -> None:
     d = DECISIONS.pop(name)
     DECIDERS.pop(d.command, None)
     COMMANDS.pop(d.command.__name__, None)
-    EVENTS.pop(d.event.__name__, None)
-    _HANDLERS.pop(d.event, None)
+    for event in (d.event, *(r.event for r in d.also)):
+        EVENTS.pop(event.__name__, None)
+        _HANDLERS.pop(event, None)
+
+
+def declared_events() -> dict[type[Event], Decision]:
+    """Every event a declared decision records (its own and its ``also``) -> the decision."""
+    return {e: d for d in DECISIONS.values() for e in (d.event, *(r.event for r in d.also))}
 
 
 def declared(name: str) -> type[Any]:

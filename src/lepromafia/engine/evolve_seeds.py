@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from . import events as ev
-from . import events_host as hev
 from .evolve import _on, _put, replace
-from .evolve_host import _decision
 from .seeds import Notary
 from .state import GameState
 
@@ -14,11 +12,6 @@ from .state import GameState
 def _comment(state: GameState, e: ev.CommentPosted) -> GameState:
     return replace(state, discussion=replace(state.discussion, comments=e.comment))
 
-
-@_decision(hev.CommentHidden)
-def _hidden(state: GameState, e: hev.CommentHidden) -> GameState:
-    d = state.discussion
-    return replace(state, discussion=replace(d, hidden=d.hidden | {e.comment}))
 
 
 @_on(ev.NotaryContentRecorded)

@@ -21,9 +21,8 @@ from datetime import date, datetime
 from typing import Any
 
 from ..engine import events as ev
-from ..engine import events_host as hev
 from ..engine.calendar import MOSCOW
-from ..engine.decision import DECISIONS, Decision
+from ..engine.decision import DECISIONS, AuditLine, Decision
 from ..engine.errors import N_, CodedError, CodeEnum
 from ..engine.events import Event
 from ..engine.state import GameState
@@ -176,37 +175,9 @@ def _offer_outcome(e: ev.CommissarOfferResolved) -> AuditText:
     return _t(N_("Offer {attempt} in {city} was refused"), attempt=e.attempt, city=e.city)
 
 
-def _sanction(e: hev.SanctionRecorded) -> AuditText:
-    if e.until is None:
-        return _t(N_("Recorded a game ban of {user} for life"), user=e.user)
-    return _t(N_("Recorded a game ban of {user} until {until}"), user=e.user, until=ddmm(e.until))
 
 
-def _case(e: hev.PrivateCaseDecided) -> AuditText:
-    if not e.guilty:
-        return _t(N_("Decided case {case}: not guilty"), case=e.case)
-    return _t(N_("Decided case {case}: guilty; a ban in {count} inbox(es) until {until}"), case=e.case,
-              count=len(e.inboxes), until=hhmm(e.until) if e.until else "")
 
-
-def _sound_answer(e: hev.SoundRequestAnswered) -> AuditText:
-    if e.accepted and e.scheduled_for:
-        return _t(N_("Accepted sound request {request} for {when}"), request=e.request, when=hhmm(e.scheduled_for))
-    if e.accepted:
-        return _t(N_("Accepted sound request {request}"), request=e.request)
-    return _t(N_("Declined sound request {request}"), request=e.request)
-
-
-def _relay(e: hev.MafiaRelayReviewed) -> AuditText:
-    if e.approved:
-        return _t(N_("Passed on a relay from the mafia of {city}"), city=e.from_city)
-    return _t(N_("Held back a relay from the mafia of {city}"), city=e.from_city)
-
-
-def _noconf(e: hev.NoConfidenceDecided) -> AuditText:
-    if e.justified:
-        return _t(N_("Found the no-confidence complaint from {city} justified"), city=e.city)
-    return _t(N_("Found the no-confidence complaint from {city} unfounded"), city=e.city)
 
 
 def _check(e: ev.CheckAnswered) -> AuditText:
@@ -276,54 +247,40 @@ TABLE: dict[type[Event], Entry] = {
         N_("Appointed {godfather} Godfather of {city}"), godfather=e.godfather, city=e.city),
         when=lambda e: e.appointed),
     ev.CheckAnswered: Entry("mafia", "consigliere", "COMM-4", _check),
-    hev.MafiaRelayReviewed: Entry("relay", "consigliere", "MAFIA-COMM-1", _relay),
-    hev.SanctionRecorded: Entry("sanction", "procurator", lambda e: e.rule, _sanction),
-    hev.PrivateCaseDecided: Entry("case", "arbiter", "HOST-ARB-3", _case),
-    hev.InboxBanImposed: Entry("sanction", None, "HOST-ARB-3", lambda e: _t(
-        N_("Banned {user} in {inbox} until {until} (case {case})"), inboxes=("inbox",), user=e.user,
-        inbox=e.inbox, until=hhmm(e.until), case=e.case)),
-    hev.InboxBanLifted: Entry("sanction", "arbiter", "HOST-ARB-3", lambda e: _t(
-        N_("Lifted the ban of {user} (case {case})"), user=e.user, case=e.case)),
-    hev.ImpeachmentDecided: Entry("case", "procurator", "IMPEACH-2", lambda e: _t(
-        N_("Decided the impeachment in {city}: {outcome}"), words=("outcome",), city=e.city,
-        outcome=_word(e.outcome))),
-    hev.TribuneReplaced: Entry("case", "procurator", "IMPEACH-6", lambda e: _t(
-        N_("Replaced the Tribune of {city}: {old} → {new}"), city=e.city, old=e.old, new=e.new)),
-    hev.NoConfidenceDecided: Entry("case", "procurator", "NOCONF-1", _noconf),
-    hev.SoundRequestForwarded: Entry("sound", None, "HOST-PROC-4", lambda e: _t(
-        N_("Passed sound request {request} on to {to}"), request=e.request, to=e.to)),
-    hev.SoundRequestAnswered: Entry("sound", None, "HOST-PROC-4", _sound_answer),
-    hev.SoundEntryPublished: Entry("sound", None, "SOUND-1", lambda e: _t(
-        N_("Published a {what} in the Sound Library of {city}"), words=("what",),
-        what=_word(e.kind).replace("_", " "), city=e.city)),
-    hev.CommentHidden: Entry("discussion", "procurator", lambda e: e.rule or "POST-2", lambda e: _t(
-        N_("Hid comment {comment}"), comment=e.comment)),
-    hev.RecordSealed: Entry("record", None, lambda e: e.rule, lambda e: _t(
-        N_("Sealed a record; digest {digest}…"), digest=e.digest[:12]), platform=True),
 }
 """Every event a host's decision (or the platform's step for an office) leaves in the log:
 its kind, the office it belongs to, the rule it applies and its words. The decisions declared
-with ``@host_decision`` bring their own line (``entries``).
+with ``@host_decision`` bring their own lines (``entries``): every [HOST] decision does.
 ``tests/web/test_audit_log.py`` fails on a ``HostDecision`` class without a row."""
 
 
 def _shown(value: Any) -> Any:
-    return hhmm(value) if isinstance(value, datetime) else value
+    if isinstance(value, datetime):
+        return hhmm(value)
+    return ddmm(value) if isinstance(value, date) else value
 
 
-def _declared(d: Decision) -> Entry | None:
-    line = d.audit
+def _entry(line: AuditLine | None, office: str, rule: str) -> Entry | None:
     if line is None:
         return None
-    return Entry(line.kind, d.office, d.rule, lambda e: _t(
-        line.text, words=line.words, **{k: _shown(v) for k, v in line.fields(e).items()}))
+    return Entry(line.kind, None if line.any_office else office, line.rule or rule, lambda e: _t(
+        line.msgid(e), words=line.words, inboxes=line.inboxes,
+        **{k: _shown(v) for k, v in line.fields(e).items() if v is not None}), platform=line.platform)
+
+
+def _declared(d: Decision) -> dict[type[Event], Entry]:
+    """The audit rows of a declared decision: its own event's and each further one's."""
+    lines = ((d.event, d.audit, d.rule), *((r.event, r.audit, r.rule or d.rule) for r in d.also))
+    return {event: entry for event, line, rule in lines
+            if (entry := _entry(line, d.office, rule)) is not None}
 
 
 def entries() -> dict[type[Event], Entry]:
     """``TABLE`` and the declared decisions' lines (read at each build: a decision declared
     later is in the log too)."""
-    found: dict[type[Event], Entry] = {
-        d.event: entry for d in DECISIONS.values() if (entry := _declared(d)) is not None}
+    found: dict[type[Event], Entry] = {}
+    for d in DECISIONS.values():
+        found.update(_declared(d))
     return {**found, **TABLE}
 
 

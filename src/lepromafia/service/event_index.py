@@ -43,6 +43,20 @@ class EventIndex:
         self._skip = frozenset(cls.__name__ for cls in unindexed)
         self._unindexed = unindexed
         self._entries: OrderedDict[tuple[str, bool], _Entry] = OrderedDict()
+        store.on_commit(self._committed)
+
+    def _committed(self, game_id: str, before: int, events: Sequence[tuple[int, Event]]) -> None:
+        """This process's lane committed ``events`` right after seq ``before``: an entry that
+        has read exactly up to ``before`` takes them without a query (the writer's own
+        answer, and every watcher on this worker, read no tail)."""
+        for whole in (False, True):
+            entry = self._entries.get((game_id, whole))
+            if entry is None or entry.checked != before or not events:
+                continue
+            for seq, event in events:
+                if whole or type(event).__name__ not in self._skip:
+                    entry.events.append((seq, event))
+            entry.checked = events[-1][0]
 
     async def events(self, game_id: str, version: int) -> Indexed:
         """The game's indexed events up to ``version`` (the caller's ``Current.version``)."""

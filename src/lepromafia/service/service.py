@@ -294,8 +294,9 @@ class GameService:
         """
         handle = self._lane(game_id).handles.get(game_id)
         committed = self.store.committed_in_scope(game_id)
-        if handle is not None and committed is not None and handle.meta.version >= committed:
-            # this request's own write found no later commit: its handle is the latest
+        if handle is not None and handle.meta.version == committed:
+            # this request's own write found no later commit: its handle is the latest (and
+            # the request's reads after that write began after it: ``transaction``)
             return Current(handle.meta, handle.state, handle.meta.clock.to_game(self.clock.now()))
         async with self.store.reading() as tx:
             meta = await tx.meta(game_id)
@@ -304,7 +305,13 @@ class GameService:
             handle = self._lane(game_id).handles.get(game_id)
             now = meta.clock.to_game(self.clock.now())
             if handle is not None and handle.meta.version >= meta.version:
-                return Current(handle.meta, handle.state, now)
+                latest = Current(handle.meta, handle.state, now)
+                if handle.meta.version > meta.version:
+                    # The request's read began before this worker's lane committed more:
+                    # its snapshot (SQLite) lacks what the state holds. End it, so every
+                    # read after this one (events, messages) sees at least this version.
+                    await self.store.release_reads()
+                return latest
             cached = self._reads.get(game_id)
             if cached is not None and cached.version == meta.version:
                 self._reads.move_to_end(game_id)
@@ -460,15 +467,18 @@ class _Lane:
             try:
                 results, drafts = await self._attempt(jobs)
             except ConcurrencyConflict as exc:
-                self.handles.pop(exc.game_id, None)
+                # Another writer moved a game of this batch: nothing was committed, so every
+                # copy the attempt derived (state, projector, verifiable-log tail) is dropped
+                # for every game of the batch, and the retry reads them afresh in its own
+                # transaction (the store may name only the first game that moved).
+                self._forget(jobs)
                 if attempt == 1:
                     continue
                 err = ServiceError(ServiceErrorCode.CONCURRENCY_CONFLICT, game=exc.game_id)
                 self._resolve(jobs, [err] * len(jobs))
                 return
             except Exception as exc:  # the store failed: nothing was committed
-                for job in jobs:
-                    self.handles.pop(job.game_id, None)
+                self._forget(jobs)
                 if storage_full(exc):
                     log.error("store is full: %s", exc)
                     self._resolve(jobs, [ServiceError(ServiceErrorCode.STORAGE_FULL)] * len(jobs))
@@ -483,10 +493,15 @@ class _Lane:
                 return
             published = False
             for game_id, draft in drafts.items():
+                kept = self.handles.get(game_id)
+                if draft.write is None and kept is not None and kept.log is None \
+                        and draft.log is not None and draft.version == kept.meta.version:
+                    kept.log = draft.log  # read in a transaction that committed: keep it
                 if draft.state is not None and draft.write is not None:
                     self.handles[game_id] = Handle(draft.meta, draft.state, draft.projector,
                                                    draft.snapshot_seq, draft.log)
                     if draft.published:
+                        self.service.store.committed(game_id, draft.expected, draft.published)
                         self.service.broker.publish(game_id, draft.published)
                         published = True
                     for job in jobs:
@@ -496,6 +511,11 @@ class _Lane:
                 await self.service.broker.relayed()  # other workers' viewers first, then the ack
             self._resolve(jobs, results)
             return
+
+    def _forget(self, jobs: Sequence[_Job]) -> None:
+        """Drop the cached handles of the jobs' games (after an attempt that committed nothing)."""
+        for job in jobs:
+            self.handles.pop(job.game_id, None)
 
     @staticmethod
     def _resolve(jobs: Sequence[_Job], results: Sequence[Any]) -> None:
@@ -515,8 +535,11 @@ class _Lane:
         async with service.store.transaction() as tx:
             # One writer per game across workers: hold the batch's games' rows, then follow
             # whatever another worker committed since this lane's last commit (issue 17).
-            stored = await tx.lock_games({job.game_id for job in jobs})
-            known: dict[str, dict[str, CommandRecord]] = {}
+            # The same statement finds which of the batch's command ids are already
+            # accepted (idempotency): the batch reads nothing else before deciding.
+            stored = await tx.lock_games({job.game_id for job in jobs},
+                                         [job.command_id for job in jobs if job.command is not None])
+            known: dict[str, dict[str, CommandRecord]] = stored.commands
             failed: dict[str, Exception] = {}
             for job in jobs:
                 if job.game_id in drafts or job.game_id in failed:
@@ -526,15 +549,13 @@ class _Lane:
                     drafts[job.game_id] = await self._draft(tx, job)
                 except ServiceError as exc:
                     failed[job.game_id] = exc
-            for game_id in drafts:
-                ids = [j.command_id for j in jobs if j.game_id == game_id and j.command is not None]
-                known[game_id] = await tx.find_commands(game_id, ids)
             for job in jobs:
                 if job.game_id in failed:
                     results.append(failed[job.game_id])
                     continue
                 try:
-                    results.append(self._one(drafts[job.game_id], job, known[job.game_id], changes))
+                    results.append(self._one(drafts[job.game_id], job, known.get(job.game_id, {}),
+                                                changes))
                 except (RuleViolation, ServiceError) as exc:
                     results.append(exc)
             writes = []
@@ -584,12 +605,20 @@ class _Lane:
         if handle is None:
             handle = await _load(tx, job.game_id)
             self.handles[job.game_id] = handle
-        if handle.log is None and self.service.log_key is not None:
-            handle.log = await load_log(tx, job.game_id, handle.meta.version)
         m = handle.meta
+        log = handle.log.copy() if handle.log else None
+        if log is None and self.service.log_key is not None:
+            # Read here, kept by the handle only once this batch commits (a failed commit
+            # must not leave a tail whose backfilled leaves were rolled back).
+            log = await load_log(tx, job.game_id, m.version)
+        if log is not None and log.frontier.size != m.version:
+            # The tree is not the state's: the leaves were read after another writer's
+            # commit the state does not hold (READ COMMITTED, no row lock). Never append
+            # to it ("leaf N appended after N"): reload both, in the retry.
+            raise ConcurrencyConflict(job.game_id)
         return _Draft(m, handle.state, m.version, m.version,
                       Projector(job.game_id, m.clock, handle.projector.members), handle.snapshot_seq,
-                      log=handle.log.copy() if handle.log else None)
+                      log=log)
 
     def _one(self, draft: _Draft, job: _Job, known: dict[str, CommandRecord],
              changes: Changes) -> Any:

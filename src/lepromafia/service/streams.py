@@ -36,7 +36,8 @@ class _Game:
     audiences: list[Audience] = field(default_factory=list)
     viewers: dict[str | None, tuple[int, array[int]]] = field(default_factory=dict)
     """Per viewer: (events scanned, the seqs he may see)."""
-    reading: asyncio.Lock = field(default_factory=asyncio.Lock)
+    reading: asyncio.Future[None] | None = None
+    """Set while one task reads the tail; the others wait on it."""
 
 
 class ViewerStreams:
@@ -70,17 +71,31 @@ class ViewerStreams:
         self._games.move_to_end(game_id)
         while len(self._games) > self.max_games:
             self._games.popitem(last=False)
-        if game.checked >= version:
-            return game
-        async with game.reading:  # a reconnect storm of one game: one read, not one per socket
-            if game.checked >= version:
-                return game
-            async with self.store.reading() as tx:
-                rows = await tx.event_rows(game_id, after=game.checked)
-            # decoded with the connection back in the pool (issue 17, the reconnect storm)
-            for seq, event in decode_rows(rows):  # all committed, some maybe after ``version``
-                if not game.seqs or seq > game.seqs[-1]:
-                    game.seqs.append(seq)
-                    game.audiences.append(event.audience)
-            game.checked = max(game.checked, version, rows[-1]["seq"] if rows else 0)
+        while game.checked < version:
+            reading = game.reading
+            if reading is not None:
+                # Another task is reading this game's tail: wait for it holding no pooled
+                # connection. Waiting with one held let 15 refreshes of one game hold the
+                # whole pool while the reader waited for a connection (issue 17).
+                await self.store.release_reads()
+                await asyncio.shield(reading)
+                continue
+            game.reading = asyncio.get_running_loop().create_future()
+            try:
+                await self._read_tail(game_id, game, version)
+            finally:
+                done, game.reading = game.reading, None
+                done.set_result(None)
         return game
+
+    async def _read_tail(self, game_id: str, game: _Game, version: int) -> None:
+        """Read the events after ``game.checked``: one read, whoever else is waiting (a
+        reconnect storm of one game is one read, not one per socket)."""
+        async with self.store.reading() as tx:
+            rows = await tx.event_rows(game_id, after=game.checked)
+        # decoded with the connection back in the pool (issue 17, the reconnect storm)
+        for seq, event in decode_rows(rows):  # all committed, some maybe after ``version``
+            if not game.seqs or seq > game.seqs[-1]:
+                game.seqs.append(seq)
+                game.audiences.append(event.audience)
+        game.checked = max(game.checked, version, rows[-1]["seq"] if rows else 0)

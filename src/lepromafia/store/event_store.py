@@ -9,13 +9,14 @@ the log.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Collection, Sequence
+import logging
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, select, tuple_, update
+from sqlalchemy import and_, case, delete, false, func, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -27,6 +28,8 @@ from . import codec, schema
 from .database import DatabaseConfig, create_engine
 from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
 from .schema import inbox_reads
+
+log = logging.getLogger(__name__)
 
 
 class UnreadableSnapshot(Exception):
@@ -68,6 +71,18 @@ class CommandRecord:
     command: str
     first_seq: int
     last_seq: int
+
+
+@dataclass
+class Locked:
+    """What ``Transaction.lock_games`` read: the games' rows, and per game the commands
+    among the asked ids it has already accepted."""
+
+    games: dict[str, GameMeta] = field(default_factory=dict)
+    commands: dict[str, dict[str, CommandRecord]] = field(default_factory=dict)
+
+    def get(self, game_id: str) -> GameMeta | None:
+        return self.games.get(game_id)
 
 
 @dataclass(frozen=True)
@@ -145,8 +160,9 @@ class _ReadScope:
 
     async def connection(self) -> AsyncConnection:
         if self._conn is None:
-            self._opened = self.store.engine.connect()
-            self._conn = await self._opened.__aenter__()
+            opened = self.store.engine.connect()
+            self._conn = await opened.__aenter__()  # a failed checkout leaves nothing to close
+            self._opened = opened
         return self._conn
 
     async def release(self) -> None:
@@ -158,11 +174,16 @@ class _ReadScope:
 _SCOPE: ContextVar[_ReadScope | None] = ContextVar("lepromafia_read_scope", default=None)
 
 
+Committed = Callable[[str, int, Sequence[tuple[int, Event]]], None]
+"""A listener of this process's commits: (game, version before, the events committed)."""
+
+
 @dataclass
 class EventStore:
     config: DatabaseConfig
     engine: AsyncEngine
     writer: AsyncEngine
+    listeners: list[Committed] = field(default_factory=list)
 
     @classmethod
     def open(cls, config: DatabaseConfig, **options: Any) -> EventStore:
@@ -171,6 +192,21 @@ class EventStore:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+    def on_commit(self, listener: Committed) -> None:
+        """Call ``listener`` after each commit of this process's writers, with the events
+        it made durable (a cache of events extends itself without reading them back)."""
+        self.listeners.append(listener)
+
+    def committed(self, game_id: str, before: int, events: Sequence[tuple[int, Event]]) -> None:
+        """A writer's commit of ``events`` (seqs ``before + 1``…) is durable: tell the listeners.
+        A failing listener is logged and skipped: the commit stands, and its acknowledgements
+        must still leave (a cache that missed the events reads them from the store later)."""
+        for listener in self.listeners:
+            try:
+                listener(game_id, before, events)
+            except Exception:
+                log.exception("a commit listener failed on game %s", game_id)
 
     async def ping(self) -> None:
         """One round trip to the database (readiness); raises if it cannot be reached."""
@@ -299,17 +335,35 @@ class Transaction:
             select(schema.games).where(schema.games.c.game_id == game_id))).first()
         return _meta(row._mapping) if row else None
 
-    async def lock_games(self, game_ids: Collection[str]) -> dict[str, GameMeta]:
+    async def lock_games(self, game_ids: Collection[str],
+                         command_ids: Collection[str] = ()) -> Locked:
         """The games' rows, held by this transaction until it ends: one writer per game
-        across workers. PostgreSQL locks the rows (``FOR UPDATE``, in game order, so two
-        workers' batches never deadlock); SQLite's ``BEGIN IMMEDIATE`` already holds the
-        whole database. A game without a row is absent."""
-        g = schema.games
-        query = select(g).where(g.c.game_id.in_(sorted(game_ids))).order_by(g.c.game_id)
+        across workers. PostgreSQL locks the rows (``FOR UPDATE OF games``, in game order, so
+        two workers' batches never deadlock); SQLite's ``BEGIN IMMEDIATE`` already holds the
+        whole database. A game without a row is absent. The same statement finds which of
+        ``command_ids`` each game has already accepted (the idempotency keys): a batch's
+        whole read before deciding is this one statement."""
+        g, c = schema.games, schema.commands
+        ids = sorted(set(command_ids))
+        joined = and_(c.c.game_id == g.c.game_id, c.c.command_id.in_(ids)) if ids else false()
+        query = (select(g, c.c.command_id.label("known_id"), c.c.fingerprint.label("known_fingerprint"),
+                        c.c.command.label("known_command"), c.c.first_seq.label("known_first"),
+                        c.c.last_seq.label("known_last"))
+                 .select_from(g.outerjoin(c, joined))
+                 .where(g.c.game_id.in_(sorted(game_ids))).order_by(g.c.game_id))
         if not self.is_sqlite:
-            query = query.with_for_update()
-        return {meta.game_id: meta for meta in
-                (_meta(row._mapping) for row in await self._conn.execute(query))}
+            query = query.with_for_update(of=g)
+        locked = Locked()
+        for row in await self._conn.execute(query):
+            m = row._mapping
+            if m["game_id"] not in locked.games:
+                locked.games[m["game_id"]] = _meta(m)
+                locked.commands[m["game_id"]] = {}
+            if m["known_id"] is not None:
+                locked.commands[m["game_id"]][m["known_id"]] = CommandRecord(
+                    m["known_id"], m["known_fingerprint"], m["known_command"], m["known_first"],
+                    m["known_last"])
+        return locked
 
     async def load(self, game_id: str, use_snapshot: bool = True) -> LoadedGame | None:
         """The game's current state: the latest snapshot plus the events after it.
@@ -362,15 +416,6 @@ class Transaction:
 
     async def insert_rows(self, table: Any, rows: list[Row]) -> None:
         await self._insert(table, rows)
-
-    async def find_commands(self, game_id: str, ids: Sequence[str]) -> dict[str, CommandRecord]:
-        if not ids:
-            return {}
-        c = schema.commands
-        rows = await self._conn.execute(
-            select(c.c.command_id, c.c.fingerprint, c.c.command, c.c.first_seq, c.c.last_seq)
-            .where(and_(c.c.game_id == game_id, c.c.command_id.in_(list(set(ids))))))
-        return {r.command_id: CommandRecord(*r) for r in rows}
 
     async def host_commands(self, game_id: str, *, upto: int | None = None) -> list[HostCommandRow]:
         """The host audit log's commands, in order, each with the range of its events."""

@@ -5,6 +5,18 @@ labels and choices and its audit line; nothing else in the engine or above lists
 A new subject is one more module here and one more name in ``MODULES``.
 """
 
-from . import combination, contests, delegation, mafia_rules
+from . import (
+    cases,
+    combination,
+    contests,
+    delegation,
+    discussion,
+    mafia_rules,
+    relay,
+    sanctions,
+    sealed_records,
+    sound_library,
+)
 
-MODULES = (combination, contests, delegation, mafia_rules)
+MODULES = (combination, contests, delegation, mafia_rules, sanctions, sealed_records,
+           sound_library, cases, relay, discussion)

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from .. import commands_host as hc
 from .. import events_host as hev
-from ..audience import PUBLIC, only
+from ..audience import only
 from ..errors import N_, ErrorCode, check
-from ..inboxes import POLICY, Access, Kind, access, can_read, readers
+from ..inboxes import POLICY, Kind, can_read, readers
 from ..progress import Progress
-from ..records import Impeachment, MessageRef, PrivateCase
+from ..records import MessageRef
 from ..state import Faction, GameState
 from .common import (
     living_resident,
-    mafia_audience,
     open_inbox,
-    require_procurator,
     require_running,
     require_undecided,
 )
-from .host import reason_of, seal, text_of
-from .setup import combination_warnings
+from .host import text_of
 
 IMPEACH_OUTCOMES = ("replace", "bonus", "unfounded", "insignificant")
 CHARGES = ("insult", "slander", "moral_abuse")
@@ -100,57 +95,7 @@ def link_evidence(p: Progress, c: hc.LinkEvidence) -> None:
            messages=refs)
 
 
-# --- IMPEACH-2, -3, -6: the Procurator's decision ----------------------------------------
-
-
-def _impeachment(s: GameState, number: int) -> Impeachment:
-    imp = next((i for i in s.records.impeachments if i.number == number), None)
-    check(imp is not None, ErrorCode.UNKNOWN_RECORD)
-    assert imp is not None
-    check(imp.outcome is None, ErrorCode.ALREADY_DECIDED, "IMPEACH-2")
-    return imp
-
-
-def decide_impeachment(p: Progress, c: hc.DecideImpeachment) -> None:
-    s = p.state
-    require_procurator(s, c.actor)
-    require_running(s)
-    imp = _impeachment(s, c.impeachment)
-    check(c.outcome in IMPEACH_OUTCOMES, ErrorCode.DECISION_INVALID, "IMPEACH-2",
-          detail=N_("choose one of the offered outcomes"))
-    reason = reason_of(s, c.reason)
-    city = s.cities[imp.city]
-    warnings: tuple[str, ...] = ()
-    if c.outcome == "replace":
-        new = c.new_tribune or ""
-        check(bool(new) and new != city.tribune, ErrorCode.DECISION_INVALID, "IMPEACH-6",
-              detail=N_("name the new Tribune"))
-        check(new not in s.residents and new not in s.signups, ErrorCode.HOST_CANNOT_PLAY, "HOST-1")
-        # HOST-CONS-5: a Tribune is public; naming the Consigliere would expose him.
-        check(new != s.consigliere, ErrorCode.DECISION_INVALID, "HOST-CONS-5",
-              detail=N_("this host cannot become a Tribune openly"))
-        warnings = combination_warnings(s, "tribune", new)
-    bonus = c.bonus.strip()
-    check((c.outcome == "bonus") == bool(bonus), ErrorCode.DECISION_INVALID, "IMPEACH-2",
-          detail=N_("a bonus decision names the bonus, and only it"))
-    sealed: int | None = None
-    public_reason = reason
-    if c.outcome == "insignificant":
-        # IMPEACH-3: reasons are sealed until after the game (and seen by the consulted).
-        sealed = seal(p, "impeachment_reasons",
-                      (("impeachment", str(imp.number)), ("city", imp.city), ("reason", reason)),
-                      host=c.actor, rule="IMPEACH-3",
-                      audience=only(s.procurator, s.consigliere if c.consulted_consigliere else None),
-                      opens_at_game_end=False)
-        public_reason = f"sealed record {sealed}"
-    p.emit(hev.ImpeachmentDecided, only(readers(p.state, imp.inbox), city.tribune), host=c.actor,
-           rule="IMPEACH-3" if sealed else "IMPEACH-2", reason=public_reason,
-           impeachment=imp.number, city=imp.city, outcome=c.outcome, bonus=bonus,
-           sealed_record=sealed)
-    if c.outcome == "replace":
-        assert c.new_tribune is not None
-        p.emit(hev.TribuneReplaced, PUBLIC, host=c.actor, rule="IMPEACH-6", reason=reason,
-               city=imp.city, old=city.tribune, new=c.new_tribune, warnings=warnings)
+# --- IMPEACH-2, -3, -6: the Procurator's decision is decisions/cases.py ---------------
 
 
 # --- NOCONF-1/2 ---------------------------------------------------------------------
@@ -175,27 +120,6 @@ def express_no_confidence(p: Progress, c: hc.ExpressNoConfidence) -> None:
            city=resident.city, complainant=None, text=text)
     p.emit(hev.NoConfidenceReceipt, only(c.actor), complaint=number, target="consigliere",
            text=text)
-
-
-def decide_no_confidence(p: Progress, c: hc.DecideNoConfidence) -> None:
-    s = p.state
-    require_procurator(s, c.actor)
-    found = next((x for x in s.records.complaints if x.number == c.complaint), None)
-    check(found is not None, ErrorCode.UNKNOWN_RECORD)
-    assert found is not None
-    check(not found.decided, ErrorCode.ALREADY_DECIDED, "NOCONF-1")
-    reason = reason_of(s, c.reason)
-    bonus = c.bonus.strip()
-    check(c.justified or not bonus, ErrorCode.DECISION_INVALID, "NOCONF-1",
-          detail=N_("bonuses follow a justified complaint only"))
-    rule = "NOCONF-1" if found.target == "arbiter" else "NOCONF-2"
-    audience = only(s.procurator, found.complainant)
-    p.emit(hev.NoConfidenceDecided, audience, host=c.actor, rule=rule, reason=reason,
-           complaint=found.number, target=found.target, city=found.city, justified=c.justified,
-           bonus=bonus)
-    if found.target == "consigliere":
-        p.emit(hev.NoConfidenceAnswered, mafia_audience(p.state, found.city),
-               complaint=found.number, justified=c.justified, bonus=bonus)
 
 
 # --- HOST-ARB-3: private prosecution and inbox bans -----------------------------------
@@ -244,64 +168,7 @@ def bannable_kinds(s: GameState) -> set[Kind]:
     return kinds
 
 
-def _case(s: GameState, number: int) -> PrivateCase:
-    case = next((x for x in s.records.cases if x.number == number), None)
-    check(case is not None, ErrorCode.UNKNOWN_RECORD)
-    assert case is not None
-    return case
-
-
 def organizer_of(s: GameState, inbox_id: str) -> str:
     inbox = s.inboxes[inbox_id]
     names = sorted(POLICY[Kind(inbox.kind)].organizer(s, inbox))
     return names[0] if names else s.procurator
-
-
-def decide_private_case(p: Progress, c: hc.DecidePrivateCase) -> None:
-    s = p.state
-    check(s.arbiter is not None and c.actor == s.arbiter, ErrorCode.NOT_ARBITER, "HOST-ARB-3")
-    require_running(s)
-    case = _case(s, c.case)
-    check(case.decision is None, ErrorCode.ALREADY_DECIDED, "HOST-ARB-3")
-    reason = reason_of(s, c.reason)
-    inboxes = tuple(dict.fromkeys(c.inboxes))
-    until: datetime | None = None
-    if inboxes:
-        check(c.guilty, ErrorCode.DECISION_INVALID, "HOST-ARB-3", detail=N_("only the guilty are banned"))
-        check(c.until is not None and c.until.tzinfo is not None and c.until > p.now,
-              ErrorCode.DECISION_INVALID, "HOST-ARB-3", detail=N_("a ban needs an end in the future"))
-        until = c.until
-        allowed = bannable_kinds(s)
-        for box in inboxes:
-            inbox = s.inboxes.get(box)
-            check(inbox is not None and not inbox.archived, ErrorCode.UNKNOWN_INBOX)
-            assert inbox is not None
-            check(Kind(inbox.kind) in allowed, ErrorCode.BAN_NOT_ALLOWED, "HOST-ARB-3",
-                  detail=N_("not in this kind of inbox ({kind})"), kind=inbox.kind)
-            check(access(s, box, case.accused, now=p.now) is Access.WRITE, ErrorCode.BAN_NOT_ALLOWED,
-                  "HOST-ARB-3", detail=N_("{accused} cannot post in this inbox"), accused=case.accused)
-    organizers = {organizer_of(s, box) for box in inboxes}
-    p.emit(hev.PrivateCaseDecided, only(s.arbiter, case.complainant, case.accused, organizers),
-           host=c.actor, rule="HOST-ARB-3", reason=reason, case=case.number, guilty=c.guilty,
-           inboxes=inboxes, until=until)
-    for box in inboxes:
-        assert until is not None
-        organizer = organizer_of(s, box)
-        # INBOX-GEN-4: the platform carries the ban out on the organizer's behalf, and logs it.
-        p.emit(hev.InboxBanImposed, only(s.arbiter, case.accused, case.complainant, organizer),
-               host=c.actor, rule="INBOX-GEN-4", reason=reason, case=case.number,
-               user=case.accused, inbox=box, lineage=box.rsplit(":", 1)[0], organizer=organizer,
-               until=until)
-
-
-def lift_ban(p: Progress, c: hc.LiftInboxBan) -> None:
-    s = p.state
-    check(s.arbiter is not None and c.actor == s.arbiter, ErrorCode.NOT_ARBITER, "HOST-ARB-3")
-    case = _case(s, c.case)
-    active = [b for b in s.records.bans if b.case == case.number and not b.lifted and p.now < b.until]
-    check(bool(active), ErrorCode.ALREADY_DECIDED, "HOST-ARB-3")
-    organizers = {organizer_of(s, f"{b.lineage}:0") for b in active if f"{b.lineage}:0" in s.inboxes}
-    p.emit(hev.InboxBanLifted, only(s.arbiter, case.accused, case.complainant, organizers),
-           host=c.actor, rule="HOST-ARB-3", reason=reason_of(s, c.reason), case=case.number,
-           user=case.accused)
-

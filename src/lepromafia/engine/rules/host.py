@@ -1,5 +1,5 @@
-"""Recorded [HOST] decisions: sanctions and sealed notary records (OMERTA-2, COMM-APPT-6), and
-the helpers the decisions declared in ``engine/decisions`` share.
+"""The helpers the host decisions declared in ``engine/decisions`` share, the rule questions
+about sanctions (OMERTA-2), and the COMM-APPT-6 notary: sealing a record and opening it.
 
 Each decision is a command by the host who decides, validated where the rules allow it,
 and recorded as a ``HostDecision`` event: one line of the audit log (§9.1 p.4).
@@ -11,18 +11,13 @@ import hashlib
 from typing import Any
 
 from .. import commands as cmd
-from .. import commands_host as hc
 from .. import events as ev
 from .. import events_host as hev
 from ..audience import PUBLIC, Audience, only
-from ..calendar import MOSCOW
-from ..errors import N_, ErrorCode, check
+from ..errors import ErrorCode, check
 from ..progress import Progress
 from ..state import GameState, Stage
 from . import commissar
-from .common import (
-    require_procurator,
-)
 
 MAX_TITLE = 200
 MAX_REASON = 4000
@@ -76,11 +71,8 @@ def seal(p: Progress, kind: str, content: tuple[tuple[str, str], ...], *, host: 
     return number
 
 
-# --- HOST-2, HOST-PROC-5, HOST-TRIB-2, AMBUSH-6, GODFATHER-2, MAFIA-KILL-5: declared in
-# engine/decisions (combination, contests, delegation, mafia_rules) with @host_decision.
-
-
-# --- OMERTA-2, IMPEACH-5, PLAYER-7: sanctions -------------------------------------------
+# --- every [HOST] decision is declared in engine/decisions with @host_decision; the
+# sanction itself (OMERTA-2, IMPEACH-5, PLAYER-7) in decisions/sanctions.py.
 
 
 def sanction_visible(state: GameState, sanctioned: str, viewer: str | None) -> bool:
@@ -89,27 +81,6 @@ def sanction_visible(state: GameState, sanctioned: str, viewer: str | None) -> b
     if state.stage is Stage.FINISHED:
         return True
     return viewer is not None and viewer in (state.procurator, sanctioned)
-
-
-def record_sanction(p: Progress, c: hc.RecordSanction) -> None:
-    """The engine records the decision; the community registry enforces it at sign-up.
-
-    No faction check: an omertà sanction on an honest resident would otherwise be rejected,
-    and the rejection would tell the Procurator a faction (HOST-PROC-7).
-    """
-    s = p.state
-    require_procurator(s, c.actor)
-    check(c.user in s.residents or c.user in s.signups, ErrorCode.NOT_A_PARTICIPANT, "PLAYER-7",
-          user=c.user)
-    check(c.rule in SANCTION_RULES, ErrorCode.SANCTION_INVALID, "PLAYER-7",
-          detail=N_("choose one of the offered grounds"))
-    today = p.now.astimezone(MOSCOW).date()
-    check(c.until is None or c.until > today, ErrorCode.SANCTION_INVALID, "PLAYER-7",
-          detail=N_("a period must end in the future (or be for life)"))
-    # The sanction's reason may concern the mafia: the sanctioned player and the Procurator only.
-    p.emit(hev.SanctionRecorded, only(s.procurator, c.user), host=c.actor, rule=c.rule,
-           reason=reason_of(s, c.reason), sanction=len(s.records.sanctions) + 1, user=c.user,
-           until=c.until)
 
 
 # --- COMM-APPT-6: the commissar draws, sealed in a notary record ----------------------
@@ -135,22 +106,11 @@ def open_sealed_at_game_end(p: Progress) -> None:
     """§9.4, AMB-39: the COMM-APPT-6 records open to everyone when the game ends."""
     for record in p.state.records.sealed:
         if record.opens_at_game_end and not record.opened:
-            _open(p, record.number, "platform")
+            open_record(p, record.number, "platform")
 
 
-def reveal_sealed_record(p: Progress, c: hc.RevealSealedRecord) -> None:
-    """IMPEACH-3: reasons may be disclosed no earlier than the end of the game."""
-    s = p.state
-    require_procurator(s, c.actor)
-    record = next((r for r in s.records.sealed if r.number == c.record), None)
-    check(record is not None, ErrorCode.UNKNOWN_RECORD)
-    assert record is not None
-    check(s.stage is Stage.FINISHED, ErrorCode.RECORD_STILL_SEALED, "IMPEACH-3")
-    check(not record.opened, ErrorCode.ALREADY_DECIDED)
-    _open(p, record.number, c.actor)
-
-
-def _open(p: Progress, number: int, by: str) -> None:
+def open_record(p: Progress, number: int, by: str) -> None:
+    """A sealed record made public (``decisions.sealed_records``), checkable by its digest."""
     record = p.state.records.sealed[number - 1]
     fields: dict[str, Any] = {"record": number, "kind": record.kind, "digest": record.digest,
                               "content": record.content, "sealed_at": record.sealed_at}

@@ -1,7 +1,8 @@
 """Inter-city mafia relay through the Consigliere (MAFIA-COMM-1..3, SEC-5).
 
 There is no direct channel: a mafia submits a message, gift or fish for another city's
-Godfather; the Consigliere reviews each one (a host judgement) and forwards or rejects it.
+Godfather; the Consigliere reviews each one (a host judgement, ``decisions/relay.py``) and forwards or
+rejects it.
 A gift or a fish thanks or blames a tour: only a mafia whose city the receiving city's mafia
 toured may send one (MAFIA-COMM-2, MAFIA-COMM-3).
 """
@@ -10,12 +11,11 @@ from __future__ import annotations
 
 from .. import commands_host as hc
 from .. import events_host as hev
-from ..audience import only
 from ..errors import N_, ErrorCode, check
 from ..progress import Progress
 from ..state import Faction, GameState
 from .common import living_resident, mafia_audience, require_city, require_running
-from .host import reason_of, text_of
+from .host import text_of
 
 KINDS = ("message", "gift", "fish")
 """MAFIA-COMM-1 a message; -2 a valuable gift (thanks); -3 a fish (displeasure)."""
@@ -45,27 +45,3 @@ def send_relay(p: Progress, c: hc.SendMafiaRelay) -> None:
     p.emit(hev.MafiaRelaySubmitted, mafia_audience(s, sender.city),
            relay=len(s.records.relays) + 1, from_city=sender.city, to_city=to_city.name,
            kind=c.kind, text=text, sender=c.actor)
-
-
-def review_relay(p: Progress, c: hc.ReviewMafiaRelay) -> None:
-    s = p.state
-    check(c.actor == s.consigliere, ErrorCode.NOT_CONSIGLIERE, "MAFIA-COMM-1")
-    require_running(s)
-    relay = next((r for r in s.records.relays if r.number == c.relay), None)
-    check(relay is not None, ErrorCode.UNKNOWN_RECORD)
-    assert relay is not None
-    check(relay.state == "pending", ErrorCode.ALREADY_DECIDED, "MAFIA-COMM-1")
-    godfather = s.cities[relay.to_city].godfather
-    if c.approve:
-        check(godfather is not None and s.residents[godfather].alive,
-              ErrorCode.NO_GODFATHER_TO_RECEIVE, "MAFIA-COMM-1", city=relay.to_city)
-        reason = text_of(s, c.reason, required=False)
-    else:
-        reason = reason_of(s, c.reason)
-    p.emit(hev.MafiaRelayReviewed, mafia_audience(s, relay.from_city), host=c.actor,
-           rule="MAFIA-COMM-1", reason=reason, relay=relay.number, from_city=relay.from_city,
-           approved=c.approve)
-    if c.approve:
-        # SEC-5: the Godfather sees 'the mafia of <city>' via 'Consigliere'; no names.
-        p.emit(hev.MafiaRelayDelivered, only(godfather, s.consigliere), relay=relay.number,
-               from_city=relay.from_city, to_city=relay.to_city, kind=relay.kind, text=relay.text)

@@ -12,7 +12,6 @@ from datetime import datetime
 
 from .. import commands as cmd
 from .. import events as ev
-from .. import events_host as hev
 from ..audience import PUBLIC, only
 from ..calendar import MOSCOW
 from ..errors import ErrorCode, RuleViolation, check
@@ -20,8 +19,7 @@ from ..inboxes import Kind
 from ..progress import Progress
 from ..seeds import MAX_COMMENT, MIN_SALT, RECRUITMENT_POST, day_post, notary_digest
 from ..state import GameState, PhaseKind, Stage
-from .common import open_inbox, require_procurator
-from .host import reason_of
+from .common import open_inbox
 
 MAX_NOTARIES_PER_USER = 20
 MAX_NOTARY_TITLE = 200
@@ -79,17 +77,6 @@ def post_comment(p: Progress, c: cmd.PostComment) -> None:
     check(len(text) <= MAX_COMMENT, ErrorCode.MESSAGE_TOO_LONG, limit=MAX_COMMENT)
     p.emit(ev.CommentPosted, PUBLIC, comment=s.discussion.comments + 1, post=c.post,
            author=c.actor, text=text)
-
-
-def hide_comment(p: Progress, c: cmd.HideComment) -> None:
-    """POST-1, POST-2: the Procurator organizes the posts; the hiding and its reason are
-    public and logged (§9.1 p.4)."""
-    s = p.state
-    require_procurator(s, c.actor)
-    check(1 <= c.comment <= s.discussion.comments, ErrorCode.UNKNOWN_COMMENT)
-    check(c.comment not in s.discussion.hidden, ErrorCode.COMMENT_ALREADY_HIDDEN)
-    p.emit(hev.CommentHidden, PUBLIC, host=c.actor, rule="POST-2", reason=reason_of(s, c.reason),
-           comment=c.comment)
 
 
 # --- notary inboxes for anyone (INBOX-NOTARY-1..3) ---------------------------------------

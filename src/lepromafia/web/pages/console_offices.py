@@ -11,6 +11,7 @@ from typing import Any
 from ...engine import events as ev
 from ...engine import events_host as hev
 from ...engine import targets
+from ...engine.decisions.sanctions import SANCTION_WORDS
 from ...engine.duties import DutyKind, duties
 from ...engine.inboxes import Kind, can_read, live_inbox
 from ...engine.rules import night
@@ -19,20 +20,18 @@ from ...engine.rules.host import SANCTION_RULES, offices_of
 from ...engine.rules.judges import earliest_window
 from ...engine.state import GameState
 from ...service.outbound import visible
+from ..api.votes import published_counts
 from ..i18n import N_, translate
 from .common import GameCtx, page_events
 from .game import city_rows, day_contests, posts_of
 from .labels import inbox_label
 from .render import local
 from .views import execution_tally
+from .votes import HELPERS as VOTE_HELPERS
+from .votes import record_of
 
-SANCTION_LABELS: dict[str, str] = {
-    "OMERTA-2": N_("Breaking omertà"),
-    "IMPEACH-5": N_("Forged evidence"),
-    "RESTORE-T1": N_("A leak that destroys the game"),
-}
-"""The bans a Procurator may record (PLAYER-7), by what they punish."""
-assert set(SANCTION_LABELS) == set(SANCTION_RULES)
+SANCTION_LABELS = SANCTION_WORDS
+"""The bans a Procurator may record (PLAYER-7), by what they punish: the decision's words."""
 
 
 async def _visible(web: Any, game: GameCtx, uid: str, kinds: tuple[type, ...]) -> list[tuple[int, Any]]:
@@ -164,6 +163,7 @@ async def tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
             if c.tribune == uid or s.records.delegate_active(n, uid, game.now, tribunes)]
     proxies = await _visible(web, game, uid, (ev.ProxyRequested,))
     closed = await _visible(web, game, uid, (ev.VotingClosed,))
+    counts = published_counts(await page_events(web, game), uid)
     unread = {i.inbox: i.unread for i in await web.queries.inboxes(game.id, uid, game=game.current)}
     cities: list[dict[str, Any]] = []
     for name in mine:
@@ -178,6 +178,8 @@ async def tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
         for nominator, candidate in sorted(c.nominations.items()):
             grouped.setdefault(candidate, []).append(nominator)
         last = next((e for _s, e in reversed(closed) if e.city == name and e.day == s.day), None)
+        # EXEC-14, EXEC-16: the previous day's count, which he publishes with the verdict.
+        before = next((vc for vc in reversed(counts) if vc.city == name and vc.day < s.day), None)
         cities.append({
             "index": len(cities) + 1,
             "name": name,
@@ -188,6 +190,7 @@ async def tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
             "proxies": [(e.voter, e.candidates) for _s, e in proxies if e.city == name],
             "tally": execution_tally(s, name, uid),
             "closed": last,
+            "previous": record_of(lang, game.id, before) if before else None,
             "vote_opens_at": c.vote_opens_at,
             "vote_closes_at": c.vote_closes_at,
             "nominations_close_at": c.nominations_close_at,
@@ -203,7 +206,7 @@ async def tribune(web: Any, game: GameCtx, uid: str, lang: str) -> dict[str, Any
                    if (d.city in mine or d.delegate == uid) and not d.revoked and game.now < d.until]
     return {"my_cities": cities, "plan": s.plan(), "observers": observers, "delegations": delegations,
             "other_tribunes": sorted(t for t in tribunes if t != uid),
-            "executions_today": s.day >= 2}
+            "executions_today": s.day >= 2, "has_court": s.has_court, **VOTE_HELPERS}
 
 
 # --- the Supreme Arbiter -------------------------------------------------------------

@@ -292,13 +292,6 @@ def _seal_restoration(f: Form, a: str, s: GameState) -> cmd.Command:
     return cmd.SealRestorationList(actor=a, city=city, order=order, salt=salt)
 
 
-def _decide_case(f: Form, a: str, s: GameState) -> cmd.Command:
-    return hc.DecidePrivateCase(
-        actor=a, case=integer(f, "case", 1), guilty=choice(f, "guilty", ("yes", "no")) == "yes",
-        reason=text(f, "reason", limit=1000), inboxes=tuple(many(f, "inboxes")),
-        until=moment(f, "until", required=False))
-
-
 def _seal(f: Form, a: str, s: GameState) -> cmd.Command:
     lists, salt = shuffled_lists(s)
     return cmd.SealDeal(actor=a, lists=lists, salt=salt)
@@ -321,42 +314,18 @@ def _kill(f: Form, a: str, s: GameState) -> cmd.Command:
     return cmd.DeclareKill(actor=a, target=NO_KILL if target == NO_KILL else target, tour=flag(f, "tour"))
 
 
-def _sanction(f: Form, a: str, s: GameState) -> cmd.Command:
-    """OMERTA-2, PLAYER-7: a date, or for life when the 'life' box is ticked."""
-    until = None if flag(f, "life") else day_of(f, "until")
-    return hc.RecordSanction(actor=a, user=text(f, "user", limit=64), rule=text(f, "rule", limit=20),
-                             until=until, reason=text(f, "reason", limit=4000))
-
-
-def _decide_impeachment(f: Form, a: str, s: GameState) -> cmd.Command:
-    return hc.DecideImpeachment(
-        actor=a, impeachment=integer(f, "impeachment", 1), outcome=text(f, "outcome", limit=20),
-        reason=text(f, "reason", limit=4000),
-        new_tribune=text(f, "new_tribune", required=False, limit=64) or None,
-        bonus=text(f, "bonus", required=False, limit=500), consulted_consigliere=flag(f, "consulted"))
-
-
-HOST_DECISIONS: dict[str, Builder] = {
-    "sanction": _sanction,
+CITIZENS_CASES: dict[str, Builder] = {
     "send_relay": lambda f, a, s: hc.SendMafiaRelay(
         actor=a, to_city=text(f, "to_city"), kind=choice(f, "kind", ("message", "gift", "fish")),
         text=text(f, "text", required=False, limit=20000)),
-    "review_relay": lambda f, a, s: hc.ReviewMafiaRelay(
-        actor=a, relay=integer(f, "relay", 1), approve=choice(f, "approve", ("yes", "no")) == "yes",
-        reason=text(f, "reason", required=False, limit=4000)),
     "sign_impeachment": lambda f, a, s: hc.SignImpeachment(
         actor=a, grievance=text(f, "grievance", required=False, limit=4000)),
-    "decide_impeachment": _decide_impeachment,
     "no_confidence": lambda f, a, s: hc.ExpressNoConfidence(
         actor=a, target=choice(f, "target", ("arbiter", "consigliere")), text=text(f, "text", limit=20000)),
-    "decide_no_confidence": lambda f, a, s: hc.DecideNoConfidence(
-        actor=a, complaint=integer(f, "complaint", 1),
-        justified=choice(f, "justified", ("yes", "no")) == "yes",
-        reason=text(f, "reason", limit=4000), bonus=text(f, "bonus", required=False, limit=500)),
 }
-"""The [HOST] decisions not yet declared in the engine (OMERTA-2, MAFIA-COMM-1..3, IMPEACH,
-NOCONF); the engine judges each. The declared ones (``engine/decisions``) have derived forms
-(``host_decision_forms.WithDeclared``, below)."""
+"""The citizens' and the mafia's side of the host-side rules (MAFIA-COMM-1..3, IMPEACH-1,
+NOCONF-1/2). Every [HOST] decision is declared in the engine (``engine/decisions``) and its
+posted form parsed from its command (``host_decision_forms.WithDeclared``, below)."""
 
 
 ACTIONS: Mapping[str, Builder] = WithDeclared({
@@ -419,9 +388,6 @@ ACTIONS: Mapping[str, Builder] = WithDeclared({
     "file_case": lambda f, a, s: hc.FilePrivateCase(
         actor=a, accused=text(f, "accused", limit=64),
         charge=choice(f, "charge", ("insult", "slander", "moral_abuse")), text=text(f, "text", limit=4000)),
-    "decide_case": _decide_case,
-    "lift_ban": lambda f, a, s: hc.LiftInboxBan(actor=a, case=integer(f, "case", 1),
-                                                reason=text(f, "reason", limit=1000)),
     "renew": lambda f, a, s: cmd.RenewInbox(actor=a, inbox=text(f, "inbox")),
-    **HOST_DECISIONS,
+    **CITIZENS_CASES,
 })

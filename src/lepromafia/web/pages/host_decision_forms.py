@@ -4,7 +4,9 @@ derived from each decision's command: no form is written by hand.
 Each command field becomes an input by its type — a ``datetime`` the consoles' Moscow
 picker (``moment_field``), a ``date`` a day from the list, a ``bool`` a checkbox, an ``int``
 a number, a tuple of names a comma-separated list, a field with ``choices`` a select of the
-values the engine offers now — labelled with the decision's own msgid. A posted form is
+values the engine offers now, an optional field with a ``none_flag`` its input and the
+checkbox that leaves it empty («for life») — labelled with the decision's own msgid and
+posted under the field's name (or the decision's ``inputs`` name for it). A posted form is
 parsed back by the same types (``WithDeclared``, which ``forms.ACTIONS`` is), and a refused
 field is named by that label. The engine then judges the command like any other.
 """
@@ -43,6 +45,15 @@ class FieldSpec:
     label: str
     required: bool
     limit: int
+    input: str = ""
+    """The name the form posts it under (default: the field's own)."""
+    none_flag: tuple[str, str] | None = None
+    """(input name, label msgid) of the checkbox that sets the field to None («for life»);
+    while it is unticked the field is required."""
+
+    @property
+    def posted(self) -> str:
+        return self.input or self.name
 
 
 @dataclass(frozen=True)
@@ -114,8 +125,10 @@ def field_specs(d: Decision) -> tuple[tuple[FieldSpec, Any, bool], ...]:
     out = []
     for name, hint, optional, has_default in _typed_fields(d.command):
         limit = d.limits.get(name, DEFAULT_LIMIT)
+        flag = d.none_flag.get(name)
         spec = FieldSpec(name=name, kind=_kind(hint, limit, name in d.choices), label=d.labels[name],
-                         required=not (optional or has_default or hint is bool), limit=limit)
+                         required=not (optional or has_default or hint is bool) or flag is not None,
+                         limit=limit, input=d.inputs.get(name, ""), none_flag=flag)
         out.append((spec, hint, optional))
     return tuple(out)
 
@@ -140,7 +153,9 @@ def decision_forms(state: GameState, actor: str, office: str) -> list[FormView]:
 def _value(form: Form, spec: FieldSpec, hint: Any, optional: bool) -> Any:
     from . import forms as F  # forms.ACTIONS is built from this module: import it late
 
-    name, required = spec.name, spec.required
+    name, required = spec.posted, spec.required
+    if spec.none_flag is not None and F.flag(form, spec.none_flag[0]):
+        return None
     if typing.get_origin(hint) is tuple:
         raw = form.get(name, [])
         if isinstance(raw, list):
@@ -172,7 +187,7 @@ def build(d: Decision, form: Form, actor: str) -> Command:
         try:
             value = _value(form, spec, hint, optional)
         except WebError as exc:
-            raise WebError(exc.code, field=str(exc.fields.get("field", spec.name)),
+            raise WebError(exc.code, field=str(exc.fields.get("field", spec.posted)),
                            detail=spec.label) from exc
         if value is not None or optional:
             values[spec.name] = value

@@ -20,6 +20,8 @@ from fastapi.responses import JSONResponse, Response
 from ...engine import commands_host as hc
 from ...engine import events as ev
 from ...engine import events_host as hev
+from ...engine.commands import Command
+from ...engine.decision import DECISIONS
 from ...engine.errors import CodedError
 from ...engine.records import RequestState, SoundKind
 from ...engine.rules.sound import library_audience
@@ -32,7 +34,8 @@ from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep, csrf_tok
 from ..errors import describe
 from ..i18n import N_
 from .common import GameCtx, load_game, page_events, redirect
-from .forms import Form, FormError, flag, integer, moment, text
+from .forms import Form, FormError, flag, text
+from .host_decision_forms import build as decision_command
 
 router = APIRouter()
 
@@ -245,9 +248,8 @@ async def ask(request: Request, game_id: str, web: WebDep, user: RequireUser, la
 async def forward(request: Request, game_id: str, web: WebDep, user: RequireUser, lang: Lang) -> Response:
     """ROLE-CIT-5: the Tribune passes a request to the Procurator."""
 
-    def build(form: Form, actor: str, state: GameState) -> hc.ForwardSoundRequest:
-        return hc.ForwardSoundRequest(actor=actor, request=integer(form, "request", 1),
-                                      reason=text(form, "reason", required=False, limit=1000))
+    def build(form: Form, actor: str, state: GameState) -> Command:
+        return decision_command(DECISIONS["forward_sound_request"], form, actor)
 
     return await _run(request, web, user, lang, game_id, N_("Done."), build)
 
@@ -257,10 +259,7 @@ async def answer(request: Request, game_id: str, web: WebDep, user: RequireUser,
     """The holder accepts (with a time) or declines with a reason (SOUND-LW-5: not a Last
     Word asked for while the voting inbox lived)."""
 
-    def build(form: Form, actor: str, state: GameState) -> hc.AnswerSoundRequest:
-        return hc.AnswerSoundRequest(actor=actor, request=integer(form, "request", 1),
-                                     accept=flag(form, "accept"),
-                                     scheduled_for=moment(form, "scheduled_for", required=False),
-                                     reason=text(form, "reason", required=False, limit=1000))
+    def build(form: Form, actor: str, state: GameState) -> Command:
+        return decision_command(DECISIONS["answer_sound_request"], form, actor)
 
     return await _run(request, web, user, lang, game_id, N_("Done."), build)
