@@ -95,6 +95,15 @@ class Connection:
         await self.send(ErrorMessage(code=info.code, message=info.message, game=game))
 
     async def subscribe(self, msg: Subscribe) -> None:
+        """Read what the subscribe needs from the store behind the ``admission`` gate, then
+        send the catch-up outside it: a client that does not read (its sends wait on a
+        full socket) holds only itself, never the gate every other socket needs."""
+        async with admission(self.web):
+            ready = await self._prepare(msg)
+        if ready is not None:
+            await self._begin(*ready)
+
+    async def _prepare(self, msg: Subscribe) -> tuple[_Feed, int, list[Delivery]] | None:
         self.unsubscribe(msg.game)
         web = self.web
         await web.queries.state(msg.game)  # ServiceError(unknown_game) if there is none
@@ -104,11 +113,11 @@ class Connection:
         if msg.since_seq > len(seqs):
             sub.close()
             await self.send(Resync(game=msg.game, since_seq=0, reason="ahead_of_server"))
-            return
+            return None
         if len(seqs) - msg.since_seq > MAX_BACKLOG:
             sub.close()
             await self.send(Resync(game=msg.game, since_seq=len(seqs), reason="too_far_behind"))
-            return
+            return None
         last = seqs[msg.since_seq - 1] if msg.since_seq else 0
         try:  # the catch-up is read before "subscribed": a failed read subscribes nothing
             backlog = await web.queries.deliveries(msg.game, self.viewer, last, version)
@@ -117,7 +126,10 @@ class Connection:
             raise
         feed = _Feed(msg.game, sub, last, msg.since_seq)
         self.feeds[msg.game] = feed
-        await self.send(Subscribed(game=msg.game, version=len(seqs)))
+        return feed, len(seqs), backlog
+
+    async def _begin(self, feed: _Feed, version: int, backlog: list[Delivery]) -> None:
+        await self.send(Subscribed(game=feed.game, version=version))
         for early in backlog:  # a catch-up pushes no content: one re-fetch draws it all
             await self._forward(feed, early, push=False)
         feed.task = asyncio.create_task(self._pump(feed))
@@ -237,8 +249,7 @@ async def websocket(ws: WebSocket) -> None:
                 conn.unsubscribe(msg.game)
             elif isinstance(msg, Subscribe):
                 try:
-                    async with admission(web):
-                        await conn.subscribe(msg)
+                    await conn.subscribe(msg)
                 except ServiceError as exc:
                     await conn.error(exc, msg.game)
     except WebSocketDisconnect:
