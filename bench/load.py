@@ -18,11 +18,18 @@ then the harness waits until each message reached its city's 20 residents (at mo
 
 The clients behave like ``web/static/js/live.js``: one WebSocket per resident, sitting on
 his city's inbox page; ``subscribe`` from the page's position; on an event frame: a gap in
-his numbering re-subscribes, otherwise each ``data-live-src`` region the event matches
+his numbering re-subscribes; a message pushed in the frame (``html``) whose number is the
+next of the thread on his page is applied with no request, and his read marker follows in
+one ``POST …/read {upto}`` at most every ``READ_EVERY`` seconds (a thread that is not
+current re-fetches instead); each other ``data-live-src`` region the event matches
 (``data-live-kinds``/``-inbox``/``-city``, not already drawn at that position: the
-``X-Live-Seq`` of the response that drew it) is re-fetched 150 ms later (debounced, with
-``HX-Request``); a closed socket reconnects after 0.5 s doubling to 15 s, with the ±50 %
-jitter the shipped live.js now adds. Raw clients are the same sockets without pages.
+``X-Live-Seq`` of the response that drew it; not ``data-live-shown="skip"`` for a message
+the page just showed) is re-fetched coalesced (150 ms debounce, at most one per region per
+``WINDOW`` seconds, trailing; with ``HX-Request``); a closed socket reconnects after 0.5 s
+doubling to 15 s, with the ±50 % jitter the shipped live.js adds. Raw clients are the same
+sockets without pages. ``--live-js refetch`` models the live.js before pushed content
+(every matching region re-fetched 150 ms after each event, the read marker moved by the
+inbox region's fetch), to measure both client models against one server.
 
 Bounded: every wait has a timeout and the whole run stops after ``--max-minutes``. Only
 127.0.0.1 is ever contacted.
@@ -62,7 +69,13 @@ from lepromafia.store.database import DatabaseConfig  # noqa: E402
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS_URL = "redis://127.0.0.1:6379/0"
 SESSION_COOKIE = "lepromafia_session"
+CSRF_COOKIE = "lepromafia_csrf"
 DEBOUNCE = 0.150
+WINDOW = 2.0
+"""live.js: at most one re-fetch per region per this many seconds (trailing)."""
+READ_EVERY = 5.0
+"""live.js: the batched read marker, at most once per this many seconds."""
+NUMBER = re.compile(r'data-seq="(\d+)"')
 CONNECT_IN_FLIGHT = 32
 TAG = re.compile(r"<[a-z]+\b[^>]*\bdata-live-src=\"[^\"]*\"[^>]*>")
 ATTR = re.compile(r"\b(data-live-[a-z]+)=\"([^\"]*)\"")
@@ -77,7 +90,14 @@ class Region:
     kinds: str
     inbox: str | None
     city: str | None
+    shown: str | None = None
+    """``data-live-shown``: "skip" for a region a message shown on the page does not change."""
+    thread: int | None = None
+    """For the region holding the inbox's thread: the last message number it shows."""
     rendered: int = 0
+    timer: asyncio.TimerHandle | None = None
+    fetched_at: float = 0.0
+    inflight: bool = False
 
     def matches(self, event: dict[str, Any], seq: int) -> bool:
         """live.js ``matches``, line for line."""
@@ -129,7 +149,11 @@ class Client:
     def __init__(self, h: Harness, target: Target, game: str, user: str, regions: list[Region],
                  since: int) -> None:
         self.h, self.target, self.game, self.user = h, target, game, user
-        self.regions = [Region(r.src, r.kinds, r.inbox, r.city) for r in regions]
+        self.regions = [Region(r.src, r.kinds, r.inbox, r.city, r.shown, r.thread) for r in regions]
+        self.unread: dict[str, int] = {}
+        """Read URL -> the stream position of the last message shown, not yet reported."""
+        self.read_timer: asyncio.TimerHandle | None = None
+        self.read_at = 0.0
         self.last = since
         """Where his page was drawn (the city's page position, a few events early: the
         catch-up brings him to his own)."""
@@ -187,7 +211,7 @@ class Client:
                 for r in self.regions:
                     r.rendered = int(data["version"])
             elif int(data["version"]) > self.last:
-                self.refresh(None, 0)
+                self.refresh_legacy(None, 0) if self.h.args.live_js == "refetch" else self.refresh(None, 0)
             self.subscribed.set()
         elif kind == "event":
             seq = int(data["seq"])
@@ -206,15 +230,92 @@ class Client:
                 sent = self.h.stats.sent.get(mid)
                 if sent is not None:
                     self.h.stats.latencies.setdefault(mid, []).append(time.perf_counter() - sent[0])
-            self.refresh(payload, seq)
+            if self.h.args.live_js == "refetch":
+                self.refresh_legacy(payload, seq)
+                return
+            shown = self.pushed(payload, seq, data["html"]) if data.get("html") else None
+            self.refresh(payload, seq, shown)
         elif kind == "resync":
             self.last = 0 if data.get("reason") == "ahead_of_server" else int(data["since_seq"])
-            self.refresh(None, 0)
+            self.refresh_legacy(None, 0) if self.h.args.live_js == "refetch" else self.refresh(None, 0)
             assert self.ws is not None
             await self.ws.send_str(json.dumps({"type": "subscribe", "game": self.game,
                                                "since_seq": self.last}))
 
-    def refresh(self, event: dict[str, Any] | None, seq: int) -> None:
+    def pushed(self, event: dict[str, Any], seq: int, fragment: str) -> Region | None:
+        """live.js ``applyPushed``: the region the message was put in, or None."""
+        region = next((r for r in self.regions if r.thread is not None and r.inbox == event.get("inbox")),
+                      None)
+        found = NUMBER.search(fragment)
+        if region is None or region.timer is not None or region.inflight or found is None \
+                or region.thread is None:
+            return None
+        number = int(found.group(1))
+        if event.get("type") == "MessageEdited":
+            if number > region.thread:
+                return None
+        elif number == region.thread + 1:
+            region.thread = number
+            self.read(region, seq)
+        elif number > region.thread:
+            return None  # not current: the region re-fetches
+        region.rendered = max(region.rendered, seq)
+        return region
+
+    def read(self, region: Region, seq: int) -> None:
+        url = region.src[:-len("/part")] + "/read"
+        self.unread[url] = max(seq, self.unread.get(url, 0))
+        if self.read_timer is None:
+            wait = max(0.0, self.read_at + self.h.args.read_every - time.monotonic())
+            self.read_timer = asyncio.get_running_loop().call_later(wait, self._flush_read)
+
+    def _flush_read(self) -> None:
+        self.read_timer = None
+        self.read_at = time.monotonic()
+        unread, self.unread = self.unread, {}
+        for url, upto in unread.items():
+            self._spawn(self._post_read(url, upto))
+
+    async def _post_read(self, url: str, upto: int) -> None:
+        started = time.perf_counter()
+        cookie, token = self.h.csrf
+        try:
+            async with self.h.http.post(
+                    f"http://127.0.0.1:{self.target.port_for(self.index)}{url}", json={"upto": upto},
+                    headers={"Cookie": f"{SESSION_COOKIE}={self.token}; {CSRF_COOKIE}={cookie}",
+                             "X-CSRF-Token": token}) as resp:
+                await resp.read()
+                if resp.status != 204:
+                    self.h.stats.refresh_errors += 1
+                    return
+        except (TimeoutError, aiohttp.ClientError, OSError):
+            self.h.stats.refresh_errors += 1
+            return
+        self.h.reads.setdefault(self.target.name, []).append((started, time.perf_counter() - started))
+
+    def refresh(self, event: dict[str, Any] | None, seq: int, shown: Region | None = None) -> None:
+        """live.js ``refresh``: each matching region re-fetched, coalesced."""
+        for r in self.regions:
+            if event is not None and not r.matches(event, seq):
+                continue
+            if shown is not None and (r.shown == "skip" or r is shown):
+                continue
+            if r.timer is None:
+                wait = max(DEBOUNCE, r.fetched_at + WINDOW - time.monotonic() if r.fetched_at else 0.0)
+                r.timer = asyncio.get_running_loop().call_later(wait, self._fetch_one, r)
+
+    def _fetch_one(self, r: Region) -> None:
+        r.timer = None
+        r.fetched_at = time.monotonic()
+        self._spawn(self._fetch(r))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self.h.background.add(task)
+        task.add_done_callback(self.h.background.discard)
+
+    def refresh_legacy(self, event: dict[str, Any] | None, seq: int) -> None:
+        """The live.js before pushed content: every matching region, 150 ms after the event."""
         for r in self.regions:
             if (event is None or r.matches(event, seq)) and r not in self.due:
                 self.due.append(r)
@@ -233,20 +334,25 @@ class Client:
 
     async def _fetch(self, r: Region) -> None:
         started = time.perf_counter()
+        r.inflight = True
         try:
             async with self.h.http.get(f"http://127.0.0.1:{self.target.port_for(self.index)}{r.src}",
                                        headers={"Cookie": f"{SESSION_COOKIE}={self.token}",
                                                 "HX-Request": "true"}) as resp:
-                await resp.read()
+                body = await resp.read()
                 if resp.status != 200:
                     self.h.stats.refresh_errors += 1
                     return
+                if r.thread is not None:
+                    r.thread = max([int(n) for n in NUMBER.findall(body.decode())] or [0])
                 seq = resp.headers.get("X-Live-Seq")
                 if seq:
                     r.rendered = int(seq)
         except (TimeoutError, aiohttp.ClientError, OSError):
             self.h.stats.refresh_errors += 1
             return
+        finally:
+            r.inflight = False
         self.h.refreshes.setdefault(self.target.name, []).append((started, time.perf_counter() - started))
 
 
@@ -283,6 +389,10 @@ class Harness:
         self.args, self.manifest, self.workdir = args, manifest, workdir
         self.stats = Stats()
         self.refreshes: dict[str, list[tuple[float, float]]] = {}
+        self.reads: dict[str, list[tuple[float, float]]] = {}
+        """target name -> (start, latency) of every batched read-marker POST"""
+        self.csrf: tuple[str, str] = ("", "")
+        """A CSRF cookie and a token of a page (bound to the cookie, not to a user)."""
         self.acks: dict[str, list[tuple[float, float]]] = {}
         """target name -> (sent, latency) of every acknowledged post (project only)"""
         """target name -> (start, latency) of every region re-fetch, across windows"""
@@ -337,11 +447,19 @@ class Harness:
                                                        f"{self.manifest['tokens'][user]}"}) as resp:
                     page = await resp.text()
                     assert resp.status == 200, (url, resp.status, page[:300])
+                    cookie = resp.cookies.get(CSRF_COOKIE)
+                token = re.search(r'data-live-csrf="([^"]+)"', page)
+                if cookie is not None and token is not None:
+                    self.csrf = (cookie.value, token.group(1))
                 regions = []
+                last = max([int(n) for n in NUMBER.findall(page)] or [0])
                 for tag in TAG.findall(page):
                     attrs = {k: html.unescape(v) for k, v in ATTR.findall(tag)}
-                    regions.append(Region(attrs["data-live-src"], attrs.get("data-live-kinds", ""),
-                                          attrs.get("data-live-inbox"), attrs.get("data-live-city")))
+                    src, inbox = attrs["data-live-src"], attrs.get("data-live-inbox")
+                    holds = bool(inbox) and src.endswith("/part") and 'class="thread"' in page
+                    regions.append(Region(src, attrs.get("data-live-kinds", ""), inbox,
+                                          attrs.get("data-live-city"), attrs.get("data-live-shown"),
+                                          last if holds else None))
                 seq = re.search(r'data-live-seq="(\d+)"', page)
                 found[(game, city)] = (regions, max(0, int(seq.group(1)) - 5) if seq else 0)
         return found
@@ -426,6 +544,7 @@ class Harness:
         wall = time.perf_counter() - wall0
         lat = [x for m in expected for x in self.stats.latencies.get(m, [])]
         refreshes = [x for start, x in self.refreshes.get(t.name, []) if start >= wall0]
+        reads = [x for start, x in self.reads.get(t.name, []) if start >= wall0]
         acks = [x for start, x in self.acks.get(t.name, []) if start >= wall0]
         delivered = sum(min(n, len(self.stats.latencies.get(m, []))) for m, n in expected.items())
         clients = len(t.clients)
@@ -440,6 +559,9 @@ class Harness:
             "refreshes_per_s": round(len(refreshes) / wall, 1),
             "refresh_p50_ms": round(pct(refreshes, 0.5) * 1000, 1),
             "refresh_p99_ms": round(pct(refreshes, 0.99) * 1000, 1),
+            "reads_per_s": round(len(reads) / wall, 1),
+            "read_p99_ms": round(pct(reads, 0.99) * 1000, 1),
+            "live_js": args.live_js,
             "refresh_errors": self.stats.refresh_errors, "reconnects": self.stats.reconnects,
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
             "loadgen_cores": round((time.process_time() - own0) / wall, 3),
@@ -539,8 +661,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
         return " / ".join(f"{v:.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
 
     lines = ["| backend | games | clients | server | p50 ms | p99 ms | raw p99 ms | p99 ÷ raw "
-             "| delivered in time | raw delivered | refreshes/s | server cores | load1 |",
-             "|---|---:|---:|---|---|---|---|---|---|---|---|---|---|"]
+             "| delivered in time | raw delivered | refreshes/s | read marks/s | server cores | load1 |",
+             "|---|---:|---:|---|---|---|---|---|---|---|---|---|---|---|"]
     keys = sorted({(r["backend"], r["games"]) for r in rows}, key=lambda k: (k[0] != "sqlite", k[1]))
     for backend, games in keys:
         group = [r for r in rows if (r["backend"], r["games"]) == (backend, games)]
@@ -553,10 +675,12 @@ def summary(rows: list[dict[str, Any]]) -> str:
                 return mmm([r[key] for r in rows], digits)
 
             same_raw = [raw[r["rep"]] for r in mine if r["rep"] in raw]
+            model = f" (live.js {mine[0]['live_js']})" if mine[0].get("live_js") else ""
             lines.append(
-                f"| {backend} | {games} | {mine[0]['clients']} | {name} | {col('p50_ms')} "
+                f"| {backend} | {games} | {mine[0]['clients']} | {name}{model} | {col('p50_ms')} "
                 f"| {col('p99_ms')} | {col('p99_ms', 0, same_raw)} | **{mmm(ratios)}** "
                 f"| {col('delivered', 2)} | {col('delivered', 2, same_raw)} | {col('refreshes_per_s')} "
+                f"| {mmm([r.get('reads_per_s', 0) for r in mine], 0)} "
                 f"| {col('server_cores', 2)} | {col('load1', 1)} |")
     return "\n".join(lines)
 
@@ -576,6 +700,11 @@ async def main() -> None:
     parser.add_argument("--two-workers", action="store_true",
                         help="on PostgreSQL also run the project as two workers with Redis, clients "
                              "and posts spread over both with no routing by game")
+    parser.add_argument("--live-js", choices=("push", "refetch"), default="push",
+                        help="the client model: today's live.js (pushed messages, batched read "
+                             "marker, coalesced re-fetches) or the one before (a re-fetch per event)")
+    parser.add_argument("--read-every", type=float, default=READ_EVERY,
+                        help="seconds between a client's batched read-marker reports (live.js: 5)")
     parser.add_argument("--max-minutes", type=float, default=60.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-load" / "results.jsonl"))
     parser.add_argument("--summarize", metavar="JSONL", help="only print the table of an earlier run")

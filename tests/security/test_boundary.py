@@ -107,6 +107,16 @@ def test_an_integer_beyond_the_stores_range_is_a_422_not_a_500(game: Api, param:
     assert r.status_code == 422, r.text
 
 
+@pytest.mark.parametrize("upto", [2**31, 2**63, 10**30])
+def test_marking_notifications_read_beyond_the_stores_range_is_a_422_not_a_500(api: Api, upto: int) -> None:
+    """F1-1 (found by the schema walk below): ``upto`` of ``POST /api/notifications/read``
+    went unbounded to the store («Python int too large to convert to SQLite INTEGER», a 500)."""
+    api.register("nadia")
+    r = api.post("nadia", "/api/notifications/read", {"upto": upto})
+    assert r.status_code == 422, r.text
+    assert api.post("nadia", "/api/notifications/read", {"upto": 5}).status_code in (200, 204)
+
+
 def test_a_command_with_an_integer_beyond_the_stores_range_is_a_422(game: Api) -> None:
     """F1-1 in bodies: every generated command's integer field is bounded."""
     r = game.cmd(CAST.procurator, "g", "DeclareLongDay", day=2**63, length_days=2)
@@ -177,3 +187,45 @@ def test_a_full_disk_answers_503_with_retry_after_and_a_translated_message(
                          headers={"authorization": "Bearer -"})
     assert r.status_code == 503 and r.headers["retry-after"] == "30"
     assert "nothing was saved" in r.json()["error"]["message"]
+
+
+def test_every_integer_the_api_accepts_has_an_upper_bound_in_its_schema(api: Api) -> None:
+    """F1-1, F6-3: the claim «every integer query parameter and body field is bounded» read
+    off the OpenAPI itself: each integer in a path, a query or a request body (through every
+    ``$ref``, list and union) declares a ``maximum`` within the stores' range."""
+    spec = api.client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    unbounded: list[str] = []
+
+    def walk(node: Any, where: str, seen: frozenset[str] = frozenset()) -> None:
+        if isinstance(node, list):
+            for n, item in enumerate(node):
+                walk(item, f"{where}[{n}]", seen)
+            return
+        if not isinstance(node, dict):
+            return
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[1]
+            if name not in seen:
+                walk(schemas[name], f"{where}→{name}", seen | {name})
+            return
+        if node.get("type") == "integer" and not (0 < node.get("maximum", 2**63) <= 2**31 - 1):
+            unbounded.append(where)
+        for key in ("properties",):
+            for prop, sub in node.get(key, {}).items():
+                walk(sub, f"{where}.{prop}", seen)
+        for key in ("items", "anyOf", "oneOf", "allOf", "additionalProperties", "prefixItems"):
+            if key in node:
+                walk(node[key], where, seen)
+
+    checked = 0
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            for param in op.get("parameters", []):
+                walk(param.get("schema", {}), f"{method.upper()} {path} {param['in']}:{param['name']}")
+                checked += 1
+            for media in op.get("requestBody", {}).get("content", {}).values():
+                walk(media.get("schema", {}), f"{method.upper()} {path} body")
+                checked += 1
+    assert checked > 100  # the walk reached the API
+    assert not unbounded, unbounded

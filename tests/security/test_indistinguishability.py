@@ -1,8 +1,10 @@
 """SEC-2 tested mechanically (security review F3-1…F3-5, §9.1.3: no leak "through counts,
 ordering or timing"). Each case plays two games that differ only in one secret, with the same
-script of everything public; every seat the rules do not name must receive the very same
-sequence — the same events, in the same order, with the same moments to the second, through
-the one audience filter (``service.outbound``) that every channel uses."""
+script of everything public (``tests/security/pairs.py``: a commissar or none, an offer accepted
+or refused, a dead Godfather or a dead ordinary mafioso, an ambush right held or not, a check's
+answer); every seat the rules do not name must receive the very same sequence — the same
+events, in the same order, with the same moments to the second — from the engine's audiences,
+from the stored game's per-viewer stream, and live, over the WebSocket and ``GET …/events``."""
 
 from __future__ import annotations
 
@@ -11,16 +13,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lepromafia.engine import events as ev
-from lepromafia.engine.commands import (
-    AnswerCommissarOffer,
-    CheckResident,
-    DeclareKill,
-    Nominate,
-    OfferCommissar,
-    PostMessage,
-    VoteGodfather,
-)
 from lepromafia.engine.visibility import visible_to
 from lepromafia.service.outbound import event_json
 from lepromafia.service.queries import GameQueries
@@ -34,10 +29,8 @@ from lepromafia.store.migrate import upgrade
 from lepromafia.store.projection import GameClock
 
 from ..engine.cast import ARBITER, CONSIGLIERE, PROCURATOR, TRIBUNES, Game
-
-TOWN = "Лепроград"
-TEN = "alice bob carol dave erin frank gina hugo ivan jane"
-MAFIA = ("alice", "bob")
+from ..web.conftest import make_api
+from .pairs import MAFIA, PAIRS, SEATS, TEN, TOWN, ambush_right, record
 
 
 def received(g: Game, seat: str | None) -> list[str]:
@@ -103,107 +96,44 @@ def town() -> Game:
     return g
 
 
-def test_an_accepted_and_a_refused_commissar_offer_look_the_same_to_everyone_else(tmp_path: Path) -> None:
-    """SEC-2, SEC-1, COMM-APPT-2, F3-2: whether a city has a commissar is known to the
-    candidate, the Procurator (at the reveal time) and the Consigliere (his Commissar Line)."""
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_two_games_that_differ_only_in_a_secret_give_every_unnamed_seat_the_same_events(
+        pair: str, tmp_path: Path) -> None:
+    """SEC-2, §9.1.3 (F3-1…F3-5), the engine's half: the events each seat may see
+    (their audiences, fixed when made) and the stream the service builds from the stored
+    game are the same in both games for every seat the rules do not name."""
+    script, named = PAIRS[pair]
 
-    def play(accepts: bool) -> Game:
+    def play(secret: bool) -> Game:
         g = town()
-        g.do(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 1, "10:05")  # carol, honest
-        g.do(AnswerCommissarOffer(actor="carol", accept=accepts), 1, "10:20")
-        g.do(PostMessage(actor="dave", inbox=g.inbox("city", TOWN), text="Доброе утро"), 1, "12:00")
-        g.to_night(1, "01:00")
-        for m in MAFIA:
-            g.at_night(VoteGodfather(actor=m, candidate="alice"), 1, "01:00")
-        g.to(2, "11:00")
-        g.do(Nominate(actor="erin", candidate="frank"), 2, "11:00")
-        g.to_night(2, "01:00")
-        g.at_night(DeclareKill(actor="alice", target="gina"), 2, "01:00")
-        if accepts:  # the commissar's check and its answer: his and the Consigliere's secret
-            g.at_night(CheckResident(actor="carol", target="bob"), 2, "01:30")
-        g.to(3, "12:00")
+        script(g, secret)
         return g
 
-    differ = unaware_seats_receive_the_same(play, named={"carol", PROCURATOR, CONSIGLIERE}, tmp_path=tmp_path)
-    assert "carol" in differ  # the test can fail: the candidate does tell them apart
+    differ = unaware_seats_receive_the_same(play, named=named, tmp_path=tmp_path)
+    assert differ, "the secret must reach someone: else the pair proves nothing"
+    assert differ <= named
 
 
-def test_a_dead_godfather_and_a_dead_ordinary_mafioso_look_the_same_outside_the_mafia(tmp_path: Path) -> None:
-    """SEC-2, GODFATHER-1/2, F3-4: alice is killed by the town's vote on Day 2; in one game she
-    was the Godfather, in the other bob was. Only the mafia and the Consigliere may tell."""
-
-    def play(alice_leads: bool) -> Game:
-        g = town()
-        g.to_night(1, "01:00")
-        for m in MAFIA:
-            g.at_night(VoteGodfather(actor=m, candidate="alice" if alice_leads else "bob"), 1, "01:00")
-        g.to(2, "11:00")
-        for nominator in ("carol", "dave", "erin"):
-            g.do(Nominate(actor=nominator, candidate="alice"), 2, "11:00")
-        g.to(2, "20:30")
-        for voter in ("carol", "dave", "erin", "frank", "gina"):
-            g.vote(voter, "alice", "казнить", 2, "20:40")
-        g.to_night(2, "01:00")
-        if alice_leads:  # the mafia elects anew: its own business
-            g.at_night(VoteGodfather(actor="bob", candidate="bob"), 2, "01:00")
-        g.at_night(DeclareKill(actor="bob", target="hugo"), 2, "01:10")
-        g.to(3, "12:00")
-        assert not g.alive("alice") and not g.alive("hugo")
-        return g
-
-    differ = unaware_seats_receive_the_same(play, named={*MAFIA, CONSIGLIERE}, tmp_path=tmp_path)
-    assert "bob" in differ
-
-
-def test_a_killed_commissar_and_a_killed_honest_resident_look_the_same_to_the_town(tmp_path: Path) -> None:
-    """SEC-2, AMBUSH-1, AMBUSH-2, COMM-9, F3-1: the mafia kills carol on Night 2; in one game
-    she was the commissar (the mafia then gains the right of ambush and the Procurator offers
-    anew), in the other she had refused. Only she, the hosts who run it, the mafia (AMBUSH-2)
-    and the new candidate may tell."""
-
-    def play(commissar: bool) -> Game:
-        g = town()
-        g.do(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 1, "10:05")  # carol
-        g.do(AnswerCommissarOffer(actor="carol", accept=commissar), 1, "10:20")
-        g.to_night(1, "01:00")
-        for m in MAFIA:
-            g.at_night(VoteGodfather(actor=m, candidate="alice"), 1, "01:00")
-        g.to_night(2, "01:00")
-        g.at_night(DeclareKill(actor="alice", target="carol"), 2, "01:00")
-        g.to(3, "10:30")
-        assert not g.alive("carol")
-        if commissar:
-            g.do(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 3, "10:40")  # dave
-            g.do(AnswerCommissarOffer(actor="dave", accept=True), 3, "11:00")
-        g.do(PostMessage(actor="erin", inbox=g.inbox("city", TOWN), text="Кто следующий?"), 3, "12:00")
-        g.to(4, "12:00")
-        return g
-
-    differ = unaware_seats_receive_the_same(play, named={"carol", "dave", PROCURATOR, CONSIGLIERE, *MAFIA},
-                                            tmp_path=tmp_path)
-    assert {"alice", "dave"} <= differ
-
-
-def test_a_check_that_finds_a_mafioso_and_one_that_finds_an_honest_man_look_the_same_to_the_rest(
-        tmp_path: Path) -> None:
-    """SEC-2, COMM-3, §9.1.3: the commissar carol checks bob (a mafioso) or dave (honest) on
-    Night 2, and the next day everything public goes on the same. The answer is hers and the
-    Consigliere's; the checked man and everyone else receive the same either way."""
-
-    def play(finds_mafia: bool) -> Game:
-        g = town()
-        g.do(OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 1, "10:05")  # carol
-        g.do(AnswerCommissarOffer(actor="carol", accept=True), 1, "10:20")
-        g.to_night(1, "01:00")
-        for m in MAFIA:
-            g.at_night(VoteGodfather(actor=m, candidate="alice"), 1, "01:00")
-        g.to_night(2, "01:00")
-        g.at_night(CheckResident(actor="carol", target="bob" if finds_mafia else "dave"), 2, "01:30")
-        g.at_night(DeclareKill(actor="alice", target="gina"), 2, "01:40")
-        g.to(3, "12:00")
-        g.do(PostMessage(actor="erin", inbox=g.inbox("city", TOWN), text="Доброе утро"), 3, "12:00")
-        g.to(3, "13:00")
-        return g
-
-    differ = unaware_seats_receive_the_same(play, named={"carol", CONSIGLIERE}, tmp_path=tmp_path)
-    assert "carol" in differ
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_every_unnamed_seat_receives_the_same_frames_at_the_same_moments(pair: str, tmp_path: Path) -> None:
+    """SEC-2, §9.1.3 (F3-1…F3-5), the served half: both games of the pair are played live
+    in the app, every seat holding a WebSocket from the game's creation and polling
+    ``GET …/events`` after every command and every fired deadline. For every seat the
+    rules do not name, the frames (types, payloads, numbering, order) and the HTTP items
+    are identical, and so is the moment each arrived, to the second."""
+    script, named = PAIRS[pair]
+    one = record(lambda: make_api(tmp_path / "secret"), script, True, SEATS)
+    two = record(lambda: make_api(tmp_path / "other"), script, False, SEATS)
+    ws = {s for s in SEATS if one.ws[s] != two.ws[s]}
+    http = {s for s in SEATS if one.http[s] != two.http[s]}
+    assert ws <= named, f"these seats' frames differ: {sorted(map(str, ws - named))}"
+    assert http <= named, f"these seats' HTTP streams differ: {sorted(map(str, http - named))}"
+    assert ws & http, "the secret must reach someone: else the pair proves nothing"
+    for rec in (one, two):  # the anonymous stream: numbered 1, 2, 3, … with no marker
+        items = [json.loads(line.split(" ", 1)[1]) for line in rec.http[None]]
+        assert [i["seq"] for i in items] == list(range(1, len(items) + 1))
+        assert all("event" in i for i in items)
+    if PAIRS[pair][0] is ambush_right:  # the right was held and used: the test can fail
+        assert any('"type": "CommissarWarned"' in line for line in one.ws["dave"])  # AMBUSH-8
+        assert any('"type": "CommissarExposed"' in line for line in one.ws["alice"])
+        assert not any('"type": "AmbushesFixed"' in line for line in two.ws["alice"])

@@ -1,22 +1,30 @@
-"""F4-6: slow and idle clients cannot hold the server (slowloris).
+"""F4-6 and issue 16's slow clients: slow and idle clients cannot hold the server
+(slowloris), and sockets that never read cannot hold anyone else's live stream.
 
-A real uvicorn server on a free port, configured as ``lepromafia serve`` configures it,
-with a 1-second header timeout and room for 10 connections.
+A real uvicorn server on a free port, configured as ``lepromafia serve`` configures it
+(a 1-second header timeout and room for 10 connections for the slowloris cases; the
+project's app for the stalled WebSockets).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import json
+import os
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
+from websockets.sync.client import connect
 
 from lepromafia.cli.serve_cmd import server_config
+from lepromafia.service.clock import ManualClock
 
 
 async def hello(scope: Any, receive: Any, send: Any) -> None:
@@ -85,3 +93,76 @@ def test_beyond_the_connection_cap_new_requests_get_503_not_a_hang(server: int) 
         assert len(idle) == 10
     time.sleep(1.5)  # the idle ones are gone (header timeout)
     assert b" 200 " in request(server)
+
+
+POSTS = 150
+
+
+def stalled_socket(port: int, token: str, game: str) -> socket.socket:
+    """A WebSocket that subscribes from 0 and never reads again: a 4 KiB receive buffer,
+    so the server's sends of its catch-up back up at once."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+               f"Authorization: Bearer {token}\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    assert b" 101 " in head.split(b"\r\n", 1)[0], head
+    data, mask = json.dumps({"type": "subscribe", "game": game, "since_seq": 0}).encode(), os.urandom(4)
+    s.sendall(bytes([0x81, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+    return s
+
+
+def test_sockets_that_never_read_their_catch_up_do_not_stop_anyone_else_subscribing(tmp_path: Path) -> None:
+    """Issue 16 (slow clients) and issue 17's admission gate: p01_02 opens 3 × ADMITTED
+    sockets that subscribe from 0 to a game whose city inbox holds ~5.5 MB and then never
+    read. p01_03, reading normally, still gets ``subscribed`` and his catch-up at once
+    (before the fix, the stalled sends held every place of the gate: nobody could subscribe).
+    Found by ``bench/slow_clients.py`` (docs/performance.md)."""
+    from lepromafia.web.app import create_app
+    from lepromafia.web.ws.endpoint import ADMITTED
+    from tests.web.conftest import make_api, settings_for, setup_game_via_api, small_cast
+
+    cast = small_cast()
+    city = next(iter(cast.cities))
+    stalling, reader = cast.cities[city][1], cast.cities[city][2]
+    for api in make_api(tmp_path):
+        setup_game_via_api(api, "g", cast)
+        inbox = api.state("g").current_inbox("city", city)
+        for n in range(POSTS):  # ~5.5 MB for each reader: more than the kernel's send buffer
+            api.ok(cast.cities[city][n % 6], "g", "PostMessage", inbox=inbox, text=f"{n} " + "длинно " * 2800)
+        tokens, moment = dict(api.tokens), api.clock.now()
+    app = create_app(settings_for(tmp_path), clock=ManualClock(moment))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if srv.started:
+                break
+            time.sleep(0.05)
+        stalled = [stalled_socket(port, tokens[stalling], "g") for _ in range(3 * ADMITTED)]
+        time.sleep(1.0)  # their catch-ups are on the way and stuck
+        began = time.monotonic()
+        with connect(f"ws://127.0.0.1:{port}/ws", compression=None, max_size=2**22,
+                     additional_headers={"Authorization": f"Bearer {tokens[reader]}"}) as ws:
+            ws.send(json.dumps({"type": "subscribe", "game": "g", "since_seq": 0}))
+            hello = json.loads(ws.recv(timeout=10))
+            assert hello["type"] == "subscribed", hello
+            frames = [json.loads(ws.recv(timeout=10)) for _ in range(hello["version"])]
+        assert time.monotonic() - began < 10
+        assert [f["seq"] for f in frames] == list(range(1, hello["version"] + 1))
+        texts = [f["payload"].get("text", "") for f in frames]
+        assert sum("длинно длинно" in t for t in texts) == POSTS, [t[:40] for t in texts if t][:5]
+        for sock in stalled:
+            sock.close()
+    finally:
+        srv.should_exit = True
+        thread.join(10)

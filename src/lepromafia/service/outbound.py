@@ -63,7 +63,13 @@ def visible_json(events: Iterable[tuple[int, Event]], viewer: str | None,
     return [event_json(e) | {"seq": seq} for seq, e in visible(events, viewer, kinds)]
 
 
-def stream_item(game_id: str, position: int, event: Event) -> Payload:
+def stream_item(game_id: str, position: int, event: Event, viewer: str | None = None,
+                content: str | None = None) -> Payload:
     """One event of a viewer's stream: ``{game, seq, event}``, where ``seq`` is the
-    viewer's own position (the caller has checked ``may_see``)."""
-    return {"game": game_id, "seq": position, "event": event_json(event)}
+    viewer's own position. ``content`` is what the event shows on a page, rendered once
+    for its audience (a message's ``<li>``, issue 17): it rides in the frame only for a
+    viewer who may see the event, like every other byte of it."""
+    item: Payload = {"game": game_id, "seq": position, "event": event_json(event)}
+    if content is not None and may_see(event, viewer):
+        item["html"] = content
+    return item

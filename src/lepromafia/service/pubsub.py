@@ -12,7 +12,7 @@ numbers what it sends by the viewer's own stream (``service.streams``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..engine.events import Event
@@ -71,9 +71,16 @@ class Subscription:
         self.broker.unsubscribe(self)
 
 
+Observer = Callable[[str, Sequence[tuple[int, Event]]], None]
+"""Told every published batch of a game, before the subscribers (``ViewerStreams.observe``)."""
+
+
 class Broker:
     def __init__(self) -> None:
         self._subs: dict[str, list[Subscription]] = {}
+        self.observers: list[Observer] = []
+        """The process's own read caches kept current by what is published (issue 17: a
+        pushed message's number is then known without a read)."""
 
     async def ping(self) -> None:
         """Readiness: an in-process broker is always reachable (RedisBroker asks Redis)."""
@@ -96,6 +103,8 @@ class Broker:
             subs.remove(sub)
 
     def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        for observe in self.observers:
+            observe(game_id, events)
         for sub in list(self._subs.get(game_id, ())):
             for seq, event in events:
                 item = sub.offer(seq, event)

@@ -29,6 +29,7 @@ from .event_index import EventIndex, Indexed
 from .outbound import Payload, may_see, stream_item, visible, visible_json
 from .posts import edits_of, with_edits
 from .pubsub import Delivery, deliver
+from .read_marks import ReadMarks
 from .service import Current, GameService
 from .streams import ViewerStreams
 from .views import (
@@ -73,6 +74,8 @@ class GameQueries:
         self.accounts = accounts
         self.index = events or EventIndex(service.store)
         self.streams = ViewerStreams(service.store, max_games=self.index.max_games)
+        self.read_marks = ReadMarks(service.store)
+        service.broker.observers.append(self.streams.observe)
 
     async def current(self, game_id: str) -> Current:
         return await self.service.current(game_id)
@@ -219,6 +222,23 @@ class GameQueries:
             tally = _tally(s, inbox.city, inbox.subject)
         return InboxView(**vars(_header(game, inbox_id, viewer)),
                          messages=messages, tally=tally, read_upto=read_upto)
+
+    async def mark_read_upto(self, game_id: str, inbox_id: str, viewer: str, position: int) -> bool:
+        """Move the viewer's read marker of an inbox forward to his stream ``position`` (the
+        frame of the last message his page showed, issue 17): one in-memory lookup and one
+        statement, no scan of the inbox. False if he may not read it or the position is
+        not in his stream. Reports of many readers share one transaction (``ReadMarks``)."""
+        game = await self.current(game_id)
+        if not can_read(game.state, inbox_id, viewer):
+            return False
+        # give the request's connection back first: the stream look-up may wait for another
+        # reader of this game, who may need a connection from the pool (issue 17)
+        await self.service.store.release_reads()
+        seq = await self.streams.global_seq(game_id, viewer, position, game.version)
+        if seq is None:
+            return False
+        await self.read_marks.mark(game_id, inbox_id, viewer, seq)
+        return True
 
     async def tallies(self, game_id: str, viewer: str | None) -> list[TallyView]:
         """Live tallies of the voting inboxes the viewer may read (INBOX-VOTE-1);

@@ -12,6 +12,10 @@ and can only return his own events.
 included, read once and then only its tail) and, per viewer, the global seqs he may see,
 so a position maps to a seq and back without SQL. At most ``max_games`` games are kept;
 the least recently read is evicted and rebuilt from the store on demand.
+
+It also numbers each inbox's messages as the inbox shows them (``message_number``: the
+``n`` of ``#m<n>``, the same for every reader of the inbox), so a message pushed in a
+frame carries its place without a scan of the inbox (issue 17, pushed content).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..engine.audience import Audience
+from ..engine.events import Event, MessagePosted
 from ..store.event_store import EventStore, decode_rows
 from .outbound import admits
 
@@ -38,6 +43,10 @@ class _Game:
     """Per viewer: (events scanned, the seqs he may see)."""
     reading: asyncio.Future[None] | None = None
     """Set while one task reads the tail; the others wait on it."""
+    numbers: dict[int, int] = field(default_factory=dict)
+    """Per ``MessagePosted`` global seq: its number in its inbox (1, 2, 3, …)."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """Per inbox: how many messages it has had so far."""
 
 
 class ViewerStreams:
@@ -63,6 +72,38 @@ class ViewerStreams:
     async def position(self, game_id: str, viewer: str | None, version: int) -> int:
         """How many events of the game up to ``version`` the viewer may see."""
         return len(await self.visible_seqs(game_id, viewer, version))
+
+    def observe(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        """A published batch (``pubsub.Broker.observers``): a cached game that has read up
+        to just before it takes it as read, so a delivery's number or position needs no
+        store read (and no wait on ``reading`` by a request holding a connection). A batch
+        after a hole, or a game not cached, is left to the store."""
+        game = self._games.get(game_id)
+        if game is None:
+            return
+        for seq, event in events:
+            if seq != game.checked + 1 or (game.seqs and seq <= game.seqs[-1]):
+                return
+            self._take(game, seq, event)
+            game.checked = seq
+
+    @staticmethod
+    def _take(game: _Game, seq: int, event: Event) -> None:
+        game.seqs.append(seq)
+        game.audiences.append(event.audience)
+        if isinstance(event, MessagePosted):
+            game.counts[event.inbox] = game.numbers[seq] = game.counts.get(event.inbox, 0) + 1
+
+    async def message_number(self, game_id: str, seq: int) -> int | None:
+        """The number in its inbox of the message posted at global ``seq`` (None: not a
+        ``MessagePosted``). Reads the log's tail at most once per game for all callers."""
+        game = await self._game(game_id, seq)
+        return game.numbers.get(seq)
+
+    async def global_seq(self, game_id: str, viewer: str | None, position: int, version: int) -> int | None:
+        """The global seq of the viewer's event at ``position`` (None: not in his stream)."""
+        mine = await self.visible_seqs(game_id, viewer, version)
+        return mine[position - 1] if 0 < position <= len(mine) else None
 
     async def _game(self, game_id: str, version: int) -> _Game:
         game = self._games.get(game_id)
@@ -96,6 +137,5 @@ class ViewerStreams:
         # decoded with the connection back in the pool (issue 17, the reconnect storm)
         for seq, event in decode_rows(rows):  # all committed, some maybe after ``version``
             if not game.seqs or seq > game.seqs[-1]:
-                game.seqs.append(seq)
-                game.audiences.append(event.audience)
+                self._take(game, seq, event)
         game.checked = max(game.checked, version, rows[-1]["seq"] if rows else 0)

@@ -56,6 +56,8 @@ class Web:
     notify: NotifyService | None = None
     ws_admission: asyncio.Semaphore | None = None
     """The WebSocket admission gate (``web.ws.endpoint.admission``), made on first use."""
+    pushed: Any = None
+    """The pushed-content cache (``web.ws.content.pushed_content``), made on first use."""
 
     def now(self) -> float:
         return self.service.clock.now()
@@ -217,7 +219,22 @@ async def _verify_csrf(request: Request, retry: bool) -> None:
     raise WebError(WebErrorCode.CSRF_INVALID)
 
 
+async def verify_reusable_csrf(request: Request) -> None:
+    """A token bound to this browser (header ``X-CSRF-Token``), not consumed: only for a
+    request whose repetition changes nothing (the batched read marker, issue 17), so a page
+    may send it every few seconds with the token it was rendered with."""
+    parts = (request.headers.get(CSRF_HEADER) or "").split(".")
+    seed = request.cookies.get(CSRF_COOKIE) or ""
+    if len(parts) != 3 or not parts[1].isdigit() or not seed:
+        raise WebError(WebErrorCode.CSRF_INVALID)
+    nonce, expires, mac = parts
+    expected = _mac(get_web(request).settings.signing_key(), seed, nonce, int(expires))
+    if not hmac.compare_digest(mac, expected) or int(expires) <= get_web(request).now():
+        raise WebError(WebErrorCode.CSRF_INVALID)
+
+
 CsrfChecked = Depends(verify_csrf)
+ReusableCsrfChecked = Depends(verify_reusable_csrf)
 CommandCsrfChecked = Depends(verify_command_csrf)
 
 

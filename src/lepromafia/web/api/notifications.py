@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from ..deps import Lang, RequireUser, WebDep
-from .models import ERRORS
+from .models import ERRORS, MAX_INT
 
 router = APIRouter(tags=["notifications"], responses=ERRORS)
 
@@ -26,7 +26,8 @@ class CountOut(BaseModel):
 
 
 class ReadBody(BaseModel):
-    upto: int | None = None
+    upto: int | None = Field(None, ge=0, le=MAX_INT)
+    """Mark read up to this notification id (bounded: F1-1, the store's INTEGER)."""
 
 
 class PushKeys(BaseModel):

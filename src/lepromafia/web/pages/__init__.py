@@ -18,6 +18,7 @@ from . import (
     draw,
     game,
     help,
+    live_inbox,
     notary,
     notifications,
     public,
@@ -55,6 +56,7 @@ async def install_error_page(request: Request) -> None:
 
 router = APIRouter(dependencies=[Depends(install_error_page)])
 router.include_router(public.router)
+router.include_router(live_inbox.router)  # issue 17: the batched read marker, an edit form on demand
 router.include_router(game.router)
 router.include_router(discussion.router)  # POST-1, POST-2: comments under the posts
 router.include_router(notary.router)  # INBOX-NOTARY-1..3: notary inboxes for anyone

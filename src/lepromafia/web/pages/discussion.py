@@ -142,6 +142,7 @@ async def thread(web: Any, game: GameCtx, found: InboxView, uid: str, lang: str)
             "keyword": found.keywords_only, "mine": mine,
             "editable": mine and edit_refusal(s, found.inbox, post.number, uid, game.now) is None,
             "mentions_me": uid in post.mentions and not mine,
+            "mentions": sorted(post.mentions),
             "edited_at": datetime.fromisoformat(post.edited_at) if post.edited_at else None,
             "versions": [{"html": Markup(v.html), "at": datetime.fromisoformat(v.at)}  # noqa: S704
                          for v in post.versions],

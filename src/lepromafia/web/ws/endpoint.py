@@ -32,6 +32,7 @@ from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
 from ..security import json_ok, ticket_parts
+from .content import pushed_content
 from .protocol import (
     ErrorMessage,
     Ping,
@@ -94,6 +95,15 @@ class Connection:
         await self.send(ErrorMessage(code=info.code, message=info.message, game=game))
 
     async def subscribe(self, msg: Subscribe) -> None:
+        """Read what the subscribe needs from the store behind the ``admission`` gate, then
+        send the catch-up outside it: a client that does not read (its sends wait on a
+        full socket) holds only itself, never the gate every other socket needs."""
+        async with admission(self.web):
+            ready = await self._prepare(msg)
+        if ready is not None:
+            await self._begin(*ready)
+
+    async def _prepare(self, msg: Subscribe) -> tuple[_Feed, int, list[Delivery]] | None:
         self.unsubscribe(msg.game)
         web = self.web
         await web.queries.state(msg.game)  # ServiceError(unknown_game) if there is none
@@ -103,11 +113,11 @@ class Connection:
         if msg.since_seq > len(seqs):
             sub.close()
             await self.send(Resync(game=msg.game, since_seq=0, reason="ahead_of_server"))
-            return
+            return None
         if len(seqs) - msg.since_seq > MAX_BACKLOG:
             sub.close()
             await self.send(Resync(game=msg.game, since_seq=len(seqs), reason="too_far_behind"))
-            return
+            return None
         last = seqs[msg.since_seq - 1] if msg.since_seq else 0
         try:  # the catch-up is read before "subscribed": a failed read subscribes nothing
             backlog = await web.queries.deliveries(msg.game, self.viewer, last, version)
@@ -116,21 +126,30 @@ class Connection:
             raise
         feed = _Feed(msg.game, sub, last, msg.since_seq)
         self.feeds[msg.game] = feed
-        await self.send(Subscribed(game=msg.game, version=len(seqs)))
-        for early in backlog:
-            await self._forward(feed, early)
+        return feed, len(seqs), backlog
+
+    async def _begin(self, feed: _Feed, version: int, backlog: list[Delivery]) -> None:
+        await self.send(Subscribed(game=feed.game, version=version))
+        for early in backlog:  # a catch-up pushes no content: one re-fetch draws it all
+            await self._forward(feed, early, push=False)
         feed.task = asyncio.create_task(self._pump(feed))
 
-    async def _forward(self, feed: _Feed, item: Delivery) -> None:
+    async def _forward(self, feed: _Feed, item: Delivery, push: bool = True) -> None:
+        """Send one delivery (``push``: with its page content, ``web.ws.content``)."""
         if item.seq <= feed.last:
             return
         if item.after is None or item.after > feed.last:  # a hole (a lost relay): the store
             for early in await self.web.queries.deliveries(feed.game, self.viewer, feed.last,
                                                            item.seq - 1):
-                await self._forward(feed, early)
+                await self._forward(feed, early, push=False)
         if item.event is not None:
             feed.position += 1
-            await self.send(from_payload(stream_item(feed.game, feed.position, item.event)))
+            html = None
+            if push:
+                html = await pushed_content(self.web).fragment(self.web, feed.game, item.seq,
+                                                               item.event, self.lang)
+            await self.send(from_payload(stream_item(feed.game, feed.position, item.event,
+                                                     self.viewer, html)))
             if self.web.metrics is not None:
                 self.web.metrics.deliveries.inc()
         feed.last = item.seq
@@ -230,8 +249,7 @@ async def websocket(ws: WebSocket) -> None:
                 conn.unsubscribe(msg.game)
             elif isinstance(msg, Subscribe):
                 try:
-                    async with admission(web):
-                        await conn.subscribe(msg)
+                    await conn.subscribe(msg)
                 except ServiceError as exc:
                     await conn.error(exc, msg.game)
     except WebSocketDisconnect:

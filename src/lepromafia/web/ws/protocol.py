@@ -1,7 +1,7 @@
 """The WebSocket protocol: JSON messages as discriminated unions on ``type``.
 
 Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``.
-Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload},
+Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload, html?},
 ``resync`` {game, since_seq, reason} (resubscribe from ``since_seq``; reload pages if
 ``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}, and, for a socket
 opened with ``?unread=1``, ``unread`` {count} (the signed-in viewer's unread
@@ -56,6 +56,10 @@ class EventMessage(_Msg):
     seq: int
     payload: dict[str, Any]
     """The event as ``service.outbound`` lets this viewer receive it."""
+    html: str | None = None
+    """What the event shows on a page, rendered once per audience and language (a new or
+    edited message's ``<li>``: ``web.ws.content``); ``live.js`` inserts it instead of
+    re-fetching the region."""
 
 
 class Resync(_Msg):
@@ -91,4 +95,5 @@ server_message: TypeAdapter[Any] = TypeAdapter(ServerToClient)
 def from_payload(payload: dict[str, Any]) -> EventMessage:
     """A stream item of ``service.outbound.stream_item`` (``{"game", "seq", "event"}``),
     already filtered and numbered for the viewer, as a message."""
-    return EventMessage(game=payload["game"], seq=payload["seq"], payload=payload["event"])
+    return EventMessage(game=payload["game"], seq=payload["seq"], payload=payload["event"],
+                        html=payload.get("html"))

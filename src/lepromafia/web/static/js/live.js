@@ -1,17 +1,29 @@
-/* Lepromafia live pages: one WebSocket per browser tab, countdowns, partial refreshes.
+/* Lepromafia live pages: one WebSocket per browser tab, countdowns, pushed messages,
+ * coalesced partial refreshes.
  *
  * The server pushes the viewer's own stream (/ws: subscribe {game, since_seq}): only the
  * events he may see, numbered 1, 2, 3, … by his position in it (never the game's global
- * sequence; nothing at all for the events he may not see). A region marked data-live-src
- * declares what changes it: data-live-kinds (event types), and optionally data-live-inbox
- * and data-live-city (only events about that inbox or city). An arriving event re-fetches
- * (debounced) only the regions it matches, and only if the region was rendered before
- * that position (data-live-rendered, from the X-Live-Seq header of the response that drew
- * it: the htmx answer to one's own vote is not fetched again on its WebSocket echo). A
- * reconnect resumes from the last position seen; a jump in the numbering (a gap) resumes
- * from the last one too; a "resync" refreshes every region. The menu's unread badge is such a
- * region; its count also leads the tab title («(3) …»). The page stays fully usable without JavaScript. No third-party code
- * besides htmx.
+ * sequence; nothing at all for the events he may not see). A new or edited message comes
+ * with its thread item rendered (frame field "html", once per audience and language on the
+ * server, web/ws/content.py): it is inserted into the thread that shows its inbox, marked
+ * for this viewer from data-author / data-mentions against <body data-live-user>, with no
+ * request; the read marker follows in one batched POST …/read {upto} at most every
+ * READ_EVERY ms while the page is on screen, and at once when the tab is hidden or left.
+ * A thread that is not current (the item's number is not the next one) is re-fetched once
+ * instead.
+ *
+ * Any other region marked data-live-src declares what changes it: data-live-kinds (event
+ * types), and optionally data-live-inbox and data-live-city (only events about that inbox
+ * or city). An arriving event re-fetches only the regions it matches, and only if the
+ * region was rendered before that position (data-live-rendered, from the X-Live-Seq header
+ * of the response that drew it: the htmx answer to one's own vote is not fetched again on
+ * its WebSocket echo); re-fetches are coalesced, at most one per region per WINDOW ms
+ * (trailing), never one per event. A region marked data-live-shown="skip" (the unread
+ * badge) ignores a message this page has just shown. A reconnect resumes from the last
+ * position seen; a jump in the numbering (a gap) resumes from the last one too; a "resync"
+ * refreshes every region. The menu's unread badge's count also leads the tab title
+ * («(3) …»). The page stays fully usable without JavaScript. No third-party code besides
+ * htmx.
  */
 var LepromafiaLive = (function () {
   "use strict";
@@ -27,7 +39,31 @@ var LepromafiaLive = (function () {
     if (region.city && event.city !== undefined && event.city !== region.city) { return false; }
     return true;
   }
-  return { matches: matches };
+
+  // What to do with a pushed message item numbered `number` in a thread showing the
+  // message numbers `shown` (ascending): "append" (it is the next one), "replace" (an
+  // edit of one shown), "skip" (already there: the echo of one's own post) or "refetch"
+  // (the thread is not current: it missed a message, or shows another window of it).
+  function placement(shown, type, number) {
+    var has = shown.indexOf(number) >= 0;
+    var last = shown.length ? shown[shown.length - 1] : 0;
+    if (type === "MessageEdited") { return has ? "replace" : "refetch"; }
+    if (has) { return "skip"; }
+    return number === last + 1 ? "append" : "refetch";
+  }
+
+  // The viewer's own marks on a pushed item: his message, or one that mentions him.
+  function personal(author, mentions, me) {
+    var mine = !!me && author === me;
+    return { mine: mine, mentionsMe: !!me && !mine && words(mentions).indexOf(me) >= 0 };
+  }
+
+  // Milliseconds until a region's coalesced re-fetch: a short debounce, and never sooner
+  // than `window` after its previous fetch started (trailing: the last event is caught).
+  function fetchDelay(now, lastFetch, debounce, window) {
+    return Math.max(debounce, lastFetch ? lastFetch + window - now : 0);
+  }
+  return { matches: matches, placement: placement, personal: personal, fetchDelay: fetchDelay };
 })();
 if (typeof module !== "undefined" && module.exports) { module.exports = LepromafiaLive; }
 
@@ -111,7 +147,9 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
 
   if (!game || !("WebSocket" in window)) { return; }
 
-  // --- live regions ----------------------------------------------------------------
+  // --- live regions: coalesced re-fetches ------------------------------------------
+  var DEBOUNCE = 150, WINDOW = 2000, READ_EVERY = 5000;
+  var me = body.getAttribute("data-live-user") || "";
   function spec(el) {
     return { kinds: el.getAttribute("data-live-kinds"), inbox: el.getAttribute("data-live-inbox"),
              city: el.getAttribute("data-live-city"), rendered: el.getAttribute("data-live-rendered") };
@@ -120,47 +158,193 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var seq = response && response.headers ? response.headers.get("X-Live-Seq") : null;
     if (seq) { el.setAttribute("data-live-rendered", seq); }
   }
-  var pending = false;
-  var due = [];
+  var timers = new Map();   // region -> its scheduled re-fetch
+  var fetchedAt = new Map();  // region -> when its last re-fetch started
+  var inflight = new Set();   // regions whose re-fetch has not answered yet
+  function schedule(el) {
+    if (timers.has(el)) { return; }  // one re-fetch already due catches this event too
+    var wait = LepromafiaLive.fetchDelay(Date.now(), fetchedAt.get(el) || 0, DEBOUNCE, WINDOW);
+    timers.set(el, setTimeout(function () { timers.delete(el); fetchRegion(el); }, wait));
+  }
+  function fetchRegion(el) {
+    if (!el.isConnected) { return; }
+    var url = el.getAttribute("data-live-src");
+    var active = document.activeElement;
+    if (active && active.tagName === "TEXTAREA" && active.value && el.contains(active)) { return; }  // do not eat a draft
+    fetchedAt.set(el, Date.now());
+    inflight.add(el);
+    fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (r) { if (!r.ok) { return null; } rendered(el, r); return r.text(); })
+      .then(function (html) {
+        inflight.delete(el);  // in the same turn as the swap: no pushed item falls in between
+        if (html === null) { return; }
+        var drafts = [];  // every composer's draft in the region, by its id (comments: one per post)
+        el.querySelectorAll("textarea[name=text]").forEach(function (f, i) { drafts.push([f.id, i, f.value]); });
+        el.innerHTML = html;
+        var fields = el.querySelectorAll("textarea[name=text]");
+        drafts.forEach(function (d) {
+          if (!d[2]) { return; }
+          var again = d[0] ? document.getElementById(d[0]) : fields[d[1]];
+          if (again && el.contains(again)) { again.value = d[2]; }
+        });
+        var fresh = el.querySelector("input[name=csrf_token]");  // a newer token for the markers
+        if (fresh && fresh.value) { body.setAttribute("data-live-csrf", fresh.value); }
+        if (window.htmx) { window.htmx.process(el); }
+        syncTitle();
+        var thread = el.querySelector(".thread");
+        if (thread) { thread.scrollTop = thread.scrollHeight; }
+        tick();
+      })
+      .catch(function () { inflight.delete(el); /* the next event retries */ });
+  }
   // Re-fetch the regions an event changes (all regions without an event: a resync).
-  function refresh(event, seq) {
+  // `shown`: the event's content was just put on this page (a pushed message).
+  function refresh(event, seq, shown) {
     document.querySelectorAll("[data-live-src]").forEach(function (el) {
       if (event && !LepromafiaLive.matches(spec(el), event, seq)) { return; }
-      if (due.indexOf(el) < 0) { due.push(el); }
+      if (shown && (el.getAttribute("data-live-shown") === "skip" || el.contains(shown))) { return; }
+      schedule(el);
     });
-    if (pending || !due.length) { return; }
-    pending = true;
-    setTimeout(function () {
-      pending = false;
-      var regions = due;
-      due = [];
-      regions.forEach(function (el) {
-        var url = el.getAttribute("data-live-src");
-        var active = document.activeElement;
-        if (active && active.tagName === "TEXTAREA" && active.value && el.contains(active)) { return; }  // do not eat a draft
-        fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } })
-          .then(function (r) { if (!r.ok) { return null; } rendered(el, r); return r.text(); })
-          .then(function (html) {
-            if (html === null) { return; }
-            var drafts = [];  // every composer's draft in the region, by its id (comments: one per post)
-            el.querySelectorAll("textarea[name=text]").forEach(function (f, i) { drafts.push([f.id, i, f.value]); });
-            el.innerHTML = html;
-            var fields = el.querySelectorAll("textarea[name=text]");
-            drafts.forEach(function (d) {
-              if (!d[2]) { return; }
-              var again = d[0] ? document.getElementById(d[0]) : fields[d[1]];
-              if (again && el.contains(again)) { again.value = d[2]; }
-            });
-            if (window.htmx) { window.htmx.process(el); }
-            syncTitle();
-            var thread = el.querySelector(".thread");
-            if (thread) { thread.scrollTop = thread.scrollHeight; }
-            tick();
-          })
-          .catch(function () { /* the next event retries */ });
-      });
-    }, 150);
   }
+
+  // --- pushed messages ------------------------------------------------------------
+  function threadOf(inbox) {
+    var found = null;
+    document.querySelectorAll("ol.thread[data-inbox]").forEach(function (t) {
+      if (t.getAttribute("data-inbox") === inbox) { found = t; }
+    });
+    return found;
+  }
+  function shownNumbers(thread) {
+    var out = [];
+    thread.querySelectorAll(":scope > li[data-seq]").forEach(function (li) {
+      out.push(parseInt(li.getAttribute("data-seq"), 10));
+    });
+    return out.sort(function (a, b) { return a - b; });
+  }
+  // The viewer's own parts of a neutral item: mine / new / mentions-me, the controls his
+  // page offers (quotes where he may post, an "Edit" that fetches his form when opened).
+  function personalize(li, thread) {
+    var marks = LepromafiaLive.personal(li.getAttribute("data-author"), li.getAttribute("data-mentions"), me);
+    var canPost = !!thread.getAttribute("data-can-post");
+    li.classList.toggle("mine", marks.mine);
+    if (!marks.mine) { li.classList.add("new"); }
+    if (marks.mentionsMe) {
+      li.classList.add("mentions-me");
+      var flag = document.createElement("span");
+      flag.className = "mention-flag";
+      flag.setAttribute("data-testid", "mentions-me");
+      flag.textContent = thread.getAttribute("data-t-mentions") || "";
+      li.querySelector(".meta").appendChild(flag);
+    }
+    var actions = li.querySelector(".msg-actions");
+    if (actions && !canPost) { actions.remove(); actions = null; }
+    if (!actions) { return; }
+    actions.querySelectorAll("[data-quote], .pick").forEach(function (el) { el.hidden = false; });
+    if (marks.mine) {
+      var edit = document.createElement("details");
+      edit.className = "edit";
+      edit.setAttribute("data-edit-src", thread.getAttribute("data-edit-base") + li.getAttribute("data-seq") + "/edit");
+      var summary = document.createElement("summary");
+      summary.textContent = thread.getAttribute("data-t-edit") || "";
+      edit.appendChild(summary);
+      actions.appendChild(edit);
+    }
+  }
+  // Put a pushed item on the page: its element once shown, false if its region must be
+  // re-fetched instead, null if no thread on this page shows its inbox.
+  function applyPushed(event, seq, html) {
+    var thread = threadOf(event.inbox);
+    if (!thread) { return null; }
+    var region = thread.closest("[data-live-src]");
+    if (region && (timers.has(region) || inflight.has(region))) { return false; }  // one is due anyway
+    var box = document.createElement("template");
+    box.innerHTML = html;
+    var li = box.content.firstElementChild;
+    if (!li) { return false; }
+    var number = parseInt(li.getAttribute("data-seq"), 10);
+    var how = LepromafiaLive.placement(shownNumbers(thread), event.type, number);
+    if (how === "refetch") { return false; }
+    if (how === "skip") { return document.getElementById("m" + number) || false; }
+    if (how === "append" || how === "replace") {
+      var old = document.getElementById("m" + number);
+      var active = document.activeElement;
+      if (old && active && old.contains(active) && active.tagName === "TEXTAREA") { return false; }
+      personalize(li, thread);
+      if (how === "replace" && old) {
+        li.classList.toggle("new", old.classList.contains("new"));
+        old.replaceWith(li);
+      } else {
+        thread.appendChild(li);
+        var empty = region && region.querySelector("[data-empty]");
+        if (empty) { empty.remove(); }
+        thread.scrollTop = thread.scrollHeight;
+      }
+      read(region, seq);
+    }
+    if (region) {
+      var drawn = parseInt(region.getAttribute("data-live-rendered") || "0", 10);
+      if (seq > drawn) { region.setAttribute("data-live-rendered", String(seq)); }
+    }
+    return li;
+  }
+  document.addEventListener("toggle", function (e) {  // "Edit" of a pushed message of one's own
+    var box = e.target;
+    if (!box.matches || !box.matches("details.edit[data-edit-src]") || !box.open) { return; }
+    var src = box.getAttribute("data-edit-src");
+    box.removeAttribute("data-edit-src");
+    fetch(src, { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        if (html === null) { box.setAttribute("data-edit-src", src); return; }
+        var t = document.createElement("template");
+        t.innerHTML = html.trim();
+        var form = t.content.firstElementChild;
+        if (form) { box.replaceWith(form); var f = form.querySelector("textarea"); if (f) { f.focus(); } }
+      })
+      .catch(function () { box.setAttribute("data-edit-src", src); });
+  }, true);
+
+  // --- the read marker: batched ------------------------------------------------------
+  var unread = new Map();  // read URL -> the stream position of the last message shown
+  var readRegion = new Map();  // read URL -> the region whose messages it reports
+  var readTimer = null, lastRead = 0;
+  function read(region, seq) {
+    var src = region && region.getAttribute("data-live-src");
+    if (!src || !/\/part$/.test(src)) { return; }
+    var url = src.replace(/\/part$/, "/read");
+    unread.set(url, Math.max(seq, unread.get(url) || 0));
+    readRegion.set(url, region);
+    flushSoon();
+  }
+  function flushSoon() {
+    if (readTimer || !unread.size || document.visibilityState === "hidden") { return; }
+    var wait = Math.max(0, lastRead + READ_EVERY - Date.now());
+    readTimer = setTimeout(flush, wait);
+  }
+  // Report the markers now (leaving: keepalive, so the request outlives the page).
+  function flush(leaving) {
+    if (readTimer) { clearTimeout(readTimer); readTimer = null; }
+    if (!unread.size || (document.visibilityState === "hidden" && leaving !== true)) { return; }
+    lastRead = Date.now();
+    var token = body.getAttribute("data-live-csrf") || "";
+    unread.forEach(function (upto, url) {
+      fetch(url, { method: "POST", credentials: "same-origin", keepalive: leaving === true,
+                   headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+                   body: JSON.stringify({ upto: upto }) })
+        .then(function (r) {  // a page open past its token's life: the region's fetch marks it
+          if (r.status === 403 && readRegion.has(url)) { schedule(readRegion.get(url)); }
+        })
+        .catch(function () { /* the next one */ });
+    });
+    unread.clear();
+  }
+  // What was on screen is read: report it when the tab is hidden or left, not later.
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") { flush(true); } else { flushSoon(); }
+  });
+  window.addEventListener("pagehide", function () { if (document.visibilityState !== "hidden") { flush(true); } });
+
   document.querySelectorAll(".thread").forEach(function (t) { t.scrollTop = t.scrollHeight; });
   document.body.addEventListener("htmx:afterRequest", function (e) {
     var target = e.detail && e.detail.target, xhr = e.detail && e.detail.xhr;
@@ -207,7 +391,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
         last = data.seq;
         body.setAttribute("data-live-seq", String(last));
         try { sessionStorage.setItem(key, String(last)); } catch (e) { /* private mode */ }
-        refresh(data.payload, data.seq);
+        var shown = data.html ? applyPushed(data.payload, data.seq, data.html) : null;
+        refresh(data.payload, data.seq, shown || null);
       } else if (data.type === "unread") {  // issue 13: static/js/badge.js shows it
         document.dispatchEvent(new CustomEvent("lepromafia:unread", { detail: data.count }));
       } else if (data.type === "resync") {
@@ -225,6 +410,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   }
   window.lepromafiaLive = {
     lastSeq: function () { return last; },
+    flushRead: function () { flush(true); },
     drop: function () { if (ws) { ws.close(); } }
   };
   connect();

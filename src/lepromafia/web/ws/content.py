@@ -1,0 +1,106 @@
+"""What an event shows on a page, pushed in its frame: rendered once per audience and language.
+
+A new or edited message (``MessagePosted``, ``MessageEdited``) travels to each reader's
+socket with its thread item already rendered (``partials/message_item.html``, neutral:
+the Markdown through ``service.posts``, the author's label, the time, the message's number
+in its inbox, ``data-author`` and ``data-mentions``, no viewer's own classes or forms),
+so ``live.js`` inserts it instead of re-fetching the inbox region: for one chat message
+in a city of 20, one render instead of 20 requests (issue 17, the first lead).
+
+The fragment depends only on the event and the language (every reader of an inbox sees
+the same messages, numbered alike), so it is cached per (game, seq, language); the frame
+that carries it is built by ``service.outbound.stream_item``, which attaches it only for
+a viewer who may see the event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+from markupsafe import Markup
+
+from ...engine import events as ev
+from ...engine.events import Event
+from ...engine.inboxes import POLICY, Kind
+from ...service.posts import posts_of
+from ...service.views import MessageView
+from ..i18n import ntranslate, translate
+from ..pages.render import env, local
+
+PUSHED: tuple[type[Event], ...] = (ev.MessagePosted, ev.MessageEdited)
+"""The events whose page content rides in the frame."""
+TEMPLATE = "partials/message_item.html"
+
+
+class PushedContent:
+    """The per-process cache of pushed fragments: (game, global seq, language) -> HTML, or
+    None where the event has none (the client then re-fetches its region, coalesced)."""
+
+    def __init__(self, maxsize: int = 4096) -> None:
+        self.maxsize = maxsize
+        self.renders = 0
+        """How many fragments were rendered (a test counts one per audience and language)."""
+        self._cache: OrderedDict[tuple[str, int, str], asyncio.Future[str | None]] = OrderedDict()
+
+    async def fragment(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
+        if not isinstance(event, PUSHED):
+            return None
+        key = (game_id, seq, lang)
+        found = self._cache.get(key)
+        if found is None:  # the first receiver renders; the others await the same render
+            found = self._cache[key] = asyncio.ensure_future(self._render(web, game_id, seq, event, lang))
+            while len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        try:
+            return await asyncio.shield(found)
+        except Exception:  # no fragment: the client re-fetches its region
+            self._cache.pop(key, None)
+            return None
+
+    async def _render(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
+        state = await web.queries.state(game_id)
+        inbox = state.inboxes.get(event.inbox)  # type: ignore[attr-defined]
+        if inbox is None:
+            return None
+        if isinstance(event, ev.MessagePosted):
+            number = await web.queries.streams.message_number(game_id, seq)
+            if number is None:
+                return None
+            view = MessageView(number, event.author, event.text, event.at.isoformat())
+        else:
+            assert isinstance(event, ev.MessageEdited)
+            found = await web.queries.inbox(game_id, event.inbox, event.author, mark_read=False)
+            shown = [m for m in found.messages if m.seq == event.number] if found else []
+            if not shown:
+                return None
+            view = shown[0]
+        post = posts_of([view], frozenset(state.residents), translate(lang, "Spoiler"))[0]
+        from ..pages.discussion import author_label  # the pages' one spelling of a label
+
+        m = {
+            "seq": post.number, "author": post.author, "label": author_label(lang, post.author),
+            "text": post.text, "html": Markup(post.html),  # noqa: S704 - nh3-cleaned (posts.clean)
+            "at": datetime.fromisoformat(post.at), "host": post.author in state.hosts(),
+            "keyword": POLICY[Kind(inbox.kind)].keywords_only, "mentions": sorted(post.mentions),
+            "edited_at": datetime.fromisoformat(post.edited_at) if post.edited_at else None,
+            "versions": [{"html": Markup(v.html), "at": datetime.fromisoformat(v.at)}  # noqa: S704
+                         for v in post.versions],
+        }
+        self.renders += 1
+        return env.get_template(TEMPLATE).render(
+            m=m, neutral=True, read_upto=0, can_post=False, lang=lang, local=local,
+            _=lambda msgid, **f: translate(lang, msgid, **f),
+            ngettext=lambda s, p, n, **f: ntranslate(lang, s, p, n, **f)).strip()
+
+
+def pushed_content(web: Any) -> PushedContent:
+    """The process's one cache (made on first use, like the admission gate)."""
+    if web.pushed is None:
+        web.pushed = PushedContent()
+    found: PushedContent = web.pushed
+    return found
