@@ -123,14 +123,19 @@ class Target:
     clients: list[Client] = field(default_factory=list)
     writers: dict[str, Any] = field(default_factory=dict)
     others: list[Target] = field(default_factory=list)
-    """More workers of the same project server (PostgreSQL + Redis): clients and posts are
-    spread over all, with no routing by game (the worst case for one writer per game)."""
+    """More workers of the same project server (with Redis): clients and posts are spread
+    over all, with no routing by game (the worst case for one writer per game), or by game."""
+    routed: bool = False
+    """Each game's clients and posts go to one worker, as nginx's ``hash $game`` does
+    (docs/deploy.md); the games are numbered, so game n goes to worker n mod workers."""
 
     @property
     def workers(self) -> list[Target]:
         return [self, *self.others]
 
-    def port_for(self, n: int) -> int:
+    def port_for(self, n: int, game: str) -> int:
+        if self.routed:
+            n = int("".join(ch for ch in game if ch.isdigit()) or 0)
         return self.workers[n % len(self.workers)].port
 
 
@@ -190,7 +195,7 @@ class Client:
         if t.kind == "raw":
             url, headers = f"ws://127.0.0.1:{t.port}/ws?user={self.user}", {}
         else:
-            url = f"ws://127.0.0.1:{t.port_for(self.index)}/ws?lang=ru"
+            url = f"ws://127.0.0.1:{t.port_for(self.index, self.game)}/ws?lang=ru"
             headers = {"Cookie": f"{SESSION_COOKIE}={self.token}"}
         timeout = aiohttp.ClientWSTimeout(ws_close=5)
         async with self.h.ws_http.ws_connect(url, headers=headers, timeout=timeout,
@@ -276,12 +281,15 @@ class Client:
         for url, upto in unread.items():
             self._spawn(self._post_read(url, upto))
 
+    def http_url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.target.port_for(self.index, self.game)}{path}"
+
     async def _post_read(self, url: str, upto: int) -> None:
         started = time.perf_counter()
         cookie, token = self.h.csrf
         try:
             async with self.h.http.post(
-                    f"http://127.0.0.1:{self.target.port_for(self.index)}{url}", json={"upto": upto},
+                    self.http_url(url), json={"upto": upto},
                     headers={"Cookie": f"{SESSION_COOKIE}={self.token}; {CSRF_COOKIE}={cookie}",
                              "X-CSRF-Token": token}) as resp:
                 await resp.read()
@@ -336,7 +344,7 @@ class Client:
         started = time.perf_counter()
         r.inflight = True
         try:
-            async with self.h.http.get(f"http://127.0.0.1:{self.target.port_for(self.index)}{r.src}",
+            async with self.h.http.get(self.http_url(r.src),
                                        headers={"Cookie": f"{SESSION_COOKIE}={self.token}",
                                                 "HX-Request": "true"}) as resp:
                 body = await resp.read()
@@ -497,7 +505,7 @@ class Harness:
                                               "id": mid}))
                 return  # the raw ack is not awaited per post (one writer socket per game)
             inbox = self.manifest["games"][game]["cities"][city]["inbox"]
-            port = t.port_for(len(self.stats.sent))  # several workers: in turn, no routing
+            port = t.port_for(len(self.stats.sent), game)  # several workers: in turn, or by game
             async with self.http.post(
                     f"http://127.0.0.1:{port}/api/games/{game}/commands/PostMessage",
                     headers={"Authorization": f"Bearer {self.manifest['tokens'][author]}"},
@@ -604,6 +612,10 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     if args.two_workers and backend == "postgresql":
         second = Target("project-2w:b", "project", free_port(), db=db)
         targets.append(Target("project-2w", "project", free_port(), db=db, others=[second]))
+    if args.two_workers_routed:
+        second = Target("project-2w-routed:b", "project", free_port(), db=db)
+        targets.append(Target("project-2w-routed", "project", free_port(), db=db, others=[second],
+                              routed=True))
     targets.append(Target("raw", "raw", free_port()))
     h = Harness(args, manifest, workdir)
     rows: list[dict[str, Any]] = []
@@ -700,6 +712,9 @@ async def main() -> None:
     parser.add_argument("--two-workers", action="store_true",
                         help="on PostgreSQL also run the project as two workers with Redis, clients "
                              "and posts spread over both with no routing by game")
+    parser.add_argument("--two-workers-routed", action="store_true",
+                        help="also run the project as two workers with Redis, each game's clients "
+                             "and posts on one of them (nginx's hash $game), on every backend")
     parser.add_argument("--live-js", choices=("push", "refetch"), default="push",
                         help="the client model: today's live.js (pushed messages, batched read "
                              "marker, coalesced re-fetches) or the one before (a re-fetch per event)")

@@ -84,6 +84,35 @@ def test_a_reconnecting_client_resumes_after_its_last_seq_and_gets_live_events(a
         assert ws.receive_json() == {"type": "pong"}
 
 
+def test_a_client_that_saw_everything_resumes_without_reading_the_log(api: Api) -> None:
+    """A resident reconnects after a restart having seen every event of his: the server
+    reads no catch-up from the store (a storm of such sockets is one stream look-up each),
+    says «subscribed» at his position, and his next event follows it with no gap."""
+    setup_game_via_api(api, "g", CAST)
+    s = api.state("g")
+    user = CAST.cities[next(iter(CAST.cities))][0]
+    version = position(api, "g", user)
+    real = api.web.queries.deliveries
+    reads: list[tuple[Any, ...]] = []
+
+    async def counted(*args: Any) -> Any:
+        reads.append(args)
+        return await real(*args)
+
+    api.web.queries.deliveries = counted  # type: ignore[method-assign]
+    try:
+        with api.client.websocket_connect("/ws", headers=api.headers(user)) as ws:
+            ws.send_json({"type": "subscribe", "game": "g", "since_seq": version})
+            assert ws.receive_json() == {"type": "subscribed", "game": "g", "version": version}
+            assert reads == []
+            api.ok(user, "g", "PostMessage", inbox=s.current_inbox("city", s.residents[user].city),
+                   text="снова здесь")
+            live = ws.receive_json()
+            assert live["seq"] == version + 1 and live["payload"]["text"] == "снова здесь"
+    finally:
+        api.web.queries.deliveries = real  # type: ignore[method-assign]
+
+
 def test_a_client_ahead_of_the_server_or_speaking_nonsense_is_told_so(api: Api) -> None:
     setup_game_via_api(api, "g", CAST, start=False)
     with api.client.websocket_connect("/ws") as ws:

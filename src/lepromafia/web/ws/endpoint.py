@@ -118,12 +118,17 @@ class Connection:
             sub.close()
             await self.send(Resync(game=msg.game, since_seq=len(seqs), reason="too_far_behind"))
             return None
-        last = seqs[msg.since_seq - 1] if msg.since_seq else 0
-        try:  # the catch-up is read before "subscribed": a failed read subscribes nothing
-            backlog = await web.queries.deliveries(msg.game, self.viewer, last, version)
-        except BaseException:
-            sub.close()
-            raise
+        if msg.since_seq == len(seqs):
+            # He has seen everything of his up to ``version``: nothing to read or send (a
+            # reconnect storm after a restart is mostly such sockets: issue 17).
+            last, backlog = version, []
+        else:
+            last = seqs[msg.since_seq - 1] if msg.since_seq else 0
+            try:  # the catch-up is read before "subscribed": a failed read subscribes nothing
+                backlog = await web.queries.deliveries(msg.game, self.viewer, last, version)
+            except BaseException:
+                sub.close()
+                raise
         feed = _Feed(msg.game, sub, last, msg.since_seq)
         self.feeds[msg.game] = feed
         return feed, len(seqs), backlog
