@@ -38,7 +38,7 @@ from sqlalchemy import event
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from capacity_games import CACHE, build, working_copy  # noqa: E402
+from capacity_games import CACHE, append_rows, build, working_copy  # noqa: E402
 
 from lepromafia.engine import commands as cmd  # noqa: E402
 from lepromafia.engine.errors import RuleViolation  # noqa: E402
@@ -183,10 +183,7 @@ async def main() -> None:
     print(f"load {os.getloadavg()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="lm-cost-") as tmp:
         rows = await measure(args, copies, Path(tmp))
-    out = Path(args.out)
-    with out.open("a", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
+    append_rows(args.out, rows)
     print(summary(rows, copies))
 
 

@@ -260,3 +260,12 @@ def working_copy(db: Path, workdir: Path, name: str = "run.db") -> DatabaseConfi
 
 
 __all__ = ["CITIES", "Builder", "build", "cached", "day_at", "working_copy"]
+
+
+def append_rows(path: str, rows: list[dict[str, Any]]) -> None:
+    """Add a run's rows to its JSON-lines file (one object per line, kept across runs)."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")

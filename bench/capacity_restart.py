@@ -42,7 +42,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from capacity_games import CACHE, cached, day_at, positions, working_copy  # noqa: E402
+from capacity_games import CACHE, append_rows, cached, day_at, positions, working_copy  # noqa: E402
 from load_setup import server_command  # noqa: E402
 from reconnect import Server, raise_file_limit, storm  # noqa: E402
 
@@ -209,11 +209,7 @@ async def main() -> None:
     print(f"file limit {raise_file_limit()}; load {os.getloadavg()}", flush=True)
     t0 = time.monotonic()
     rows = await run(args)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
+    append_rows(args.out, rows)
     print(summary(rows))
     print(f"({time.monotonic() - t0:.0f} s)")
 

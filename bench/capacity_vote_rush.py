@@ -43,7 +43,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from capacity_games import cached, positions, working_copy  # noqa: E402
+from capacity_games import append_rows, cached, positions, working_copy  # noqa: E402
 from load_setup import server_command  # noqa: E402
 from reconnect import Server, raise_file_limit, subscribe_once  # noqa: E402
 
@@ -314,11 +314,7 @@ async def main() -> None:
     args = parser.parse_args()
     print(f"file limit {raise_file_limit()}; load {os.getloadavg()}", flush=True)
     rows = await run(args)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    append_rows(args.out, rows)
     print(summary(rows))
 
 
