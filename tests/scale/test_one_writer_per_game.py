@@ -21,7 +21,7 @@ from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore, decode_rows
 
 from ..service.conftest import backend  # noqa: F401 - the fixture (SQLite and PostgreSQL)
-from ..service.helpers import at, manual_clock, run, setup_game, small_cast
+from ..service.helpers import at, manual_clock, run, setup_game, small_cast, two_workers
 
 CAST = small_cast()
 LEPROGRAD, MAFIOZOVO = list(CAST.cities)
@@ -83,22 +83,17 @@ def test_a_deadline_both_workers_sweep_at_once_fires_once(backend: DatabaseConfi
 
     async def scenario() -> None:
         clock = manual_clock()
-        a = GameService(EventStore.open(backend), clock)
-        b = GameService(EventStore.open(backend), clock)
-        await a.start(sweep=False)
-        await b.start(sweep=False)
-        await setup_game(a, "g", CAST)
-        clock.set(at(1, "12:00"))
-        await a.sweep()
-        await b.state("g")  # B has the game cached too
-        clock.set(at(2, "10:01"))
-        await asyncio.gather(a.sweep(), b.sweep())
-        events = [e for _, e in decode_rows(await a.store.event_rows("g"))]
-        assert [e.day for e in events if isinstance(e, DayStarted)] == [1, 2]
-        fired = [r for r in await a.store.command_rows("g") if r["command_id"].startswith("deadline:day_start:2@")]
-        assert len(fired) == 1
-        assert (await a.state("g")).day == (await b.state("g")).day == 2
-        await a.close()
-        await b.close()
+        async with two_workers(backend, clock) as (a, b):
+            await setup_game(a, "g", CAST)
+            clock.set(at(1, "12:00"))
+            await a.sweep()
+            await b.state("g")  # B has the game cached too
+            clock.set(at(2, "10:01"))
+            await asyncio.gather(a.sweep(), b.sweep())
+            events = [e for _, e in decode_rows(await a.store.event_rows("g"))]
+            assert [e.day for e in events if isinstance(e, DayStarted)] == [1, 2]
+            fired = [r for r in await a.store.command_rows("g") if r["command_id"].startswith("deadline:day_start:2@")]
+            assert len(fired) == 1
+            assert (await a.state("g")).day == (await b.state("g")).day == 2
 
     run(scenario())

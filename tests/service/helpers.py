@@ -7,7 +7,8 @@ import asyncio
 import os
 import random
 import uuid
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import asynccontextmanager
 from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from lepromafia.engine.calendar import MOSCOW
 from lepromafia.service.clock import ManualClock
 from lepromafia.service.service import GameService
 from lepromafia.store.database import DatabaseConfig
+from lepromafia.store.event_store import EventStore
 
 T = TypeVar("T")
 
@@ -79,3 +81,17 @@ async def open_day2_vote(svc: GameService, game_id: str, clock: ManualClock, cit
 def voting_inbox(state: Any, city: str, candidate: str) -> str:
     inbox: str = state.current[f"voting:{city}/{candidate}"]
     return inbox
+
+
+@asynccontextmanager
+async def two_workers(config: DatabaseConfig, clock: ManualClock) -> AsyncIterator[tuple[GameService, GameService]]:
+    """Workers A and B: two services on one database, as two processes would be (their
+    own stores and caches), started without sweepers and closed at the end."""
+    a, b = GameService(EventStore.open(config), clock), GameService(EventStore.open(config), clock)
+    await a.start(sweep=False)
+    await b.start(sweep=False)
+    try:
+        yield a, b
+    finally:
+        await a.close()
+        await b.close()

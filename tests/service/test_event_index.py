@@ -18,7 +18,7 @@ from lepromafia.service.streams import ViewerStreams
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore
 
-from .helpers import Ids, at, manual_clock, run, setup_game, small_cast
+from .helpers import Ids, at, manual_clock, run, setup_game, small_cast, two_workers
 
 CAST = small_cast()
 
@@ -81,42 +81,37 @@ def test_a_read_that_began_before_this_workers_own_commit_still_indexes_that_com
 
     async def scenario() -> None:
         clock = manual_clock()
-        a = GameService(EventStore.open(backend), clock)
-        b = GameService(EventStore.open(backend), clock)
-        await a.start(sweep=False)
-        await b.start(sweep=False)
-        await setup_game(a, "g", CAST)
-        clock.set(at(2, "12:00"))
-        await a.sweep()
-        index, streams = EventIndex(a.store), ViewerStreams(a.store)
-        await index.events("g", (await a.current("g")).version)
-        await streams.visible_seqs("g", None, (await a.current("g")).version)
-        living = (await a.state("g")).living(next(iter(CAST.cities)))
-        await b.execute("g", cmd.Nominate(actor=living[2], candidate=living[0]), "n1")
-        go, done = asyncio.Event(), asyncio.Event()
+        async with two_workers(backend, clock) as (a, b):
+            await setup_game(a, "g", CAST)
+            clock.set(at(2, "12:00"))
+            await a.sweep()
+            index, streams = EventIndex(a.store), ViewerStreams(a.store)
+            await index.events("g", (await a.current("g")).version)
+            await streams.visible_seqs("g", None, (await a.current("g")).version)
+            living = (await a.state("g")).living(next(iter(CAST.cities)))
+            await b.execute("g", cmd.Nominate(actor=living[2], candidate=living[0]), "n1")
+            go, done = asyncio.Event(), asyncio.Event()
 
-        async def a_takes_the_second_nomination() -> None:  # outside the request's read
-            await go.wait()
-            await a.execute("g", cmd.Nominate(actor=living[3], candidate=living[1]), "n2")
-            done.set()
+            async def a_takes_the_second_nomination() -> None:  # outside the request's read
+                await go.wait()
+                await a.execute("g", cmd.Nominate(actor=living[3], candidate=living[1]), "n2")
+                done.set()
 
-        other = asyncio.create_task(a_takes_the_second_nomination())
-        async with a.store.read_scope():
-            await a.current("g")  # the request's read (and snapshot) begins
-            go.set()
-            await done.wait()
-            seen = await a.current("g")
-            inside = [e.candidate for _s, e in await index.events("g", seen.version)
-                      if isinstance(e, ev.NominationMade)]
-            public = list(await streams.visible_seqs("g", None, seen.version))
-        await other
-        after = [e.candidate for _s, e in await index.events("g", (await a.current("g")).version)
-                 if isinstance(e, ev.NominationMade)]
-        assert inside == [living[0], living[1]]
-        fresh = list(await ViewerStreams(a.store).visible_seqs("g", None, seen.version))
-        assert public == fresh, "the viewers' streams hold the second nomination too"
-        assert after == [living[0], living[1]]
-        await a.close()
-        await b.close()
+            other = asyncio.create_task(a_takes_the_second_nomination())
+            async with a.store.read_scope():
+                await a.current("g")  # the request's read (and snapshot) begins
+                go.set()
+                await done.wait()
+                seen = await a.current("g")
+                inside = [e.candidate for _s, e in await index.events("g", seen.version)
+                          if isinstance(e, ev.NominationMade)]
+                public = list(await streams.visible_seqs("g", None, seen.version))
+            await other
+            after = [e.candidate for _s, e in await index.events("g", (await a.current("g")).version)
+                     if isinstance(e, ev.NominationMade)]
+            assert inside == [living[0], living[1]]
+            fresh = list(await ViewerStreams(a.store).visible_seqs("g", None, seen.version))
+            assert public == fresh, "the viewers' streams hold the second nomination too"
+            assert after == [living[0], living[1]]
 
     run(scenario())
