@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from capacity_games import append_rows, cached, positions, working_copy  # noqa: E402
-from load_setup import server_command  # noqa: E402
+from load_setup import server_command, until_listening  # noqa: E402
 from reconnect import Server, raise_file_limit, subscribe_once  # noqa: E402
 
 DRAIN = 20.0
@@ -63,17 +63,7 @@ class SourceServer(Server):
         env["PYTHONPATH"] = str(self.src)
         env["LEPROMAFIA_LOG_LEVEL"] = "warning"
         self.proc = subprocess.Popen(cmd, stdout=self.log.open("wb"), stderr=subprocess.STDOUT, env=env)
-        for _ in range(480):
-            await asyncio.sleep(0.25)
-            if self.proc.poll() is not None:
-                raise SystemExit(f"{self.src} server exited; see {self.log}")
-            try:
-                _, w = await asyncio.open_connection("127.0.0.1", self.port)
-                w.close()
-                return
-            except OSError:
-                continue
-        raise SystemExit("the --before-src server did not start in 120 s")
+        await until_listening(self.proc, self.port, f"the {self.src} server", self.log)
 
 
 def pct(values: list[float], q: float) -> float:

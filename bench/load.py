@@ -62,7 +62,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_setup import create_games, server_command  # noqa: E402
+from load_setup import create_games, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -423,17 +423,7 @@ class Harness:
             if "-2w" in t.name:
                 env["LEPROMAFIA_REDIS_URL"] = REDIS_URL
         t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-        for _ in range(240):
-            await asyncio.sleep(0.5)
-            if t.proc.poll() is not None:
-                raise SystemExit(f"{t.name} exited; see {self.workdir / (t.name + '.log')}")
-            try:
-                _, w = await asyncio.open_connection("127.0.0.1", t.port)
-                w.close()
-                return
-            except OSError:
-                continue
-        raise SystemExit(f"{t.name} did not start in 120 s")
+        await until_listening(t.proc, t.port, t.name, self.workdir / f"{t.name}.log", every=0.5)
 
     def stop(self, t: Target) -> None:
         if t.proc is not None and t.proc.poll() is None:

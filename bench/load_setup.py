@@ -10,9 +10,11 @@ The manifest (JSON) tells the load generator and the raw server who sits where:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
+import subprocess
 import sys
 from datetime import date, datetime
 from pathlib import Path
@@ -94,3 +96,19 @@ def server_command(kind: str, port: int, manifest: dict[str, Any], workdir: Path
     return ([sys.executable, str(bench / "load_server.py"), "--port", str(port),
              "--now", str(manifest["now"])], env)
 
+
+async def until_listening(proc: subprocess.Popen[bytes], port: int, name: str, log: Path | str,
+                          timeout: float = 120.0, every: float = 0.25) -> None:
+    """Return once the spawned server ``proc`` accepts connections on ``port``; exit the
+    benchmark if it dies first (its output is in ``log``) or is not listening in time."""
+    for _ in range(int(timeout / every)):
+        await asyncio.sleep(every)
+        if proc.poll() is not None:
+            raise SystemExit(f"{name} exited; see {log}")
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return
+        except OSError:
+            continue
+    raise SystemExit(f"{name} did not start in {timeout:.0f} s")

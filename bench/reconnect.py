@@ -42,7 +42,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_setup import create_games, server_command  # noqa: E402
+from load_setup import create_games, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -76,17 +76,7 @@ class Server:
         if self.kind != "raw":
             env["LEPROMAFIA_LOG_LEVEL"] = "warning"
         self.proc = subprocess.Popen(cmd, stdout=self.log.open("wb"), stderr=subprocess.STDOUT, env=env)
-        for _ in range(480):
-            await asyncio.sleep(0.25)
-            if self.proc.poll() is not None:
-                raise SystemExit(f"{self.kind} exited; see {self.log}")
-            try:
-                _, w = await asyncio.open_connection("127.0.0.1", self.port)
-                w.close()
-                return
-            except OSError:
-                continue
-        raise SystemExit(f"{self.kind} did not start in 120 s")
+        await until_listening(self.proc, self.port, self.kind, self.log)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
