@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -63,14 +65,21 @@ class GameCtx:
         return self.meta.version
 
 
-async def load_game(web: Web, game_id: str) -> GameCtx:
-    """The game as of the latest commit (one cheap version read), or 404."""
+@contextmanager
+def game_or_404(game_id: str) -> Iterator[None]:
+    """A page's answer for a game that does not exist: its «not found» page."""
     try:
-        return GameCtx(game_id, await web.queries.current(game_id))
+        yield
     except ServiceError as exc:
         if exc.code is ServiceErrorCode.UNKNOWN_GAME:
             raise WebError(WebErrorCode.NOT_FOUND, what=game_id) from exc
         raise
+
+
+async def load_game(web: Web, game_id: str) -> GameCtx:
+    """The game as of the latest commit (one cheap version read), or 404."""
+    with game_or_404(game_id):
+        return GameCtx(game_id, await web.queries.current(game_id))
 
 
 async def page_events(web: Web, game: GameCtx) -> Indexed:

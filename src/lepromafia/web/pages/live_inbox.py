@@ -16,10 +16,9 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from ...engine.rules.posts import edit_refusal
-from ...service.errors import ServiceError, ServiceErrorCode
 from ..deps import Lang, RequireUser, ReusableCsrfChecked, WebDep
 from ..errors import WebError, WebErrorCode
-from .common import load_game
+from .common import game_or_404, load_game
 from .render import render
 
 router = APIRouter()
@@ -33,12 +32,8 @@ class ReadUpto(BaseModel):
 @router.post("/games/{game_id}/inboxes/{inbox_id:path}/read", include_in_schema=False,
              status_code=204, dependencies=[ReusableCsrfChecked])
 async def read_upto(game_id: str, inbox_id: str, body: ReadUpto, web: WebDep, user: RequireUser) -> Response:
-    try:  # the game's one version read is mark_read_upto's: nothing else is needed
+    with game_or_404(game_id):  # the game's one version read is mark_read_upto's
         moved = await web.queries.mark_read_upto(game_id, inbox_id, user.user_id, body.upto)
-    except ServiceError as exc:
-        if exc.code is ServiceErrorCode.UNKNOWN_GAME:
-            raise WebError(WebErrorCode.NOT_FOUND, what=game_id) from exc
-        raise
     if not moved:
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
     return Response(status_code=204)
