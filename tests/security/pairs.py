@@ -229,9 +229,10 @@ def godfather_executed(g: Game, alice_leads: bool) -> None:
     assert not g.alive("alice") and not g.alive("hugo")
 
 
-def commissar_killed(g: Game, commissar: bool) -> None:
-    """SEC-2, AMBUSH-1, COMM-9, F3-1: the mafia kills carol on Night 2; she was the
-    commissar (the Procurator then offers anew: dave accepts), or she had refused."""
+def carol_killed_on_night_two(g: Game, commissar: bool) -> None:
+    """Carol is offered the commissar's post on Day 1 and accepts it (``commissar``) or
+    refuses; alice, elected Godfather on Night 1, kills her on Night 2; if she was the
+    commissar, dave accepts the Procurator's new offer on Day 3."""
     g.do(cmd.OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 1, "10:05")  # carol
     g.do(cmd.AnswerCommissarOffer(actor="carol", accept=commissar), 1, "10:20")
     g.to_night(1, "01:00")
@@ -244,6 +245,12 @@ def commissar_killed(g: Game, commissar: bool) -> None:
     if commissar:
         g.do(cmd.OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 3, "10:40")  # dave
         g.do(cmd.AnswerCommissarOffer(actor="dave", accept=True), 3, "11:00")
+
+
+def commissar_killed(g: Game, commissar: bool) -> None:
+    """SEC-2, AMBUSH-1, COMM-9, F3-1: the mafia kills carol on Night 2; she was the
+    commissar (the Procurator then offers anew: dave accepts), or she had refused."""
+    carol_killed_on_night_two(g, commissar)
     g.do(cmd.PostMessage(actor="erin", inbox=g.inbox("city", TOWN), text="Кто следующий?"), 3, "12:00")
     g.to(4, "12:00")
 
@@ -256,17 +263,7 @@ def ambush_right(g: Game, held: bool) -> None:
     had refused, the same mafia's same attempts are refused (NO_AMBUSH_RIGHT, to the
     actor alone). The mafia sends the same commands either way; the town sees the same
     days and nights."""
-    g.do(cmd.OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 1, "10:05")  # carol
-    g.do(cmd.AnswerCommissarOffer(actor="carol", accept=held), 1, "10:20")
-    g.to_night(1, "01:00")
-    for m in MAFIA:
-        g.at_night(cmd.VoteGodfather(actor=m, candidate="alice"), 1, "01:00")
-    g.to_night(2, "01:00")
-    g.at_night(cmd.DeclareKill(actor="alice", target="carol"), 2, "01:00")
-    g.to(3, "10:30")
-    if held:
-        g.do(cmd.OfferCommissar(actor=PROCURATOR, city=TOWN, draw=2), 3, "10:40")  # dave
-        g.do(cmd.AnswerCommissarOffer(actor="dave", accept=True), 3, "11:00")
+    carol_killed_on_night_two(g, held)
     attempt(g, cmd.PlaceAmbush(actor="alice", target="dave"), 3, "12:00")
     g.do(cmd.PostMessage(actor="erin", inbox=g.inbox("city", TOWN), text="Тихо сегодня"), 3, "12:30")
     g.to_night(3, "02:00")  # the ambush window closes at 01:00
