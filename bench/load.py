@@ -516,6 +516,7 @@ class Harness:
         pid = pids[0] if pids else 0
         cpu0, own0, wall0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.perf_counter()
         posts: list[asyncio.Task[None]] = []
+        profilers = self.profile(t, rep)
 
         async def stream(game: str) -> None:
             end = time.perf_counter() + args.window
@@ -530,6 +531,8 @@ class Harness:
 
         await asyncio.gather(*(stream(g) for g in self.manifest["games"]))
         offered = time.perf_counter() - wall0
+        for prof in profilers:
+            await asyncio.to_thread(prof.wait, 30)
         expected = {mid: 20 for mid, (_, name) in self.stats.sent.items() if name == t.name}
         drain_end = time.perf_counter() + args.drain
         while time.perf_counter() < drain_end:
@@ -566,6 +569,18 @@ class Harness:
             "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, clients), 1) if pid else None,
             "load1": round(os.getloadavg()[0], 2),
         }
+
+    def profile(self, t: Target, rep: int) -> list[subprocess.Popen[bytes]]:
+        """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample each project worker through
+        the offered window (collapsed stacks next to the run's logs)."""
+        spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
+        if not spy or t.kind == "raw":
+            return []
+        return [subprocess.Popen(
+            [spy, "record", "--pid", str(w.proc.pid), "--duration", str(int(self.args.window)),
+             "--rate", "200", "--format", "raw", "--nonblocking",
+             "-o", str(self.workdir / f"{w.name}-rep{rep}.pyspy.txt")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for w in t.workers if w.proc]
 
     async def disconnect(self, t: Target) -> None:
         for c in t.clients:
