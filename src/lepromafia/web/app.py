@@ -30,7 +30,7 @@ from ..service.queries import GameQueries
 from ..service.service import GameService
 from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
-from . import errors, observability
+from . import errors, observability, route_index
 from .api import archive, sound, transparency
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
 from .i18n import LANGUAGES
@@ -154,6 +154,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             raise
     else:
         app.include_router(pages.router)
+    route_index.install(app)  # last: every route registered (FastAPI's lazy includes flattened)
     return app
 
 
