@@ -9,6 +9,7 @@ every read of a game's events shares (queries and archives), runs the start-up h
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -108,9 +109,15 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         app.state.web = web
         for hook in app.state.startup_hooks:
             await hook(web)
+        unwatch_gc = observability.watch_gc(metrics)
+        if settings.gc_freeze:
+            observability.freeze_after_start_up()
         try:
             yield
         finally:
+            unwatch_gc()
+            if settings.gc_freeze:  # back in reach (tests build many apps in one process)
+                gc.unfreeze()
             for task in web.tasks:
                 task.cancel()
             for task in web.tasks:
