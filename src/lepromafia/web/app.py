@@ -29,6 +29,7 @@ from ..service.clock import Clock
 from ..service.event_index import EventIndex
 from ..service.queries import GameQueries
 from ..service.service import GameService
+from ..service.warmup import warm_up
 from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
 from . import errors, observability, route_index
@@ -112,6 +113,8 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         unwatch_gc = observability.watch_gc(metrics)
         if settings.gc_freeze:
             observability.freeze_after_start_up()
+        if settings.warm_up:  # issue 17: a restart's first visitors do not pay every game's load
+            web.tasks.append(asyncio.create_task(warm_up(service, events, limit=settings.cached_games)))
         try:
             yield
         finally:
