@@ -113,7 +113,8 @@ async def main() -> None:
         n = len(t.clients)
         diff = after.compare_to(before, "lineno")
         total = sum(d.size_diff for d in diff)
-        print(f"# {n} idle subscribed sockets{' (permessage-deflate)' if args.deflate else ''}: tracemalloc {total / n / 1024:.1f} KB/client, "
+        offer = " (permessage-deflate)" if args.deflate else ""
+        print(f"# {n} idle subscribed sockets{offer}: tracemalloc {total / n / 1024:.1f} KB/client, "
               f"RSS {(rss1 - rss0) / n:.1f} KB/client")
         by_package: Counter[str] = Counter()
         for d in diff:
