@@ -36,6 +36,7 @@ from .protocol import (
     ErrorMessage,
     Ping,
     Pong,
+    ReadReport,
     Resync,
     Subscribe,
     Subscribed,
@@ -43,6 +44,7 @@ from .protocol import (
     Unsubscribe,
     client_message,
 )
+from .reads import SocketReads
 
 router = APIRouter()
 
@@ -229,6 +231,7 @@ async def websocket(ws: WebSocket) -> None:
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)
+    reads = SocketReads(conn)
     quiet = None  # issue 13: the viewer's unread count, live, for a client that asks (?unread=1)
     if conn.viewer and web.notify is not None and ws.query_params.get("unread") == "1":
         quiet = web.notify.bells.listen(conn.viewer, lambda n: conn.send(Unread(count=n)))
@@ -259,9 +262,15 @@ async def websocket(ws: WebSocket) -> None:
                     await conn.subscribe(msg)
                 except ServiceError as exc:
                     await conn.error(exc, msg.game)
+            elif isinstance(msg, ReadReport):
+                try:
+                    reads.report(msg)
+                except WebError as exc:
+                    await conn.error(exc, msg.game)
     except WebSocketDisconnect:
         pass
     finally:
+        reads.close()
         conn.close()
         if quiet is not None:
             quiet()
