@@ -28,6 +28,7 @@ from ..service.clock import Clock
 from ..service.event_index import EventIndex
 from ..service.queries import GameQueries
 from ..service.service import GameService
+from ..service.warmup import warm_up
 from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
 from . import errors, observability
@@ -108,6 +109,8 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         app.state.web = web
         for hook in app.state.startup_hooks:
             await hook(web)
+        if settings.warm_up:  # issue 17: a restart's first visitors do not pay every game's load
+            web.tasks.append(asyncio.create_task(warm_up(service, events, limit=settings.cached_games)))
         try:
             yield
         finally:

@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     """Events queued for one WebSocket before it is dropped with ``resync``."""
     cached_games: int = 128
     """Games whose events this process keeps in memory (the least recently read goes)."""
+    warm_up: bool = True
+    """After start-up, load the games in progress in the background (``service.warmup``)."""
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 64 * 1024
     cookie_secure: bool = False

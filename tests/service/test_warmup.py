@@ -1,0 +1,72 @@
+"""A restarted worker loads the games in progress before their players ask (issue 17)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lepromafia.engine import commands as cmd
+from lepromafia.service.event_index import EventIndex
+from lepromafia.service.service import GameService
+from lepromafia.service.warmup import WarmedUp, warm_up
+from lepromafia.store.database import DatabaseConfig
+from lepromafia.store.event_store import Transaction
+
+from .helpers import manual_clock, run, setup_game, small_cast
+
+
+def test_after_a_restart_the_games_in_progress_are_loaded_once_and_recruitment_is_left(
+        backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Лепроград's game is in its Day 1 and «Набор» still recruits when the worker restarts:
+    the warm-up loads Лепроград's game (state and event index) and not «Набор»; then a
+    player's page and twenty sockets read it with no further load of the game."""
+
+    async def scenario() -> tuple[WarmedUp, list[str], int, int]:
+        clock = manual_clock()
+        async with GameService.running(backend, clock=clock, sweep=False) as first:
+            await setup_game(first, "lepro", small_cast())
+            await first.create_game("nabor", cmd.CreateGame(actor="host", title="Набор"), "create-nabor")
+        loads: list[str] = []
+        index_reads = 0
+        real_stored, real_events_of = Transaction.stored, Transaction.events_of
+
+        async def stored(self: Transaction, game_id: str, use_snapshot: bool = True) -> Any:
+            loads.append(game_id)
+            return await real_stored(self, game_id, use_snapshot)
+
+        async def events_of(self: Transaction, *args: Any, **kwargs: Any) -> Any:
+            nonlocal index_reads
+            index_reads += 1
+            return await real_events_of(self, *args, **kwargs)
+
+        monkeypatch.setattr(Transaction, "stored", stored)
+        monkeypatch.setattr(Transaction, "events_of", events_of)
+        async with GameService.running(backend, clock=clock, sweep=False) as restarted:
+            events = EventIndex(restarted.store)
+            warmed = await warm_up(restarted, events, limit=10)
+            reads_after_warm_up = index_reads
+            for _ in range(20):
+                current = await restarted.current("lepro")
+                await events.events("lepro", current.version)
+        return warmed, loads, reads_after_warm_up, index_reads
+
+    warmed, loads, reads_after_warm_up, index_reads = run(scenario())
+    assert warmed == WarmedUp(games=1, failed=0)
+    assert loads == ["lepro"]
+    assert reads_after_warm_up == 1 and index_reads == 1
+
+
+def test_the_warm_up_loads_no_more_games_than_the_caches_keep(backend: DatabaseConfig) -> None:
+    """Three games in progress, room for two: the two most advanced are loaded (more would
+    only evict the first ones again)."""
+
+    async def scenario() -> WarmedUp:
+        clock = manual_clock()
+        async with GameService.running(backend, clock=clock, sweep=False) as first:
+            for game_id in ("a", "b", "c"):
+                await setup_game(first, game_id, small_cast())
+        async with GameService.running(backend, clock=clock, sweep=False) as restarted:
+            return await warm_up(restarted, EventIndex(restarted.store), limit=2)
+
+    assert run(scenario()) == WarmedUp(games=2, failed=0)
