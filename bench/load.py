@@ -405,6 +405,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def main_thread_sched(pid: int) -> tuple[float, float]:
+    """(seconds on a CPU, seconds runnable but waiting for one) of the process's main
+    thread, the event loop (``/proc/<pid>/schedstat``). Over a window, the rest of the wall
+    time the loop slept: waiting on the network, the database or a lock, not on the CPU."""
+    on_cpu, run_queue = Path(f"/proc/{pid}/schedstat").read_text().split()[:2]
+    return int(on_cpu) / 1e9, int(run_queue) / 1e9
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -542,6 +550,7 @@ class Harness:
         pids = [w.proc.pid for w in t.workers if w.proc]
         pid = pids[0] if pids else 0
         cpu0, own0, wall0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.perf_counter()
+        sched0 = [main_thread_sched(p) for p in pids]
         posts: list[asyncio.Task[None]] = []
         profilers = self.profile(t, rep)
 
@@ -570,6 +579,9 @@ class Harness:
         if self.background:  # the re-fetches this window caused, as far as the drain allows
             await asyncio.wait(list(self.background), timeout=max(0.1, drain_end - time.perf_counter()))
         wall = time.perf_counter() - wall0
+        sched = [main_thread_sched(p) for p in pids]
+        loop_cpu = sum(a[0] - b[0] for a, b in zip(sched, sched0, strict=True)) / wall
+        loop_queued = sum(a[1] - b[1] for a, b in zip(sched, sched0, strict=True)) / wall
         lat = [x for m in expected for x in self.stats.latencies.get(m, [])]
         refreshes = [x for start, x in self.refreshes.get(t.name, []) if start >= wall0]
         reads = [x for start, x in self.reads.get(t.name, []) if start >= wall0]
@@ -592,6 +604,10 @@ class Harness:
             "live_js": args.live_js,
             "refresh_errors": self.stats.refresh_errors, "reconnects": self.stats.reconnects,
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
+            # per worker's event loop, summed: on a CPU, waiting for one, asleep (the rest)
+            "loop_cpu": round(loop_cpu, 3) if pid else None,
+            "loop_queued": round(loop_queued, 3) if pid else None,
+            "loop_asleep": round(len(pids) - loop_cpu - loop_queued, 3) if pid else None,
             "loadgen_cores": round((time.process_time() - own0) / wall, 3),
             "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, clients), 1) if pid else None,
             "load1": round(os.getloadavg()[0], 2),
