@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install lock bench-load bench-capacity run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
+.PHONY: install lock bench-load bench-fanout bench-capacity run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -162,6 +162,11 @@ lab-sweep: $(STAMP)
 BENCH_LOAD_ARGS ?= --games 1,5,10,25 --backends sqlite,postgresql --reps 3
 bench-load: $(STAMP) services
 	$(PY) bench/load.py $(BENCH_LOAD_ARGS)
+
+# Issue 17's fan-out (session 6): rate and saturate tests, this tree vs main vs raw websockets.
+BENCH_FANOUT_ARGS ?= --reps 3 --before main
+bench-fanout: $(STAMP)
+	$(PY) bench/fanout.py $(BENCH_FANOUT_ARGS)
 
 # Issue 17's capacity targets (session 5; docs/performance.md "Capacity targets"): vote rush
 # in 10 cities, a restart with 50 games, memory per client, a command on Day 2 vs Day 14.

@@ -58,6 +58,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import aiohttp
 
@@ -306,7 +307,22 @@ class Client:
         self.read_at = time.monotonic()
         unread, self.unread = self.unread, {}
         for url, upto in unread.items():
-            self._spawn(self._post_read(url, upto))
+            if self.h.args.read_via == "ws" and self.ws is not None and not self.ws.closed:
+                self._spawn(self._send_read(url, upto))  # live.js: on the open socket
+            else:
+                self._spawn(self._post_read(url, upto))
+
+    async def _send_read(self, url: str, upto: int) -> None:
+        game, _, inbox = url[len("/games/"):-len("/read")].partition("/inboxes/")
+        started = time.perf_counter()
+        try:
+            assert self.ws is not None
+            await self.ws.send_str(json.dumps({"type": "read", "game": unquote(game),
+                                               "inbox": unquote(inbox), "upto": upto}))
+        except (ConnectionError, RuntimeError, AssertionError):
+            self.h.stats.refresh_errors += 1
+            return
+        self.h.reads.setdefault(self.target.name, []).append((started, time.perf_counter() - started))
 
     def http_url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.target.port_for(self.index, self.game)}{path}"
@@ -601,7 +617,7 @@ class Harness:
             "refresh_p99_ms": round(pct(refreshes, 0.99) * 1000, 1),
             "reads_per_s": round(len(reads) / wall, 1),
             "read_p99_ms": round(pct(reads, 0.99) * 1000, 1),
-            "live_js": args.live_js,
+            "live_js": args.live_js, "read_via": args.read_via,
             "refresh_errors": self.stats.refresh_errors, "reconnects": self.stats.reconnects,
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
             # per worker's event loop, summed: on a CPU, waiting for one, asleep (the rest)
@@ -791,6 +807,9 @@ async def main() -> None:
                              "marker, coalesced re-fetches) or the one before (a re-fetch per event)")
     parser.add_argument("--read-every", type=float, default=READ_EVERY,
                         help="seconds between a client's batched read-marker reports (live.js: 5)")
+    parser.add_argument("--read-via", choices=("ws", "http"), default="ws",
+                        help="how a client reports its read marker: on its socket (live.js while "
+                             "the socket is open) or by POST …/read (before session 6)")
     parser.add_argument("--max-minutes", type=float, default=60.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-load" / "results.jsonl"))
     parser.add_argument("--summarize", metavar="JSONL", help="only print the table of an earlier run")

@@ -7,7 +7,7 @@ it: «Ana» is the first honest resident, «Boris» the second, «the mafioso» 
 Day 1, the city inbox (INBOX-CITY-1): Ana and Boris sit on it. Boris posts, with @ana; Ana's page
 shows the message — Boris's label, his text, marked as mentioning her, not hers — without a
 single request to the inbox region's URL, and her read marker advances within seconds by
-one batched ``POST …/read``. Boris's own page marks it his (with an "Edit" that fetches his
+one ``read`` report on her socket, with no HTTP request at all. Boris's own page marks it his (with an "Edit" that fetches his
 form when opened). The mafioso writes in the mafia inbox (INBOX-MAFIA-1, §9): not one byte of
 it reaches Ana's socket. A reload of Ana's page shows the same list as the pushed one, no
 duplicates, no gaps: each pushed item is the server-rendered item modulo Ana's own classes.
@@ -97,7 +97,9 @@ def test_a_message_arrives_pushed_marked_for_each_reader_and_the_mafia_s_stays_a
     frames: list[str] = []
     page.on("request", lambda r: region_requests.append(r.url) if r.url.endswith("/part") else None)
     page.on("request", lambda r: read_posts.append(r.post_data or "") if r.url.endswith("/read") else None)
+    sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload))))
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(str(payload))))
     page.goto(url)
     page.wait_for_selector("#live-status[data-state=open]")
     assert page.get_attribute("body", "data-live-user") == ana
@@ -122,11 +124,13 @@ def test_a_message_arrives_pushed_marked_for_each_reader_and_the_mafia_s_stays_a
     other.wait_for_selector(f"ol.thread > li.mine[data-author={boris}]", timeout=10000)
     assert other.locator(f"ol.thread > li.mine[data-author={boris}] details.edit summary").count() == 1
 
-    # her read marker: one batched POST within seconds, and the server counts nothing unread
+    # her read marker: a report on her socket within seconds, and the server counts nothing unread
     deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and not (read_posts and unread_of(live, ana, city) == 0):
+    while time.monotonic() < deadline and unread_of(live, ana, city) != 0:
         time.sleep(0.3)
-    assert read_posts and unread_of(live, ana, city) == 0, read_posts
+    assert unread_of(live, ana, city) == 0
+    assert any('"type":"read"' in f and city in f for f in sent), sent
+    assert read_posts == [], read_posts  # the socket carried it: no request
     assert region_requests == [], region_requests  # nothing fetched for it
 
     # no byte of the mafia's message in any frame Ana's socket received

@@ -12,6 +12,7 @@ N" (a 500 ``internal`` at the API) — seen with two workers on PostgreSQL, docs
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,12 +20,13 @@ from typing import Any
 import pytest
 
 from lepromafia.engine import commands as cmd
+from lepromafia.service.errors import ServiceError, ServiceErrorCode
 from lepromafia.service.replay import check_game
-from lepromafia.service.service import GameService
+from lepromafia.service.service import Ack, GameService
 from lepromafia.service.transparency import LogKey, commitment
 from lepromafia.store import merkle
 from lepromafia.store.database import DatabaseConfig
-from lepromafia.store.event_store import EventStore, Locked, Transaction, decode_rows
+from lepromafia.store.event_store import ConcurrencyConflict, EventStore, Locked, Transaction, decode_rows
 from lepromafia.store.migrate import upgrade
 
 from .conftest import _drop_schema
@@ -175,3 +177,45 @@ def test_a_commit_between_the_lanes_state_read_and_its_log_read_is_retried_not_a
         await b.close()
 
     run(scenario())
+
+
+def test_a_game_that_keeps_moving_fails_only_its_own_commands(backend: DatabaseConfig,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two games share the writer lane's batch; «busy» is moved by another writer at every
+    commit (its version check always fails). p01_01's message in «quiet» is committed and
+    acknowledged; only p01_02's in «busy» is refused, with ``concurrency_conflict``."""
+
+    async def scenario() -> tuple[list[object], list[set[str]], list[str]]:
+        clock = manual_clock()
+        async with GameService.running(backend, clock=clock, sweep=False) as svc:
+            for game in ("quiet", "busy"):
+                await setup_game(svc, game, CAST)
+            clock.set(at(1, "12:00"))
+            city = (await svc.state("quiet")).current_inbox("city", LEPROGRAD)
+            assert city is not None
+            batches: list[set[str]] = []
+            real_write = Transaction.write
+
+            async def write(self: Transaction, writes: Any, changes: Any) -> None:
+                games = {w.game_id for w in writes}
+                batches.append(games)
+                if "busy" in games:
+                    raise ConcurrencyConflict("busy")
+                await real_write(self, writes, changes)
+
+            monkeypatch.setattr(Transaction, "write", write)
+            outcomes = await asyncio.gather(
+                svc.execute("quiet", cmd.PostMessage(actor="p01_01", inbox=city, text="Тихо."), "q1"),
+                svc.execute("busy", cmd.PostMessage(actor="p01_02", inbox=city, text="Шумно."), "b1"),
+                return_exceptions=True)
+            monkeypatch.undo()
+            async with svc.store.reading() as tx:
+                rows = await tx.event_rows("quiet")
+            texts = [e.text for _, e in decode_rows(rows) if type(e).__name__ == "MessagePosted"]
+        return list(outcomes), batches, texts
+
+    outcomes, batches, texts = run(scenario())
+    assert {"quiet", "busy"} in batches  # they did share a batch
+    assert isinstance(outcomes[0], Ack)
+    assert isinstance(outcomes[1], ServiceError) and outcomes[1].code is ServiceErrorCode.CONCURRENCY_CONFLICT
+    assert texts == ["Тихо."]

@@ -62,3 +62,15 @@ def test_a_region_re_fetches_at_most_once_per_window_trailing() -> None:
         [10_000, 9_500, 150, 2000],  # fetched 0.5 s ago: wait for the window's end
         [10_000, 7_000, 150, 2000],  # fetched 3 s ago: the debounce
     ]) == [150, 1500, 150]
+
+
+def test_a_read_report_goes_on_the_socket_for_an_inbox_s_marker_url() -> None:
+    """The marker URL of an inbox (its id may hold a slash or Cyrillic, percent-encoded)
+    becomes the socket's ``read`` report; any other URL stays with the POST."""
+    assert call("readReport", [
+        ["/games/g1/inboxes/city-1/read", 7],
+        ["/games/g1/inboxes/%D0%9B%D0%B5%D0%BF%D1%80%D0%BE/2/read", 3],
+        ["/games/g1/inboxes/city-1/part", 7],
+        ["", 1],
+    ]) == [{"type": "read", "game": "g1", "inbox": "city-1", "upto": 7},
+           {"type": "read", "game": "g1", "inbox": "Лепро/2", "upto": 3}, None, None]

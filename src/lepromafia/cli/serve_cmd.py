@@ -70,7 +70,9 @@ def server_config(app: Any, host: str, port: int, *, header_timeout: float = HEA
 
     return uvicorn.Config(app, host=host, port=port, http=header_timeout_protocol(header_timeout),
                           timeout_keep_alive=KEEP_ALIVE, limit_concurrency=max_connections,
-                          h11_max_incomplete_event_size=MAX_HEADER_BYTES, **options)
+                          h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                          ws_per_message_deflate=False,  # ~50 KB and a compression per frame per socket
+                          **options)
 
 
 def serve(

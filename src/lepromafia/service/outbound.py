@@ -69,7 +69,15 @@ def stream_item(game_id: str, position: int, event: Event, viewer: str | None = 
     viewer's own position. ``content`` is what the event shows on a page, rendered once
     for its audience (a message's ``<li>``, issue 17): it rides in the frame only for a
     viewer who may see the event, like every other byte of it."""
-    item: Payload = {"game": game_id, "seq": position, "event": event_json(event)}
-    if content is not None and may_see(event, viewer):
+    return audience_item(game_id, event, content if may_see(event, viewer) else None) | {"seq": position}
+
+
+def audience_item(game_id: str, event: Event, content: str | None = None) -> Payload:
+    """``stream_item`` as every viewer who may see ``event`` gets it, but for his ``seq``
+    (0 here; his position replaces it): nothing else in the item depends on the viewer, so
+    the socket encodes it once per event and content (issue 17: ``web.ws.content.Frames``).
+    Only for a viewer ``may_see`` admits: this function does not ask."""
+    item: Payload = {"game": game_id, "seq": 0, "event": event_json(event)}
+    if content is not None:
         item["html"] = content
     return item

@@ -474,6 +474,13 @@ class _Lane:
                 self._forget(jobs)
                 if attempt == 1:
                     continue
+                moved = [job for job in jobs if job.game_id == exc.game_id]
+                if moved and len(moved) < len(jobs):
+                    # Only the game that moved twice is refused: the batch's other games
+                    # commit without it (one game's contention never fails another's).
+                    await self._run_batch([job for job in jobs if job.game_id != exc.game_id])
+                    await self._run_batch(moved)
+                    return
                 err = ServiceError(ServiceErrorCode.CONCURRENCY_CONFLICT, game=exc.game_id)
                 self._resolve(jobs, [err] * len(jobs))
                 return

@@ -9,6 +9,7 @@ every read of a game's events shares (queries and archives), runs the start-up h
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -31,7 +32,7 @@ from ..service.service import GameService
 from ..service.warmup import warm_up
 from ..store.accounts import AccountStore
 from ..store.event_store import EventStore
-from . import errors, observability
+from . import errors, observability, route_index
 from .api import archive, sound, transparency
 from .deps import CSRF_COOKIE, LANG_COOKIE, Web
 from .i18n import LANGUAGES
@@ -109,11 +110,17 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         app.state.web = web
         for hook in app.state.startup_hooks:
             await hook(web)
+        unwatch_gc = observability.watch_gc(metrics)
+        if settings.gc_freeze:
+            observability.freeze_after_start_up()
         if settings.warm_up:  # issue 17: a restart's first visitors do not pay every game's load
             web.tasks.append(asyncio.create_task(warm_up(service, events, limit=settings.cached_games)))
         try:
             yield
         finally:
+            unwatch_gc()
+            if settings.gc_freeze:  # back in reach (tests build many apps in one process)
+                gc.unfreeze()
             for task in web.tasks:
                 task.cancel()
             for task in web.tasks:
@@ -157,6 +164,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             raise
     else:
         app.include_router(pages.router)
+    route_index.install(app)  # last: every route registered (FastAPI's lazy includes flattened)
     return app
 
 

@@ -10,6 +10,7 @@ text, a command's name or target beside a user id, or anyone's role.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 import time
@@ -29,6 +30,7 @@ from .settings import Settings
 QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 """Probed every few seconds: counted, not logged."""
 READY_TIMEOUT = 2.0
+GC_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 log = structlog.get_logger("lepromafia")
@@ -101,11 +103,39 @@ class Metrics:
                                 ["method", "route", "status"], registry=r)
         self.request_seconds = Histogram("lepromafia_http_request_seconds", "HTTP request latency",
                                          buckets=LATENCY_BUCKETS, registry=r)
+        self.gc_pause = Histogram("lepromafia_gc_pause_seconds", "Garbage collections, by generation: "
+                                  "how long each stopped the process", ["generation"],
+                                  buckets=GC_BUCKETS, registry=r)
 
     def render(self, lane_depths: list[int]) -> bytes:
         for lane, depth in enumerate(lane_depths):
             self.queue_depth.labels(lane=str(lane)).set(depth)
         return generate_latest(self.registry)
+
+
+def watch_gc(metrics: Metrics) -> Callable[[], None]:
+    """Time every garbage collection into ``lepromafia_gc_pause_seconds`` (a ``gc.callbacks``
+    hook: two perf_counter calls per collection); returns the function that removes it."""
+    started = [0.0]
+    pause = metrics.gc_pause
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            pause.labels(generation=str(info["generation"])).observe(time.perf_counter() - started[0])
+
+    gc.callbacks.append(timed)
+    return lambda: gc.callbacks.remove(timed) if timed in gc.callbacks else None
+
+
+def freeze_after_start_up() -> int:
+    """Move every object alive after start-up (modules, routes, templates, the caches'
+    first contents) out of the collector's reach (``gc.freeze``): a full collection then
+    scans only what requests and sockets create. Returns the objects frozen."""
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
 
 
 class Observer(ServiceObserver):

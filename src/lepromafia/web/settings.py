@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     """How long a resolved session is answered from memory (0: every request reads it).
     Logout and expiry drop it at once in this process; another worker may still accept a
     logged-out session for at most this long (docs/decisions/ops.md)."""
+    gc_freeze: bool = True
+    """Freeze the objects alive after start-up out of the garbage collector's scans
+    (``gc.freeze``; docs/decisions/http.md)."""
     log_format: Literal["json", "console"] = "json"
     """One JSON line per request and command (``console``: the same, readable)."""
     log_level: str = "info"

@@ -11,6 +11,11 @@ The fragment depends only on the event and the language (every reader of an inbo
 the same messages, numbered alike), so it is cached per (game, seq, language); the frame
 that carries it is built by ``service.outbound.stream_item``, which attaches it only for
 a viewer who may see the event.
+
+``Frames`` encodes each event's frame once per (event, content) and splices each viewer's
+position into it: the audience filter (``service.outbound``) still decides per viewer whether
+he gets the event at all, but the bytes of those it admits differ only by their ``seq``
+(issue 17: encode once per audience, not once per client).
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ from markupsafe import Markup
 from ...engine import events as ev
 from ...engine.events import Event
 from ...engine.inboxes import POLICY, Kind
+from ...service.outbound import audience_item, may_see
 from ...service.posts import posts_of
 from ...service.views import MessageView
 from ..i18n import ntranslate, translate
 from ..pages.render import env, local
+from .protocol import from_payload
 
 PUSHED: tuple[type[Event], ...] = (ev.MessagePosted, ev.MessageEdited)
 """The events whose page content rides in the frame."""
@@ -44,6 +51,8 @@ class PushedContent:
         self.renders = 0
         """How many fragments were rendered (a test counts one per audience and language)."""
         self._cache: OrderedDict[tuple[str, int, str], asyncio.Future[str | None]] = OrderedDict()
+        self.frames = Frames()
+        """The encoded event frames (one cache per process, beside the fragments)."""
 
     async def fragment(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
         if not isinstance(event, PUSHED):
@@ -96,6 +105,46 @@ class PushedContent:
             m=m, neutral=True, read_upto=0, can_post=False, lang=lang, local=local,
             _=lambda msgid, **f: translate(lang, msgid, **f),
             ngettext=lambda s, p, n, **f: ntranslate(lang, s, p, n, **f)).strip()
+
+
+SEQ = ',"seq":0'
+"""Where the position goes in a frame encoded with ``seq`` 0: ``,"seq":`` cannot occur
+inside a JSON string (a quote in one is always escaped), so its first occurrence, right
+after the game's id, is the field."""
+
+
+class Frames:
+    """Event frames encoded once per (game, global seq, content): a viewer's frame is the
+    shared encoding with his position spliced in, byte for byte what
+    ``from_payload(stream_item(…)).model_dump_json()`` gives him (``tests/web/test_ws_frames.py``).
+    ``content`` is the fragment of one language (or None), so frames of different languages
+    or with and without content are different entries."""
+
+    def __init__(self, maxsize: int = 1024) -> None:
+        self.maxsize = maxsize
+        self.encodings = 0
+        """How many frames were encoded (a test counts one per event and content)."""
+        self._parts: dict[tuple[str, int, str | None], tuple[str, str]] = {}
+
+    def frame(self, game_id: str, seq: int, event: Event, viewer: str | None, position: int,
+              content: str | None = None) -> str | None:
+        """The frame of ``event`` (global ``seq``) at the viewer's ``position``; None for a
+        viewer the audience filter does not admit (he gets nothing of it)."""
+        if not may_see(event, viewer):
+            return None
+        key = (game_id, seq, content)
+        parts = self._parts.get(key)
+        if parts is None:
+            parts = self._parts[key] = self._encode(game_id, event, content)
+            if len(self._parts) > self.maxsize:  # oldest first: a delivery is over in seconds
+                del self._parts[next(iter(self._parts))]
+        return f"{parts[0]}{position}{parts[1]}"
+
+    def _encode(self, game_id: str, event: Event, content: str | None) -> tuple[str, str]:
+        self.encodings += 1
+        text = from_payload(audience_item(game_id, event, content)).model_dump_json()
+        at = text.index(SEQ)
+        return text[:at + len(SEQ) - 1], text[at + len(SEQ):]
 
 
 def pushed_content(web: Any) -> PushedContent:

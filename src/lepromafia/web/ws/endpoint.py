@@ -26,25 +26,25 @@ from pydantic import BaseModel, ValidationError
 
 from ...service.accounts import SessionExpired
 from ...service.errors import ServiceError
-from ...service.outbound import stream_item
 from ...service.pubsub import Delivery, Subscription
 from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
 from ..security import json_ok, ticket_parts
-from .content import pushed_content
+from .content import PUSHED, pushed_content
 from .protocol import (
     ErrorMessage,
     Ping,
     Pong,
+    ReadReport,
     Resync,
     Subscribe,
     Subscribed,
     Unread,
     Unsubscribe,
     client_message,
-    from_payload,
 )
+from .reads import SocketReads
 
 router = APIRouter()
 
@@ -82,11 +82,11 @@ class Connection:
     viewer: str | None
     lang: str
     feeds: dict[str, _Feed] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def send(self, message: BaseModel) -> None:
-        async with self.lock:
-            await self.ws.send_text(message.model_dump_json())
+        # No lock: uvicorn writes each frame whole, synchronously, and senders that wait for
+        # a full socket to drain resume in the order they came (issue 17, the fan-out).
+        await self.ws.send_text(message.model_dump_json())
 
     async def error(self, exc: BaseException, game: str | None = None) -> None:
         info = describe(exc, self.lang)
@@ -147,16 +147,20 @@ class Connection:
             for early in await self.web.queries.deliveries(feed.game, self.viewer, feed.last,
                                                            item.seq - 1):
                 await self._forward(feed, early, push=False)
-        if item.event is not None:
-            feed.position += 1
+        event = item.event
+        if event is not None:
+            pushed = pushed_content(self.web)
             html = None
-            if push:
-                html = await pushed_content(self.web).fragment(self.web, feed.game, item.seq,
-                                                               item.event, self.lang)
-            await self.send(from_payload(stream_item(feed.game, feed.position, item.event,
-                                                     self.viewer, html)))
-            if self.web.metrics is not None:
-                self.web.metrics.deliveries.inc()
+            if push and isinstance(event, PUSHED):
+                html = await pushed.fragment(self.web, feed.game, item.seq, event, self.lang)
+            # encoded once per event and content, his position spliced in (web.ws.content.Frames);
+            # None: the audience filter does not admit him (the broker already asked)
+            text = pushed.frames.frame(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
+            if text is not None:
+                feed.position += 1
+                await self.ws.send_text(text)
+                if self.web.metrics is not None:
+                    self.web.metrics.deliveries.inc()
         feed.last = item.seq
 
     async def _pump(self, feed: _Feed) -> None:
@@ -227,6 +231,7 @@ async def websocket(ws: WebSocket) -> None:
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)
+    reads = SocketReads(conn)
     quiet = None  # issue 13: the viewer's unread count, live, for a client that asks (?unread=1)
     if conn.viewer and web.notify is not None and ws.query_params.get("unread") == "1":
         quiet = web.notify.bells.listen(conn.viewer, lambda n: conn.send(Unread(count=n)))
@@ -257,9 +262,15 @@ async def websocket(ws: WebSocket) -> None:
                     await conn.subscribe(msg)
                 except ServiceError as exc:
                     await conn.error(exc, msg.game)
+            elif isinstance(msg, ReadReport):
+                try:
+                    reads.report(msg)
+                except WebError as exc:
+                    await conn.error(exc, msg.game)
     except WebSocketDisconnect:
         pass
     finally:
+        reads.close()
         conn.close()
         if quiet is not None:
             quiet()

@@ -1,6 +1,8 @@
 """The WebSocket protocol: JSON messages as discriminated unions on ``type``.
 
-Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``.
+Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``, and
+``read`` {game, inbox, upto} (the page's read marker: ``web.ws.reads``; no answer unless
+refused).
 Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload, html?},
 ``resync`` {game, since_seq, reason} (resubscribe from ``since_seq``; reload pages if
 ``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}, and, for a socket
@@ -40,8 +42,19 @@ class Ping(_Msg):
     type: Literal["ping"]
 
 
-ClientToServer = Annotated[Subscribe | Unsubscribe | Ping, Field(discriminator="type")]
-client_message: TypeAdapter[Subscribe | Unsubscribe | Ping] = TypeAdapter(ClientToServer)
+class ReadReport(_Msg):
+    """The viewer's page has shown his messages of ``inbox`` up to his stream position
+    ``upto`` (live.js's read marker, issue 17: the same report as ``POST …/read``)."""
+
+    type: Literal["read"]
+    game: str = Field(min_length=1, max_length=120)
+    inbox: str = Field(min_length=1, max_length=200)
+    upto: int = Field(ge=1, le=2**31 - 1)
+
+
+ClientMessage = Subscribe | Unsubscribe | Ping | ReadReport
+ClientToServer = Annotated[ClientMessage, Field(discriminator="type")]
+client_message: TypeAdapter[ClientMessage] = TypeAdapter(ClientToServer)
 
 
 class Subscribed(_Msg):

@@ -7,8 +7,10 @@
  * with its thread item rendered (frame field "html", once per audience and language on the
  * server, web/ws/content.py): it is inserted into the thread that shows its inbox, marked
  * for this viewer from data-author / data-mentions against <body data-live-user>, with no
- * request; the read marker follows in one batched POST …/read {upto} at most every
- * READ_EVERY ms while the page is on screen, and at once when the tab is hidden or left.
+ * request; the read marker follows in one batched report {upto} at most every READ_EVERY ms
+ * while the page is on screen, and at once when the tab is hidden or left: on the socket
+ * ("read" {game, inbox, upto}) while it is open, else as POST …/read {upto} (and always so
+ * when the page is left, with keepalive: the socket closes with the page).
  * A thread that is not current (the item's number is not the next one) is re-fetched once
  * instead.
  *
@@ -63,7 +65,16 @@ var LepromafiaLive = (function () {
   function fetchDelay(now, lastFetch, debounce, window) {
     return Math.max(debounce, lastFetch ? lastFetch + window - now : 0);
   }
-  return { matches: matches, placement: placement, personal: personal, fetchDelay: fetchDelay };
+
+  // The socket's form of a read report for the inbox whose marker URL is `url`
+  // (…/games/<game>/inboxes/<inbox>/read), or null if the URL is not one.
+  function readReport(url, upto) {
+    var m = /\/games\/([^\/]+)\/inboxes\/(.+)\/read$/.exec(url || "");
+    if (!m) { return null; }
+    return { type: "read", game: decodeURIComponent(m[1]), inbox: decodeURIComponent(m[2]), upto: upto };
+  }
+  return { matches: matches, placement: placement, personal: personal, fetchDelay: fetchDelay,
+           readReport: readReport };
 })();
 if (typeof module !== "undefined" && module.exports) { module.exports = LepromafiaLive; }
 
@@ -322,13 +333,17 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var wait = Math.max(0, lastRead + READ_EVERY - Date.now());
     readTimer = setTimeout(flush, wait);
   }
-  // Report the markers now (leaving: keepalive, so the request outlives the page).
+  // Report the markers now: on the open socket (no request at all), else by POST
+  // (leaving the page: keepalive, so the request outlives it; the socket closes with it).
   function flush(leaving) {
     if (readTimer) { clearTimeout(readTimer); readTimer = null; }
-    if (!unread.size || (document.visibilityState === "hidden" && leaving !== true)) { return; }
+    if (!unread.size || (document.visibilityState === "hidden" && !leaving)) { return; }
     lastRead = Date.now();
     var token = body.getAttribute("data-live-csrf") || "";
+    var socket = leaving !== true && ws && ws.readyState === 1 ? ws : null;
     unread.forEach(function (upto, url) {
+      var report = socket ? LepromafiaLive.readReport(url, upto) : null;
+      if (report) { socket.send(JSON.stringify(report)); return; }
       fetch(url, { method: "POST", credentials: "same-origin", keepalive: leaving === true,
                    headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
                    body: JSON.stringify({ upto: upto }) })
@@ -341,7 +356,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   }
   // What was on screen is read: report it when the tab is hidden or left, not later.
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "hidden") { flush(true); } else { flushSoon(); }
+    if (document.visibilityState === "hidden") { flush("hidden"); } else { flushSoon(); }
   });
   window.addEventListener("pagehide", function () { if (document.visibilityState !== "hidden") { flush(true); } });
 
