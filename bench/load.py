@@ -39,11 +39,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import html
 import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -63,7 +65,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_setup import create_games, server_command, until_listening  # noqa: E402
+from load_setup import copy_schema, create_games, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -134,10 +136,35 @@ class Target:
     def workers(self) -> list[Target]:
         return [self, *self.others]
 
+    redis_url: str = REDIS_URL
+
     def port_for(self, n: int, game: str) -> int:
+        """A game's requests: its worker by nginx's ``hash $game consistent`` (routed), else
+        in turn. The routed harness sends a game's sockets there too (nginx's ``/ws`` has no
+        game in its URL and goes to any worker: that relays every event through Redis)."""
         if self.routed:
-            n = int("".join(ch for ch in game if ch.isdigit()) or 0)
+            servers = [f"127.0.0.1:{w.port}" for w in self.workers]
+            return self.workers[nginx_consistent_hash(game, servers)].port
         return self.workers[n % len(self.workers)].port
+
+
+def nginx_consistent_hash(key: str, servers: list[str]) -> int:
+    """The server nginx's ``hash KEY consistent`` picks (ngx_http_upstream_hash_module's
+    ketama ring: 160 points per server of weight 1, each the CRC32 of "host\\0port" and the
+    previous point's 4 little-endian bytes; the key's CRC32 goes to the first point at or
+    above it, wrapping), all servers up."""
+    points: list[tuple[int, int]] = []
+    for index, server in enumerate(servers):
+        host, _, port = server.rpartition(":")
+        base, prev = f"{host}\0{port}".encode(), 0
+        for _ in range(160):
+            prev = zlib.crc32(base + prev.to_bytes(4, "little"))
+            points.append((prev, index))
+    points.sort()
+    wanted = zlib.crc32(key.encode())
+    hashes = [h for h, _ in points]
+    at = bisect.bisect_left(hashes, wanted)
+    return points[at % len(points)][1]
 
 
 @dataclass
@@ -394,6 +421,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def main_thread_sched(pid: int) -> tuple[float, float]:
+    """(seconds on a CPU, seconds runnable but waiting for one) of the process's main
+    thread, the event loop (``/proc/<pid>/schedstat``). Over a window, the rest of the wall
+    time the loop slept: waiting on the network, the database or a lock, not on the CPU."""
+    on_cpu, run_queue = Path(f"/proc/{pid}/schedstat").read_text().split()[:2]
+    return int(on_cpu) / 1e9, int(run_queue) / 1e9
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -437,7 +472,7 @@ class Harness:
             if t.session_cache is not None:
                 cmd += ["--session-cache", str(t.session_cache)]
             if "-2w" in t.name:
-                env["LEPROMAFIA_REDIS_URL"] = REDIS_URL
+                env["LEPROMAFIA_REDIS_URL"] = t.redis_url
         t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         await until_listening(t.proc, t.port, t.name, self.workdir / f"{t.name}.log", every=0.5)
 
@@ -531,6 +566,7 @@ class Harness:
         pids = [w.proc.pid for w in t.workers if w.proc]
         pid = pids[0] if pids else 0
         cpu0, own0, wall0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.perf_counter()
+        sched0 = [main_thread_sched(p) for p in pids]
         posts: list[asyncio.Task[None]] = []
         profilers = self.profile(t, rep)
 
@@ -559,6 +595,9 @@ class Harness:
         if self.background:  # the re-fetches this window caused, as far as the drain allows
             await asyncio.wait(list(self.background), timeout=max(0.1, drain_end - time.perf_counter()))
         wall = time.perf_counter() - wall0
+        sched = [main_thread_sched(p) for p in pids]
+        loop_cpu = sum(a[0] - b[0] for a, b in zip(sched, sched0, strict=True)) / wall
+        loop_queued = sum(a[1] - b[1] for a, b in zip(sched, sched0, strict=True)) / wall
         lat = [x for m in expected for x in self.stats.latencies.get(m, [])]
         refreshes = [x for start, x in self.refreshes.get(t.name, []) if start >= wall0]
         reads = [x for start, x in self.reads.get(t.name, []) if start >= wall0]
@@ -581,6 +620,10 @@ class Harness:
             "live_js": args.live_js, "read_via": args.read_via,
             "refresh_errors": self.stats.refresh_errors, "reconnects": self.stats.reconnects,
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
+            # per worker's event loop, summed: on a CPU, waiting for one, asleep (the rest)
+            "loop_cpu": round(loop_cpu, 3) if pid else None,
+            "loop_queued": round(loop_queued, 3) if pid else None,
+            "loop_asleep": round(len(pids) - loop_cpu - loop_queued, 3) if pid else None,
             "loadgen_cores": round((time.process_time() - own0) / wall, 3),
             "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, clients), 1) if pid else None,
             "load1": round(os.getloadavg()[0], 2),
@@ -633,14 +676,21 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     if args.two_workers and backend == "postgresql":
         second = Target("project-2w:b", "project", free_port(), db=db)
         targets.append(Target("project-2w", "project", free_port(), db=db, others=[second]))
-    if args.two_workers_routed and backend == "sqlite":
+    if args.two_workers_routed:
         # Its own copy of the games: on one database the other target's posts would be
         # holes in these workers' streams (they are not on its Redis), each one re-fetched.
-        shutil.copy(workdir / "games.db", workdir / "routed.db")
-        routed_db = DatabaseConfig(f"sqlite:///{workdir}/routed.db")
-        second = Target("project-2w-routed:b", "project", free_port(), db=routed_db)
+        if backend == "sqlite":
+            shutil.copy(workdir / "games.db", workdir / "routed.db")
+            routed_db = DatabaseConfig(f"sqlite:///{workdir}/routed.db")
+        else:
+            t1 = time.perf_counter()
+            routed_db = await copy_schema(db, f"{db.schema}_routed")
+            print(f"#   copied for the routed workers in {time.perf_counter() - t1:.1f} s", flush=True)
+        # Its own Redis channels too (redis_bus names them after the database number).
+        redis_url = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + os.getpid() % 15}"
+        second = Target("project-2w-routed:b", "project", free_port(), db=routed_db, redis_url=redis_url)
         targets.append(Target("project-2w-routed", "project", free_port(), db=routed_db,
-                              others=[second], routed=True))
+                              others=[second], routed=True, redis_url=redis_url))
     targets.append(Target("raw", "raw", free_port()))
     h = Harness(args, manifest, workdir)
     rows: list[dict[str, Any]] = []
@@ -649,6 +699,9 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
             for worker in t.workers:
                 await h.start(worker)
             took = await h.connect(t)
+            if t.routed:
+                split = [sum(t.port_for(0, g) == w.port for g in manifest["games"]) for w in t.workers]
+                print(f"#   {t.name}: games per worker {split}", flush=True)
             print(f"#   {t.name}: {len(t.clients)} clients subscribed in {took:.1f} s "
                   f"(failures {h.stats.connect_failures})", flush=True)
         await asyncio.sleep(1)
@@ -722,6 +775,13 @@ def summary(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def raise_open_files() -> int:
+    """Soft RLIMIT_NOFILE up to the hard one (thousands of sockets); the servers inherit it."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -740,7 +800,8 @@ async def main() -> None:
     parser.add_argument("--two-workers-routed", action="store_true",
                         help="also run the project as two workers with Redis, each game's clients "
                              "and posts on one of them (nginx's hash $game), on its own copy of the "
-                             "games (SQLite only)")
+                             "games (SQLite: a copy of the file; PostgreSQL: a copy of the schema) and its "
+                             "own Redis channels")
     parser.add_argument("--live-js", choices=("push", "refetch"), default="push",
                         help="the client model: today's live.js (pushed messages, batched read "
                              "marker, coalesced re-fetches) or the one before (a re-fetch per event)")
@@ -757,6 +818,7 @@ async def main() -> None:
         with open(args.summarize, encoding="utf-8") as f:
             print(summary([json.loads(line) for line in f if line.strip()]))
         return
+    print(f"# open files: {raise_open_files()} per process", flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     started = time.monotonic()

@@ -3,12 +3,14 @@
 on a clock shifted so that game time carries on from the manifest's moment.
 
     python bench/load_server.py --port P --now GAME_TIMESTAMP [--session-cache SECONDS]
-    (the database from LEPROMAFIA_DATABASE_URL / DATABASE_URL, as for every command)
+    (the database from LEPROMAFIA_DATABASE_URL / DATABASE_URL, as for every command;
+    LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import uvicorn
@@ -30,6 +32,9 @@ class ShiftedClock:
 
 
 def main() -> None:
+    if os.environ.get("LEPROMAFIA_BENCH_POOL_TRACE"):  # bench/pool_trace.py
+        import pool_trace
+        pool_trace.install()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--now", type=float, required=True, help="game time (Unix seconds) at start")

@@ -20,13 +20,15 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import insert
+
 from lepromafia.bots.service_bots import setup_service_game
 from lepromafia.bots.setup import Cast
 from lepromafia.engine.calendar import MOSCOW
 from lepromafia.service.accounts import token_hash
 from lepromafia.service.clock import ManualClock
 from lepromafia.service.service import GameService
-from lepromafia.store.accounts import AccountStore, UserRow
+from lepromafia.store.accounts import UserRow, sessions, users
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.migrate import upgrade
 
@@ -44,25 +46,38 @@ def cast_of(n: int) -> Cast:
                 {city: tuple(f"{g}c{c}r{i:02d}" for i in range(POPULATION)) for c, city in enumerate(CITIES)})
 
 
+SETUP_IN_FLIGHT = 16
+"""Games set up at once (PostgreSQL: each on its own writer lane and connection; SQLite
+serialises the writes anyway, but the engine work between them overlaps)."""
+
+
 async def create_games(config: DatabaseConfig, games: int, seed: int = 0) -> dict[str, Any]:
     await upgrade(config)
     clock = ManualClock(SETUP_AT)
     manifest: dict[str, Any] = {"now": SERVE_FROM.timestamp(), "games": {}, "tokens": {}}
+    gate = asyncio.Semaphore(SETUP_IN_FLIGHT)
     async with GameService.running(config, clock=clock, sweep=False) as svc:
-        accounts = AccountStore(svc.store)
         expires = SERVE_FROM.timestamp() + 30 * 24 * 3600
-        for n in range(games):
+
+        async def one(n: int) -> None:
             game, cast = f"load{n:02d}", cast_of(n)
-            await setup_service_game(svc, game, cast, random.Random(seed + n), FIRST_DAY,
-                                     settings={"supreme_court_mode": "never"})
-            seats = [cast.procurator, cast.consigliere, cast.arbiter, *cast.tribunes,
-                     *(u for us in cast.cities.values() for u in us)]
-            for user in seats:
-                await accounts.add_user(UserRow(user, user, "-", clock.now()))
-                token = f"tok-{user}-{random.Random(user).getrandbits(64):016x}"
-                await accounts.add_session(token_hash(token), user, clock.now(), expires)
-                manifest["tokens"][user] = token
-            manifest["games"][game] = {"cities": {}}
+            async with gate:
+                await setup_service_game(svc, game, cast, random.Random(seed + n), FIRST_DAY,
+                                         settings={"supreme_court_mode": "never"})
+                seats = [cast.procurator, cast.consigliere, cast.arbiter, *cast.tribunes,
+                         *(u for us in cast.cities.values() for u in us)]
+                tokens = {user: f"tok-{user}-{random.Random(user).getrandbits(64):016x}" for user in seats}
+                async with svc.store.writer.begin() as conn:  # one transaction per game's seats
+                    await conn.execute(insert(users), [UserRow(u, u, "-", clock.now()).__dict__
+                                                       for u in seats])
+                    await conn.execute(insert(sessions), [
+                        {"token_hash": token_hash(t), "user_id": u, "created_real": clock.now(),
+                         "expires_real": expires} for u, t in tokens.items()])
+                manifest["tokens"].update(tokens)
+
+        await asyncio.gather(*(one(n) for n in range(games)))
+        for n in range(games):
+            manifest["games"][f"load{n:02d}"] = {"cities": {}}
         clock.set(SERVE_FROM)
         await svc.sweep()  # Day 1 begins: the day's inboxes open before anyone connects
         for game, spec in manifest["games"].items():
@@ -72,6 +87,41 @@ async def create_games(config: DatabaseConfig, games: int, seed: int = 0) -> dic
                 assert inbox is not None, (game, city)
                 spec["cities"][city] = {"inbox": inbox, "residents": list(residents)}
     return manifest
+
+
+async def copy_schema(source: DatabaseConfig, schema: str) -> DatabaseConfig:
+    """A copy of a PostgreSQL schema's games in a new schema of the same database: migrated
+    like any, then every table's rows copied (foreign keys unchecked while copying: the rows
+    are already consistent) and every sequence moved past them. Two servers compared on
+    copies never see each other's writes (one server's posts would be holes in the other's
+    streams)."""
+    from sqlalchemy import text
+
+    from lepromafia.store.database import create_engine
+
+    assert source.schema and not source.is_sqlite
+    copy = DatabaseConfig(source.url, schema)
+    await upgrade(copy)
+    engine = create_engine(DatabaseConfig(source.url))
+    try:
+        async with engine.begin() as conn:
+            tables = [r[0] for r in await conn.execute(text(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = :s "
+                "AND table_type = 'BASE TABLE' AND table_name <> 'alembic_version'"), {"s": source.schema})]
+            await conn.execute(text("SET LOCAL session_replication_role = replica"))
+            for t in tables:
+                await conn.execute(text(f'INSERT INTO "{schema}"."{t}" OVERRIDING SYSTEM VALUE '
+                                        f'SELECT * FROM "{source.schema}"."{t}"'))
+            serials = await conn.execute(text(
+                "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = :s "
+                "AND (column_default LIKE 'nextval%' OR is_identity = 'YES')"), {"s": schema})
+            for t, column in serials.all():
+                await conn.execute(text(
+                    f"SELECT setval(pg_get_serial_sequence('\"{schema}\".\"{t}\"', '{column}'), "
+                    f'COALESCE((SELECT max("{column}") FROM "{schema}"."{t}"), 0) + 1, false)'))
+    finally:
+        await engine.dispose()
+    return copy
 
 
 def serve_offset(manifest: dict[str, Any], real_now: float) -> float:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from lepromafia.service.read_marks import ReadMarks
 from lepromafia.store.accounts import AccountStore
 from lepromafia.store.database import DatabaseConfig
@@ -67,3 +69,39 @@ def test_the_viewer_streams_number_a_published_message_without_reading_the_store
     assert run(streams.message_number("g", 11)) == 3
     streams.observe("g", [(13, post("после дыры"))])  # 12 was never offered
     assert streams._games["g"].checked == 11 and 13 not in streams._games["g"].numbers
+
+
+def test_two_groups_in_flight_over_the_same_readers_both_commit(
+        backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Лепроград's p01_01 and p01_02 report; while their group is being written (a slow
+    store), both report again in the other order and a second group starts. Both groups
+    commit and every reporter is answered (before, on PostgreSQL: the groups took the two
+    readers' row locks in opposite orders and waited on each other, each holding a pooled
+    connection, until PostgreSQL broke the deadlock by failing one — its reporters
+    answered 500: 24 of them in 20 s of the 10-game load benchmark)."""
+    from lepromafia.store.event_store import Transaction
+
+    real_mark = Transaction.mark_read
+
+    async def slow_mark(self: Transaction, game_id: str, inbox: str, reader: str, seq: int) -> None:
+        await real_mark(self, game_id, inbox, reader, seq)
+        await asyncio.sleep(0.3)  # the row stays locked while the other group starts
+
+    async def scenario() -> tuple[list[object], dict[str, int], dict[str, int]]:
+        store = EventStore.open(backend)
+        try:
+            marks = ReadMarks(store, delay=0.05)
+            monkeypatch.setattr(Transaction, "mark_read", slow_mark)
+            first = [asyncio.create_task(marks.mark("g", INBOX, r, 10)) for r in ("p01_01", "p01_02")]
+            await asyncio.sleep(0.2)  # the first group is writing p01_01's marker
+            second = [asyncio.create_task(marks.mark("g", INBOX, r, 20)) for r in ("p01_02", "p01_01")]
+            answers = await asyncio.wait_for(asyncio.gather(*first, *second, return_exceptions=True), 20)
+            accounts = AccountStore(store)
+            return (list(answers), await accounts.read_markers("g", "p01_01"),
+                    await accounts.read_markers("g", "p01_02"))
+        finally:
+            await store.close()
+
+    answers, first, second = run(scenario())
+    assert answers == [None] * 4
+    assert first == {INBOX: 20} and second == {INBOX: 20}

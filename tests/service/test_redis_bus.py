@@ -48,3 +48,36 @@ def test_a_second_worker_relays_events_to_its_subscribers_filtered_per_viewer():
             await two.close()
 
     asyncio.run(run())
+
+
+def test_workers_on_two_redis_databases_do_not_hear_each_other():
+    """Two deployments (or two benchmarked servers) on one Redis with different database
+    numbers: pub/sub ignores the number, the channels' names must not. A chat message
+    committed on /5's worker reaches /5's other worker once, and nobody on /6."""
+    events = play(seed=2, cities=2).table.events[:40]
+    base = URL.rsplit("/", 1)[0]
+
+    async def run() -> None:
+        a5, b5 = RedisBroker(f"{base}/5", "a5"), RedisBroker(f"{base}/5", "b5")
+        b6 = RedisBroker(f"{base}/6", "b6")
+        for broker in (a5, b5, b6):
+            await broker.start()
+        try:
+            game = f"g-{secrets.token_hex(4)}"
+            same, other = b5.subscribe(game, "anyone"), b6.subscribe(game, "anyone")
+            a5.publish(game, list(enumerate(events, start=1)))
+            a5.publish_eviction(None, "alice")
+            await a5.flush()
+            public = [q for q, e in enumerate(events, start=1) if e.audience.public]
+            for _ in range(100):
+                if same.queue.qsize() >= len(public):
+                    break
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.2)  # what /6 would hear has had time to arrive
+            assert [p.seq for p in same.drain()] == public
+            assert other.drain() == []
+        finally:
+            for broker in (a5, b5, b6):
+                await broker.close()
+
+    asyncio.run(run())

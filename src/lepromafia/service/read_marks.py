@@ -6,6 +6,14 @@ write transaction each would queue behind the writer lanes on SQLite's single wr
 lock. ``ReadMarks.mark`` waits at most ``delay`` for the group's transaction, like the
 lanes' group commit: a reporter is answered after his marker is committed, and a marker
 only ever moves forward (``Transaction.mark_read``), so the order inside a group is free.
+
+One group is written at a time, its markers in key order. On PostgreSQL two groups in
+flight at once took the same readers' row locks in their reports' orders: they waited
+on each other holding two pooled connections, a deadlock PostgreSQL broke after its
+``deadlock_timeout`` (1 s) by failing one group — every reporter in it answered 500 —
+and groups that piled up behind those row locks held the rest of the pool (session 6,
+the 10-game load benchmark: 24 answers 500, 20 connections checked out). A group that
+finds another one writing waits for it holding no connection.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ class ReadMarks:
         """Groups written so far (a test sees many reports share one)."""
         self._pending: dict[Key, int] = {}
         self._group: asyncio.Future[None] | None = None
+        self._writing = asyncio.Lock()
 
     async def mark(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker of the inbox forward to global ``seq``; return once
@@ -51,8 +60,8 @@ class ReadMarks:
 
     async def _write(self, pending: dict[Key, int], group: asyncio.Future[None]) -> None:
         try:
-            async with self.store.transaction() as tx:
-                for (game_id, inbox, reader), seq in pending.items():
+            async with self._writing, self.store.transaction() as tx:
+                for (game_id, inbox, reader), seq in sorted(pending.items()):
                     await tx.mark_read(game_id, inbox, reader, seq)
             self.transactions += 1
         except BaseException as exc:

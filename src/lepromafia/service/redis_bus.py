@@ -13,6 +13,10 @@ up to ``session_cache_seconds``.
 Bells: the users whose unread notification count changed, on ``lepromafia:bells``, so the
 worker holding a person's WebSocket tells him, whichever worker's dispatcher wrote the
 notification (user ids only; the count is read where the socket is).
+
+Redis's pub/sub ignores the database number of the URL (every client of the server hears
+every channel), so the channels are named after it: workers on ``redis://host/3`` hear only
+each other, as their keys would be (``/0``, the default, keeps the bare names).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import parse_url
 
 from ..engine.events import Event
 from ..store import codec
@@ -38,6 +43,14 @@ RELAY_TIMEOUT = 1.0
 """Seconds an acknowledgement waits at most for its events to reach Redis."""
 SESSIONS = "lepromafia:sessions"
 BELLS = "lepromafia:bells"
+
+
+def namespace(url: str) -> str:
+    """``""`` for Redis database 0, else ``"db<N>:"``: the channels' prefix inside ``lepromafia:``."""
+    db = int(parse_url(url).get("db", 0) or 0)
+    return f"db{db}:" if db else ""
+
+
 Eviction = Callable[[str | None, str | None], None]
 """(token hash, user): forget that cached session, or every cached session of the user."""
 
@@ -49,7 +62,10 @@ class RedisBroker(Broker):
                  prefix: str = CHANNEL) -> None:
         super().__init__()
         self.worker = worker or secrets.token_hex(8)
-        self.prefix = prefix
+        scope = namespace(url)
+        self.prefix = prefix.replace("lepromafia:", f"lepromafia:{scope}", 1)
+        self.sessions = SESSIONS.replace("lepromafia:", f"lepromafia:{scope}", 1)
+        self.bells = BELLS.replace("lepromafia:", f"lepromafia:{scope}", 1)
         self._redis: Any = aioredis.from_url(url)
         self._listener: asyncio.Task[None] | None = None
         self._sends: set[asyncio.Task[Any]] = set()
@@ -64,17 +80,17 @@ class RedisBroker(Broker):
     async def start(self) -> None:
         pubsub = self._redis.pubsub()
         await pubsub.psubscribe(f"{self.prefix}*")
-        await pubsub.subscribe(SESSIONS, BELLS)
+        await pubsub.subscribe(self.sessions, self.bells)
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         await self._ready.wait()
 
     def publish_eviction(self, token_key: str | None, user: str | None) -> None:
         """Tell every other worker to forget a session (see ``Eviction``)."""
-        self._send(SESSIONS, {"origin": self.worker, "token": token_key, "user": user})
+        self._send(self.sessions, {"origin": self.worker, "token": token_key, "user": user})
 
     def publish_ring(self, users: list[str]) -> None:
         """Tell every other worker that these users' unread counts changed."""
-        self._send(BELLS, {"origin": self.worker, "users": users})
+        self._send(self.bells, {"origin": self.worker, "users": users})
 
     def _send(self, channel: str, data: dict[str, Any]) -> None:
         task = asyncio.get_running_loop().create_task(self._redis.publish(channel, json.dumps(data)))
@@ -111,7 +127,7 @@ class RedisBroker(Broker):
                 if message["type"] == "message":
                     channel = message["channel"]
                     channel = channel.decode() if isinstance(channel, bytes) else channel
-                    if channel == BELLS:  # counted off the listening loop: games' events go on
+                    if channel == self.bells:  # counted off the listening loop: games' events go on
                         ring = asyncio.get_running_loop().create_task(self._rung(json.loads(message["data"])))
                         self._rings.add(ring)
                         ring.add_done_callback(self._rings.discard)
