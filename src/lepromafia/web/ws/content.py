@@ -9,8 +9,8 @@ in a city of 20, one render instead of 20 requests (issue 17, the first lead).
 
 The fragment depends only on the event and the language (every reader of an inbox sees
 the same messages, numbered alike), so it is cached per (game, seq, language); the frame
-that carries it is built by ``service.outbound.stream_item``, which attaches it only for
-a viewer who may see the event.
+that carries it is built by ``Frames`` from ``service.outbound.audience_item``, only for a
+viewer the audience filter (``may_see``) admits.
 
 ``Frames`` encodes each event's frame once per (event, content) and splices each viewer's
 position into it: the audience filter (``service.outbound``) still decides per viewer whether
