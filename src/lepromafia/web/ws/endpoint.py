@@ -64,7 +64,7 @@ def admission(web: Web) -> asyncio.Semaphore:
     return web.ws_admission
 
 
-@dataclass
+@dataclass(slots=True)
 class _Feed:
     game: str
     sub: Subscription
@@ -75,7 +75,7 @@ class _Feed:
     task: asyncio.Task[None] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Connection:
     ws: WebSocket
     web: Web
