@@ -155,11 +155,14 @@ class _ReadScope:
         self.store = store
         self._opened: Any = None
         self._conn: AsyncConnection | None = None
+        self.since = 0
+        """``EventStore.commits`` when this read's connection was taken."""
         self.committed: dict[str, int] = {}
         """game -> the version this task's own write committed (see ``note_commit``)."""
 
     async def connection(self) -> AsyncConnection:
         if self._conn is None:
+            self.since = self.store.commits
             opened = self.store.engine.connect()
             self._conn = await opened.__aenter__()  # a failed checkout leaves nothing to close
             self._opened = opened
@@ -184,6 +187,8 @@ class EventStore:
     engine: AsyncEngine
     writer: AsyncEngine
     listeners: list[Committed] = field(default_factory=list)
+    commits: int = 0
+    """Write transactions this process has committed through ``transaction``."""
 
     @classmethod
     def open(cls, config: DatabaseConfig, **options: Any) -> EventStore:
@@ -220,6 +225,7 @@ class EventStore:
         await self.release_reads()
         async with self.writer.begin() as conn:
             yield Transaction(conn, self.config.is_sqlite)
+        self.commits += 1
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[Transaction]:
@@ -257,6 +263,13 @@ class EventStore:
         """End this task's shared read, if any (before waiting for a write)."""
         scope = _SCOPE.get()
         if scope is not None and scope.store is self:
+            await scope.release()
+
+    async def refresh_reads(self) -> None:
+        """End this task's shared read if it began before this process's latest commit, so
+        that its next read sees at least what a writer's state already holds."""
+        scope = _SCOPE.get()
+        if scope is not None and scope.store is self and scope.since != self.commits:
             await scope.release()
 
     @asynccontextmanager
