@@ -54,6 +54,14 @@ class PushedContent:
         self.frames = Frames()
         """The encoded event frames (one cache per process, beside the fragments)."""
 
+    def ready(self, game_id: str, seq: int, lang: str) -> tuple[bool, str | None]:
+        """(True, the fragment) if it is rendered already (no await: one event's thousand
+        receivers after the first take it from here), else (False, None)."""
+        found = self._cache.get((game_id, seq, lang))
+        if found is None or not found.done() or found.cancelled() or found.exception() is not None:
+            return False, None
+        return True, found.result()
+
     async def fragment(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
         if not isinstance(event, PUSHED):
             return None

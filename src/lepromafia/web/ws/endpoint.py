@@ -152,7 +152,9 @@ class Connection:
             pushed = pushed_content(self.web)
             html = None
             if push and isinstance(event, PUSHED):
-                html = await pushed.fragment(self.web, feed.game, item.seq, event, self.lang)
+                done, html = pushed.ready(feed.game, item.seq, self.lang)
+                if not done:
+                    html = await pushed.fragment(self.web, feed.game, item.seq, event, self.lang)
             # encoded once per event and content, his position spliced in (web.ws.content.Frames);
             # None: the audience filter does not admit him (the broker already asked)
             text = pushed.frames.frame(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
