@@ -145,6 +145,9 @@ class Broker:
         self._subs.setdefault(game_id, []).append(sub)
         return sub
 
+    def has_subscribers(self, game_id: str) -> bool:
+        return bool(self._subs.get(game_id))
+
     def unsubscribe(self, sub: Subscription) -> None:
         subs = self._subs.get(sub.game_id, [])
         if sub in subs:

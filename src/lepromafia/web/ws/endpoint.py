@@ -233,6 +233,8 @@ async def websocket(ws: WebSocket) -> None:
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)
+    pushed = pushed_content(web)
+    pushed.joined(lang)
     reads = SocketReads(conn)
     quiet = None  # issue 13: the viewer's unread count, live, for a client that asks (?unread=1)
     if conn.viewer and web.notify is not None and ws.query_params.get("unread") == "1":
@@ -272,6 +274,7 @@ async def websocket(ws: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        pushed.left(lang)
         reads.close()
         conn.close()
         if quiet is not None:
