@@ -210,6 +210,7 @@ async def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-fanout" / "results.jsonl"))
     args = parser.parse_args()
     args.live_js, args.read_every, args.current_backend = "push", READ_EVERY, "sqlite"
+    args.read_via = "ws"  # load.Harness reads it (bare sockets send no report)
     workdir = ROOT / "var" / "bench-fanout" / "run"
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)

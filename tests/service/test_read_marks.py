@@ -81,17 +81,17 @@ def test_two_groups_in_flight_over_the_same_readers_both_commit(
     answered 500: 24 of them in 20 s of the 10-game load benchmark)."""
     from lepromafia.store.event_store import Transaction
 
-    real_mark = Transaction.mark_read
+    real_mark = Transaction.mark_read_many
 
-    async def slow_mark(self: Transaction, game_id: str, inbox: str, reader: str, seq: int) -> None:
-        await real_mark(self, game_id, inbox, reader, seq)
+    async def slow_mark(self: Transaction, marks: list[tuple[str, str, str, int]]) -> None:
+        await real_mark(self, marks)
         await asyncio.sleep(0.3)  # the row stays locked while the other group starts
 
     async def scenario() -> tuple[list[object], dict[str, int], dict[str, int]]:
         store = EventStore.open(backend)
         try:
             marks = ReadMarks(store, delay=0.05)
-            monkeypatch.setattr(Transaction, "mark_read", slow_mark)
+            monkeypatch.setattr(Transaction, "mark_read_many", slow_mark)
             first = [asyncio.create_task(marks.mark("g", INBOX, r, 10)) for r in ("p01_01", "p01_02")]
             await asyncio.sleep(0.2)  # the first group is writing p01_01's marker
             second = [asyncio.create_task(marks.mark("g", INBOX, r, 20)) for r in ("p01_02", "p01_01")]
@@ -105,3 +105,63 @@ def test_two_groups_in_flight_over_the_same_readers_both_commit(
     answers, first, second = run(scenario())
     assert answers == [None] * 4
     assert first == {INBOX: 20} and second == {INBOX: 20}
+
+
+def test_socket_reports_do_not_wait_and_a_second_of_them_is_one_executemany(
+        backend: DatabaseConfig) -> None:
+    """INBOX-CITY-1: twenty readers of Лепроград's city inbox report on their sockets, each
+    five times (positions rising, then one late, older report): ``note`` returns at once,
+    nothing is written before the period ends, then one transaction writes the twenty
+    highest markers (forward only: p01_01's marker of 40 set earlier stays)."""
+    async def scenario() -> tuple[int, int, int, int, dict[str, int], dict[str, int]]:
+        store = EventStore.open(backend)
+        try:
+            async with store.transaction() as tx:
+                await tx.mark_read("g", INBOX, "p01_01", 40)
+            marks = ReadMarks(store, period=0.3)
+            readers = [f"p01_{i:02d}" for i in range(1, 21)]
+            for step in range(5):
+                for i, r in enumerate(readers):
+                    marks.note("g", INBOX, r, 10 + i + step)
+            for r in readers:
+                marks.note("g", INBOX, r, 1)  # late and older: moves nothing
+            before = marks.transactions
+            await asyncio.sleep(0.6)
+            accounts = AccountStore(store)
+            return (before, marks.transactions, marks.written, len(marks._pending),
+                    await accounts.read_markers("g", "p01_01"), await accounts.read_markers("g", "p01_20"))
+        finally:
+            await store.close()
+
+    before, after, written, pending, first, last = run(scenario())
+    assert (before, after, written, pending) == (0, 1, 20, 0)
+    assert first == {INBOX: 40} and last == {INBOX: 33}
+
+
+def test_a_failed_group_writes_none_of_its_markers(backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group is one transaction: a statement failing half-way (after the first rows)
+    leaves every marker of the group where it was; the HTTP reporter gets the error."""
+    from lepromafia.store.event_store import Transaction
+
+    real_many = Transaction.mark_read_many
+
+    async def half(self: Transaction, marks: list[tuple[str, str, str, int]]) -> None:
+        await real_many(self, marks[:1])
+        raise RuntimeError("the disk is full")
+
+    async def scenario() -> tuple[BaseException | None, dict[str, int]]:
+        store = EventStore.open(backend)
+        try:
+            marks = ReadMarks(store, delay=0.05)
+            monkeypatch.setattr(Transaction, "mark_read_many", half)
+            marks.note("g", INBOX, "p01_01", 5)
+            failed = (await asyncio.gather(marks.mark("g", INBOX, "p01_02", 7), return_exceptions=True))[0]
+            monkeypatch.setattr(Transaction, "mark_read_many", real_many)
+            return (failed if isinstance(failed, BaseException) else None,
+                    await AccountStore(store).read_markers("g", "p01_01"))
+        finally:
+            await store.close()
+
+    failed, first = run(scenario())
+    assert isinstance(failed, RuntimeError)
+    assert first == {}

@@ -25,7 +25,6 @@ from fastapi.testclient import TestClient
 from lepromafia.service.clock import ManualClock
 from lepromafia.store.accounts import AccountStore
 from lepromafia.web.app import create_app
-from lepromafia.web.ws import reads as reads_module
 
 from ..service.conftest import _drop_schema
 from ..service.helpers import pg_config, run
@@ -101,31 +100,34 @@ def test_a_read_report_on_the_socket_moves_the_marker_like_the_post_route_and_on
         api.web.queries.streams.global_seq, "g", reader, upto, api.client.portal.call(
             api.web.queries.version, "g"))  # type: ignore[union-attr]
     with api.client.websocket_connect("/ws", headers=api.headers(reader)) as ws:
+        api.web.queries.read_marks.period = 0.05
         ws.send_json({"type": "read", "game": "g", "inbox": city, "upto": upto})
         wait_for(lambda: markers(api, "g", reader).get(city) == last_message_seq)
         assert unread(api, reader, city) == 0
         ws.send_json({"type": "read", "game": "g", "inbox": city, "upto": upto - 1})
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
-    time.sleep(0.3)  # the socket closed: its pending report is written at once
+    time.sleep(0.3)  # the late report is written with the next group (and moves nothing)
     assert markers(api, "g", reader) == {city: last_message_seq}
     assert unread(api, reader, city) == 0
 
 
 def test_a_burst_of_reports_is_coalesced_into_at_most_two_writes(db_api: Api) -> None:
     """A client that sends 300 reports as fast as it can: at most one write per
-    ``FLUSH_AFTER`` (the reports meanwhile coalesced), the highest position kept."""
+    ``ReadMarks.period`` (the reports meanwhile coalesced), the highest position kept."""
     api = db_api
     reader, city, _mafia = day_one(api)
     upto = position(api, "g", reader)
-    calls: list[tuple[str, str, str, int]] = []
-    real = api.web.queries.mark_read_upto
+    marks = api.web.queries.read_marks
+    marks.period = 0.5
+    groups: list[dict[tuple[str, str, str], int]] = []
+    real = marks._write
 
-    async def counted(game: str, inbox: str, viewer: str, at: int) -> bool:
-        calls.append((game, inbox, viewer, at))
-        return await real(game, inbox, viewer, at)
+    async def counted(pending: dict[tuple[str, str, str], int], group: Any) -> None:
+        groups.append(dict(pending))
+        await real(pending, group)
 
-    api.web.queries.mark_read_upto = counted  # type: ignore[method-assign]
+    marks._write = counted  # type: ignore[method-assign]
     with api.client.websocket_connect("/ws", headers=api.headers(reader)) as ws:
         started = time.monotonic()
         for n in range(300):
@@ -133,11 +135,12 @@ def test_a_burst_of_reports_is_coalesced_into_at_most_two_writes(db_api: Api) ->
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
         sent = time.monotonic() - started
-        wait_for(lambda: bool(calls) and calls[-1][3] == upto)
-        time.sleep(reads_module.FLUSH_AFTER + 0.3)  # no write is left behind either
-    assert len(calls) <= 2 + int(sent / reads_module.FLUSH_AFTER), (len(calls), sent)
-    assert calls[-1] == ("g", city, reader, upto)
-    wait_for(lambda: unread(api, reader, city) == 0)
+        wait_for(lambda: bool(groups) and groups[-1].get(("g", city, reader)) is not None
+                 and unread(api, reader, city) == 0)
+        time.sleep(marks.period + 0.3)  # no write is left behind either
+    assert len(groups) <= 2 + int(sent / marks.period), (len(groups), sent)
+    assert all(list(g) == [("g", city, reader)] for g in groups)
+    assert unread(api, reader, city) == 0
 
 
 @pytest.mark.timeout(60)
@@ -146,13 +149,15 @@ def test_a_slow_write_does_not_stall_the_socket_s_reading(db_api: Api) -> None:
     api = db_api
     reader, city, _mafia = day_one(api)
     upto = position(api, "g", reader)
-    real = api.web.queries.mark_read_upto
+    marks = api.web.queries.read_marks
+    marks.period = 0.05
+    real = marks._write
 
-    async def slow(game: str, inbox: str, viewer: str, at: int) -> bool:
+    async def slow(pending: dict[tuple[str, str, str], int], group: Any) -> None:
         await asyncio.sleep(3)
-        return await real(game, inbox, viewer, at)
+        await real(pending, group)
 
-    api.web.queries.mark_read_upto = slow  # type: ignore[method-assign]
+    marks._write = slow  # type: ignore[method-assign]
     with api.client.websocket_connect("/ws", headers=api.headers(reader)) as ws:
         ws.send_json({"type": "read", "game": "g", "inbox": city, "upto": upto})
         started = time.monotonic()

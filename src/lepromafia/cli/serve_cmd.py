@@ -68,6 +68,9 @@ def server_config(app: Any, host: str, port: int, *, header_timeout: float = HEA
                   max_connections: int = MAX_CONNECTIONS, **options: Any) -> Any:
     import uvicorn
 
+    from ..web.ws.transport import LeanWebSocketProtocol  # issue 17: memory per socket, fan-out
+
+    options.setdefault("ws", LeanWebSocketProtocol)
     return uvicorn.Config(app, host=host, port=port, http=header_timeout_protocol(header_timeout),
                           timeout_keep_alive=KEEP_ALIVE, limit_concurrency=max_connections,
                           h11_max_incomplete_event_size=MAX_HEADER_BYTES,

@@ -12,6 +12,7 @@ numbers what it sends by the viewer's own stream (``service.streams``).
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,12 +36,60 @@ def deliver(seq: int, event: Event, viewer: str | None) -> Delivery:
     return Delivery(seq, event if may_see(event, viewer) else None, seq - 1)
 
 
+class Buffer:
+    """A subscriber's bounded FIFO of deliveries: a deque and at most one waiting reader.
+    ``asyncio.Queue`` carries two waiter deques, a task counter and an ``Event`` per
+    instance, for one reader and one writer that never wait on each other (issue 17:
+    memory per connected client)."""
+
+    __slots__ = ("_waiter", "items", "maxsize")
+
+    def __init__(self, maxsize: int = 0) -> None:
+        self.items: deque[Delivery] = deque()
+        self.maxsize = maxsize
+        self._waiter: asyncio.Future[None] | None = None
+
+    def qsize(self) -> int:
+        return len(self.items)
+
+    def empty(self) -> bool:
+        return not self.items
+
+    def put_nowait(self, item: Delivery) -> None:
+        """Raises ``asyncio.QueueFull`` on a bounded buffer that is full."""
+        if self.maxsize > 0 and len(self.items) >= self.maxsize:
+            raise asyncio.QueueFull
+        self.items.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def get_nowait(self) -> Delivery:
+        """Raises ``asyncio.QueueEmpty`` on an empty buffer."""
+        if not self.items:
+            raise asyncio.QueueEmpty
+        return self.items.popleft()
+
+    async def get(self) -> Delivery:
+        while not self.items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self.items.popleft()
+
+
 class Subscription:
+    __slots__ = ("_clean_since", "_offered", "broker", "game_id", "overflowed", "queue", "viewer")
+
     def __init__(self, broker: Broker, game_id: str, viewer: str | None, maxsize: int = 0) -> None:
         self.broker = broker
         self.game_id = game_id
         self.viewer = viewer
-        self.queue: asyncio.Queue[Delivery] = asyncio.Queue(maxsize)
+        self.queue = Buffer(maxsize)
         self.overflowed = False
         """A bounded subscriber fell behind: it was dropped and must resync from the store."""
         self._offered: int | None = None
@@ -59,9 +108,8 @@ class Subscription:
 
     def drain(self) -> list[Delivery]:
         """Everything received so far."""
-        items = []
-        while not self.queue.empty():
-            items.append(self.queue.get_nowait())
+        items = list(self.queue.items)
+        self.queue.items.clear()
         return items
 
     async def get(self) -> Delivery:
@@ -96,6 +144,9 @@ class Broker:
         sub = Subscription(self, game_id, viewer, maxsize)
         self._subs.setdefault(game_id, []).append(sub)
         return sub
+
+    def has_subscribers(self, game_id: str) -> bool:
+        return bool(self._subs.get(game_id))
 
     def unsubscribe(self, sub: Subscription) -> None:
         subs = self._subs.get(sub.game_id, [])

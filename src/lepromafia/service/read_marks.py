@@ -5,7 +5,9 @@ Each page on an inbox reports the last message it showed every few seconds (issu
 write transaction each would queue behind the writer lanes on SQLite's single write
 lock. ``ReadMarks.mark`` waits at most ``delay`` for the group's transaction, like the
 lanes' group commit: a reporter is answered after his marker is committed, and a marker
-only ever moves forward (``Transaction.mark_read``), so the order inside a group is free.
+only ever moves forward (``Transaction.mark_read_many``: one executemany for the group), so
+the order inside a group is free. ``ReadMarks.note`` (a socket's report) does not wait at
+all: its marker rides with the next group, at most ``period`` (1 s) later.
 
 One group is written at a time, its markers in key order. On PostgreSQL two groups in
 flight at once took the same readers' row locks in their reports' orders: they waited
@@ -20,50 +22,95 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 
 from ..store.event_store import EventStore
+
+log = logging.getLogger(__name__)
 
 Key = tuple[str, str, str]
 """(game, inbox, reader)"""
 
 
 class ReadMarks:
-    def __init__(self, store: EventStore, delay: float = 0.2) -> None:
+    """``mark`` (the HTTP route) waits for its group, written ``delay`` after the first
+    report; ``note`` (the socket's report) does not wait and is written with the next group,
+    at most ``period`` after it: with only socket reports, one transaction (one executemany,
+    ``Transaction.mark_read_many``) per ``period`` per process, whatever the clients send."""
+
+    def __init__(self, store: EventStore, delay: float = 0.2, period: float = 1.0) -> None:
         self.store = store
         self.delay = delay
+        self.period = period
         self.transactions = 0
         """Groups written so far (a test sees many reports share one)."""
+        self.written = 0
+        """Markers written so far (after coalescing)."""
         self._pending: dict[Key, int] = {}
         self._group: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._writing = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def note(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
+        """Move the reader's marker forward to global ``seq`` with the next group; return at
+        once (the caller has checked the report: ``web.ws.reads.ReadGate``)."""
+        key = (game_id, inbox, reader)
+        if seq > self._pending.get(key, 0):
+            self._pending[key] = seq
+        self._schedule(self.period)
 
     async def mark(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker of the inbox forward to global ``seq``; return once
         committed."""
         key = (game_id, inbox, reader)
         self._pending[key] = max(seq, self._pending.get(key, 0))
-        if self._group is None:
-            loop = asyncio.get_running_loop()
-            self._group = loop.create_future()
-            # a fresh context: the group's transaction is nobody's request (its read scope)
-            loop.call_later(self.delay, self._start, context=contextvars.Context())
-        group = self._group
+        group = self._schedule(self.delay)
         await self.store.release_reads()  # hold no snapshot while waiting for the write
         await asyncio.shield(group)
 
+    def _schedule(self, within: float) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        if self._group is None:
+            self._group = loop.create_future()
+            self._group.add_done_callback(lambda f: f.cancelled() or f.exception())  # waiters may be none
+        due = loop.time() + within
+        if self._timer is None or self._timer.when() > due:
+            if self._timer is not None:
+                self._timer.cancel()
+            # a fresh context: the group's transaction is nobody's request (its read scope)
+            self._timer = loop.call_at(due, self._start, context=contextvars.Context())
+        return self._group
+
     def _start(self) -> None:
+        self._timer = None
         group, self._group = self._group, None
         pending, self._pending = self._pending, {}
         if group is not None:
             task = asyncio.ensure_future(self._write(pending, group))
-            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            self._tasks.add(task)
+            task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:  # its waiters get it too
+            log.warning("read markers not written", exc_info=task.exception())
+
+    async def flush(self) -> None:
+        """Write what is pending now and wait for every group in flight (shutdown)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._start()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _write(self, pending: dict[Key, int], group: asyncio.Future[None]) -> None:
         try:
-            async with self._writing, self.store.transaction() as tx:
-                for (game_id, inbox, reader), seq in sorted(pending.items()):
-                    await tx.mark_read(game_id, inbox, reader, seq)
-            self.transactions += 1
+            if pending:
+                async with self._writing, self.store.transaction() as tx:
+                    await tx.mark_read_many([(*key, seq) for key, seq in sorted(pending.items())])
+                self.transactions += 1
+                self.written += len(pending)
         except BaseException as exc:
             if not group.done():
                 group.set_exception(exc)

@@ -32,6 +32,9 @@ from ..engine.events import Event, MessagePosted
 from ..store.event_store import EventStore, decode_rows
 from .outbound import admits
 
+NOT_IN_STREAM = 0
+"""``known_global_seq``: the position is not in the viewer's stream (global seqs start at 1)."""
+
 
 @dataclass
 class _Game:
@@ -58,7 +61,10 @@ class ViewerStreams:
     async def visible_seqs(self, game_id: str, viewer: str | None, version: int) -> Sequence[int]:
         """The global seqs (up to ``version``) of the events ``viewer`` may see, in order:
         position ``n`` is ``visible_seqs(…)[n - 1]``. Server-side only, never sent."""
-        game = await self._game(game_id, version)
+        return self._upto(await self._game(game_id, version), viewer, version)
+
+    @staticmethod
+    def _upto(game: _Game, viewer: str | None, version: int) -> Sequence[int]:
         scanned, mine = game.viewers.get(viewer, (0, array("q")))
         if scanned < len(game.seqs):
             for i in range(scanned, len(game.seqs)):
@@ -68,6 +74,17 @@ class ViewerStreams:
         if mine and mine[-1] > version:
             return mine[:bisect_right(mine, version)]
         return mine
+
+    def known_global_seq(self, game_id: str, viewer: str | None, position: int, version: int) -> int | None:
+        """``global_seq`` answered from memory only: the seq, ``NOT_IN_STREAM`` (0) for a
+        position past his stream at ``version``, or None when the game is not cached up to
+        ``version`` (ask ``global_seq``). No await: a socket's read report is checked on the
+        spot (``web.ws.reads.ReadGate``)."""
+        game = self._games.get(game_id)
+        if game is None or game.checked < version:
+            return None
+        mine = self._upto(game, viewer, version)
+        return mine[position - 1] if 0 < position <= len(mine) else NOT_IN_STREAM
 
     async def position(self, game_id: str, viewer: str | None, version: int) -> int:
         """How many events of the game up to ``version`` the viewer may see."""

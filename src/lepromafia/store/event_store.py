@@ -508,6 +508,19 @@ class Transaction:
                                                         set_={"last_seq": insert.excluded.last_seq},
                                                         where=r.c.last_seq < insert.excluded.last_seq))
 
+    async def mark_read_many(self, marks: Sequence[tuple[str, str, str, int]]) -> None:
+        """Move many readers' markers forward, each to its ``(game, inbox, reader, seq)``
+        (never back), in one executemany inside this transaction. Each key at most once."""
+        if not marks:
+            return
+        r = inbox_reads
+        insert = (sqlite.insert if self.is_sqlite else postgresql.insert)(r)
+        await self._conn.execute(
+            insert.on_conflict_do_update(index_elements=[r.c.game_id, r.c.inbox, r.c.user_id],
+                                         set_={"last_seq": insert.excluded.last_seq},
+                                         where=r.c.last_seq < insert.excluded.last_seq),
+            [{"game_id": g, "inbox": i, "user_id": u, "last_seq": seq} for g, i, u, seq in marks])
+
     async def write(self, writes: Sequence[GameWrite], changes: Changes) -> None:
         """Append a batch; raises ConcurrencyConflict naming the first game that moved."""
         g = schema.games

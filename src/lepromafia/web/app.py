@@ -130,6 +130,8 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
                 with suppress(asyncio.CancelledError, Exception):
                     await task
             await dispatcher.stop()
+            with suppress(Exception):  # the sockets' last read markers (web.ws.reads)
+                await web.queries.read_marks.flush()
             await service.close()
             if broker is not None:
                 await broker.close()

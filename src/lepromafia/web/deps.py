@@ -58,6 +58,8 @@ class Web:
     """The WebSocket admission gate (``web.ws.endpoint.admission``), made on first use."""
     pushed: Any = None
     """The pushed-content cache (``web.ws.content.pushed_content``), made on first use."""
+    read_gate: Any = None
+    """The socket read reports' in-memory checks (``web.ws.reads.read_gate``), made on first use."""
 
     def now(self) -> float:
         return self.service.clock.now()

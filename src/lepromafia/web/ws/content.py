@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -53,23 +54,63 @@ class PushedContent:
         self._cache: OrderedDict[tuple[str, int, str], asyncio.Future[str | None]] = OrderedDict()
         self.frames = Frames()
         """The encoded event frames (one cache per process, beside the fragments)."""
+        self.langs: dict[str, int] = {}
+        """Connected sockets per language: a published message is rendered in these at once."""
+        self.web: Any = None
+
+    def watch(self, web: Any) -> None:
+        """Render each published message for the connected languages as it is published
+        (``Broker.observers``, before any subscriber wakes): the render is then usually
+        done when the first receiving socket asks, and none of them waits on it."""
+        self.web = web
+        web.service.broker.observers.append(self.observe)
+
+    def observe(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        if not self.langs or not self.web.service.broker.has_subscribers(game_id):
+            return
+        for seq, event in events:
+            if isinstance(event, PUSHED):
+                for lang, sockets in self.langs.items():
+                    if sockets > 0:
+                        self._start(self.web, game_id, seq, event, lang)
+
+    def joined(self, lang: str) -> None:
+        self.langs[lang] = self.langs.get(lang, 0) + 1
+
+    def left(self, lang: str) -> None:
+        self.langs[lang] = self.langs.get(lang, 0) - 1
+
+    def ready(self, game_id: str, seq: int, lang: str) -> tuple[bool, str | None]:
+        """(True, the fragment) if it is rendered already (no await: one event's thousand
+        receivers after the first take it from here), else (False, None)."""
+        found = self._cache.get((game_id, seq, lang))
+        if found is None or not found.done() or found.cancelled() or found.exception() is not None:
+            return False, None
+        return True, found.result()
 
     async def fragment(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
         if not isinstance(event, PUSHED):
             return None
         key = (game_id, seq, lang)
-        found = self._cache.get(key)
-        if found is None:  # the first receiver renders; the others await the same render
-            found = self._cache[key] = asyncio.ensure_future(self._render(web, game_id, seq, event, lang))
-            while len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
+        found = self._start(web, game_id, seq, event, lang)
+        self._cache.move_to_end(key)
         try:
             return await asyncio.shield(found)
         except Exception:  # no fragment: the client re-fetches its region
             self._cache.pop(key, None)
             return None
+
+    def _start(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> asyncio.Future[str | None]:
+        """The render of one fragment, started once (the first asker renders; the others
+        await the same render)."""
+        key = (game_id, seq, lang)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = asyncio.ensure_future(self._render(web, game_id, seq, event, lang))
+            found.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody may ask
+            while len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
+        return found
 
     async def _render(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
         state = await web.queries.state(game_id)
@@ -151,5 +192,6 @@ def pushed_content(web: Any) -> PushedContent:
     """The process's one cache (made on first use, like the admission gate)."""
     if web.pushed is None:
         web.pushed = PushedContent()
+        web.pushed.watch(web)
     found: PushedContent = web.pushed
     return found

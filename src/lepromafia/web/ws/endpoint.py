@@ -64,7 +64,7 @@ def admission(web: Web) -> asyncio.Semaphore:
     return web.ws_admission
 
 
-@dataclass
+@dataclass(slots=True)
 class _Feed:
     game: str
     sub: Subscription
@@ -75,7 +75,7 @@ class _Feed:
     task: asyncio.Task[None] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Connection:
     ws: WebSocket
     web: Web
@@ -152,7 +152,9 @@ class Connection:
             pushed = pushed_content(self.web)
             html = None
             if push and isinstance(event, PUSHED):
-                html = await pushed.fragment(self.web, feed.game, item.seq, event, self.lang)
+                done, html = pushed.ready(feed.game, item.seq, self.lang)
+                if not done:
+                    html = await pushed.fragment(self.web, feed.game, item.seq, event, self.lang)
             # encoded once per event and content, his position spliced in (web.ws.content.Frames);
             # None: the audience filter does not admit him (the broker already asked)
             text = pushed.frames.frame(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
@@ -231,6 +233,8 @@ async def websocket(ws: WebSocket) -> None:
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
     conn = Connection(ws, web, await _viewer(ws, web), lang)
+    pushed = pushed_content(web)
+    pushed.joined(lang)
     reads = SocketReads(conn)
     quiet = None  # issue 13: the viewer's unread count, live, for a client that asks (?unread=1)
     if conn.viewer and web.notify is not None and ws.query_params.get("unread") == "1":
@@ -270,6 +274,7 @@ async def websocket(ws: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        pushed.left(lang)
         reads.close()
         conn.close()
         if quiet is not None:

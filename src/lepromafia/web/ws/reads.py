@@ -3,84 +3,156 @@
 A page reports the last message of an inbox it showed every few seconds; as an HTTP POST
 that was a whole request each (routing, session, CSRF): at 10 games a thousand pages made
 115–176 a second, a quarter of the server's busy time. On the socket the page already holds
-it is one small frame. A report takes exactly the route's path and checks
-(``GameQueries.mark_read_upto``: the viewer may read the inbox, the position is in his own
-stream, the marker only moves forward, many readers' markers share one transaction).
+it is one small frame, and now a few microseconds of the server's time:
 
-The receive loop never waits for a write: reports are kept in memory, the latest per inbox,
-and written by one task per socket at most once every ``FLUSH_AFTER`` seconds, so a client
-sending reports as fast as it can causes at most ``MAX_INBOXES`` marker writes per period.
-What is still pending when the socket closes is written then.
+- ``ReadGate`` answers the route's two questions from memory: may this viewer read the
+  inbox (the engine's ``can_read`` — INBOX-GEN-1 and each inbox kind's policy — on the
+  game's state, which the gate keeps current by applying every event the broker publishes
+  with the engine's ``evolve``), and which global seq is his stream position
+  (``ViewerStreams.known_global_seq``). Only a game the gate does not hold yet (or one
+  whose published events had a hole) is read once through ``GameQueries.current``.
+- The marker is handed to ``ReadMarks.note``: never awaited, coalesced per (game, inbox,
+  reader), written for every socket of the process together, one executemany at most once
+  a second, forward only (``Transaction.mark_read_many``).
+
+A refused report (an inbox he may not read, a position past his stream, an unknown game)
+is answered with an ``error`` frame at once and writes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from ...engine import evolve
+from ...engine.events import Event
+from ...engine.inboxes import can_read
+from ...engine.state import GameState
 from ...service.errors import ServiceError
+from ...service.streams import NOT_IN_STREAM
 from ..errors import WebError, WebErrorCode
 from .protocol import ReadReport
 
 if TYPE_CHECKING:
+    from ...service.queries import GameQueries
     from .endpoint import Connection
 
-FLUSH_AFTER = 1.0
-"""Seconds between a socket's marker writes (its reports meanwhile are merged)."""
-MAX_INBOXES = 32
-"""Inboxes one socket may have pending at once (a page shows a few)."""
 
-_closing: set[asyncio.Task[None]] = set()
-"""Last writes of closed sockets, kept referenced until they end."""
+class ReadGate:
+    """The process's in-memory answers to "may this report move a marker, and to which
+    seq": per game the latest published (version, state), at most ``max_games`` games."""
+
+    __slots__ = ("_known", "loads", "max_games", "queries")
+
+    def __init__(self, queries: GameQueries, max_games: int = 256) -> None:
+        self.queries = queries
+        self.max_games = max_games
+        self.loads = 0
+        """Games read through ``GameQueries.current`` (a test sees the hot path read none)."""
+        self._known: OrderedDict[str, tuple[int, GameState]] = OrderedDict()
+        queries.service.broker.observers.append(self.observe)
+
+    def observe(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        """A published batch: a held game takes it through the engine, in order; a hole
+        (or an event the engine cannot apply) forgets the game until its next report."""
+        known = self._known.get(game_id)
+        if known is None:
+            return
+        version, state = known
+        try:
+            for seq, event in events:
+                if seq <= version:
+                    continue
+                if seq != version + 1:
+                    raise LookupError(seq)
+                state, version = evolve(state, event), seq
+        except Exception:  # never the broker's problem: read it again later
+            del self._known[game_id]
+            return
+        self._known[game_id] = (version, state)
+
+    def answer(self, game_id: str, inbox: str, viewer: str, position: int) -> int | None:
+        """From memory: the global seq the marker moves to, ``NOT_IN_STREAM`` (0) for a
+        refused report, or None when the game is not held (``check`` then reads it)."""
+        known = self._known.get(game_id)
+        if known is None:
+            return None
+        version, state = known
+        if not can_read(state, inbox, viewer):
+            return NOT_IN_STREAM
+        return self.queries.streams.known_global_seq(game_id, viewer, position, version)
+
+    async def check(self, game_id: str, inbox: str, viewer: str, position: int) -> int:
+        """``answer``, reading the game once if it is not held. Raises ``ServiceError``
+        (unknown game)."""
+        found = self.answer(game_id, inbox, viewer, position)
+        if found is not None:
+            return found
+        current = await self.queries.current(game_id)
+        self.loads += 1
+        held = self._known.get(game_id)
+        if held is None or held[0] < current.version:
+            self._known[game_id] = (current.version, current.state)
+            self._known.move_to_end(game_id)
+            while len(self._known) > self.max_games:
+                self._known.popitem(last=False)
+        if not can_read(current.state, inbox, viewer):
+            return NOT_IN_STREAM
+        # the stream look-up may wait for another reader of this game: hold no connection
+        await self.queries.service.store.release_reads()
+        seq = await self.queries.streams.global_seq(game_id, viewer, position, current.version)
+        return NOT_IN_STREAM if seq is None else seq
+
+
+def read_gate(web: Any) -> ReadGate:
+    """The process's one gate (made on first use, like the admission gate)."""
+    if web.read_gate is None:
+        web.read_gate = ReadGate(web.queries)
+    gate: ReadGate = web.read_gate
+    return gate
+
+
+_checking: set[asyncio.Task[None]] = set()
+"""Reports waiting for their game's first read, kept referenced until they end."""
 
 
 class SocketReads:
+    """One socket's reports: checked on the spot, handed to ``ReadMarks.note``."""
+
+    __slots__ = ("conn", "gate")
+
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.pending: dict[tuple[str, str], int] = {}
-        self.task: asyncio.Task[None] | None = None
+        self.gate = read_gate(conn.web)
 
     def report(self, msg: ReadReport) -> None:
-        """Take a report (raises ``WebError`` for one that can never be written)."""
-        if self.conn.viewer is None:
-            raise WebError(WebErrorCode.UNAUTHENTICATED)
-        key = (msg.game, msg.inbox)
-        if key not in self.pending and len(self.pending) >= MAX_INBOXES:
-            raise WebError(WebErrorCode.BAD_REQUEST, detail=f"more than {MAX_INBOXES} inboxes")
-        self.pending[key] = max(msg.upto, self.pending.get(key, 0))
-        if self.task is None:
-            self.task = asyncio.create_task(self._later())
-
-    async def _later(self) -> None:
-        await asyncio.sleep(FLUSH_AFTER)
-        self.task = None
-        await self.flush()
-
-    async def flush(self) -> None:
-        batch, self.pending = self.pending, {}
-        if batch:
-            await asyncio.gather(*(self._write(game, inbox, upto) for (game, inbox), upto in batch.items()))
-
-    async def _write(self, game: str, inbox: str, upto: int) -> None:
+        """Take a report (raises ``WebError`` for one refused from memory). The receive loop
+        never waits: a game not held yet is read in a task of its own."""
         viewer = self.conn.viewer
-        assert viewer is not None  # ``report`` takes none from an anonymous socket
-        refusal: Exception | None = None
+        if viewer is None:
+            raise WebError(WebErrorCode.UNAUTHENTICATED)
+        seq = self.gate.answer(msg.game, msg.inbox, viewer, msg.upto)
+        if seq is None:
+            task = asyncio.create_task(self._checked(msg, viewer))
+            _checking.add(task)
+            task.add_done_callback(_checking.discard)
+            return
+        self._take(msg, viewer, seq)
+
+    def _take(self, msg: ReadReport, viewer: str, seq: int) -> None:
+        if seq == NOT_IN_STREAM:
+            raise WebError(WebErrorCode.NOT_FOUND, what=msg.inbox)
+        self.conn.web.queries.read_marks.note(msg.game, msg.inbox, viewer, seq)
+
+    async def _checked(self, msg: ReadReport, viewer: str) -> None:
         try:
-            if not await self.conn.web.queries.mark_read_upto(game, inbox, viewer, upto):
-                refusal = WebError(WebErrorCode.NOT_FOUND, what=inbox)
-        except ServiceError as exc:  # no such game
-            refusal = exc
-        if refusal is not None:
+            self._take(msg, viewer, await self.gate.check(msg.game, msg.inbox, viewer, msg.upto))
+        except (WebError, ServiceError) as exc:
             with contextlib.suppress(Exception):  # the socket may be gone by now
-                await self.conn.error(refusal, game)
+                await self.conn.error(exc, msg.game)
 
     def close(self) -> None:
-        """The socket closed: write what it reported last (nothing is answered any more)."""
-        if self.task is not None:
-            self.task.cancel()
-            self.task = None
-        if self.pending:
-            task = asyncio.create_task(self.flush())
-            _closing.add(task)
-            task.add_done_callback(_closing.discard)
+        """The socket closed: what it reported is already the process's (``ReadMarks``)."""

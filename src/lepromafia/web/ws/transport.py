@@ -1,0 +1,124 @@
+"""The WebSocket transport under uvicorn, trimmed for many idle sockets and wide fan-out.
+
+``LeanWebSocketProtocol`` is uvicorn's own ``websockets-sansio`` protocol (what
+``ws="auto"`` picks with websockets installed; the legacy ``websockets`` implementation is
+deprecated and runs four tasks per socket) with two changes (issue 17):
+
+- **Memory per socket**: the queue of received messages and the "writable" flag were an
+  ``asyncio.Queue`` (four deques and an ``Event``) and an ``asyncio.Event`` (one more
+  deque); here they are a deque with one waiter and a flag whose waiters list exists only
+  while the transport is paused.
+- **A sent text frame is one ``transport.write``** with no await when the socket is open
+  and writable: the frame header is packed here instead of going through the sans-I/O
+  protocol's ``Frame`` object, its serializer and its output list for every delivery. A
+  paused transport (a slow reader), a binary frame, a close, an extension (none is
+  negotiated: ``ws_per_message_deflate`` is off) all take uvicorn's own path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from collections import deque
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import State
+
+_TEXT = 0x81
+"""FIN and the text opcode: every frame the server sends is one whole unmasked message."""
+
+
+class _Received:
+    """What ``asyncio.Queue`` did for the received ASGI messages: one reader, no bound."""
+
+    __slots__ = ("items", "waiter")
+
+    def __init__(self) -> None:
+        self.items: deque[Any] = deque()
+        self.waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self.items.append(item)
+        waiter, self.waiter = self.waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self.items
+
+    def qsize(self) -> int:
+        return len(self.items)
+
+    def get_nowait(self) -> Any:
+        if not self.items:
+            raise asyncio.QueueEmpty
+        return self.items.popleft()
+
+    async def get(self) -> Any:
+        while not self.items:
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+        return self.items.popleft()
+
+
+class _Flag:
+    """What ``asyncio.Event`` did for "the transport is writable"."""
+
+    __slots__ = ("on", "waiters")
+
+    def __init__(self) -> None:
+        self.on = True
+        self.waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self.on
+
+    def set(self) -> None:
+        self.on = True
+        waiters, self.waiters = self.waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self.on = False
+
+    async def wait(self) -> None:
+        while not self.on:
+            waiter = asyncio.get_running_loop().create_future()
+            if self.waiters is None:
+                self.waiters = []
+            self.waiters.append(waiter)
+            await waiter
+
+
+def text_frame(data: bytes) -> bytes:
+    """One unmasked, final text frame (RFC 6455 §5.2) carrying ``data``."""
+    n = len(data)
+    if n < 126:
+        return bytes((_TEXT, n)) + data
+    if n < 65536:
+        return struct.pack("!BBH", _TEXT, 126, n) + data
+    return struct.pack("!BBQ", _TEXT, 127, n) + data
+
+
+class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue = _Received()  # type: ignore[assignment]
+        self.writable = _Flag()  # type: ignore[assignment]
+
+    async def send(self, message: Any) -> None:
+        if (message["type"] == "websocket.send" and self.writable.on  # type: ignore[attr-defined]
+                and self.handshake_complete and not self.close_sent and not self.disconnected
+                and self.initial_response is None and self.conn.state is State.OPEN
+                and not self.conn.extensions):
+            text = message.get("text")
+            if text is not None and message.get("bytes") is None:
+                self.transport.write(text_frame(text.encode()))
+                return
+        await super().send(message)
