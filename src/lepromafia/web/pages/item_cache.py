@@ -1,0 +1,142 @@
+"""Each thread message rendered once per viewer-view, not once per request (issue 17).
+
+``live.js`` re-fetches an inbox region after events, and the region renders up to 500
+messages through ``partials/message_item.html``: most of a region GET's CPU. A message's
+item is a pure function of a few inputs, so it is cached by exactly those:
+
+- the message as ``discussion.thread`` built it for this viewer (number, author and label,
+  text, rendered Markdown, every earlier version, time and edit time, host/keyword flags)
+  and the bits that are the viewer's own (mine, editable, mentions-me);
+- whether it is new for the viewer (``seq > read_upto``), whether he may post (the quote
+  and edit controls), the language, the game, the inbox and the message length limit.
+
+The item is rendered from those inputs alone, in a strict environment (an undefined name
+is an error), so a later template edit cannot make it depend on anything the key lacks;
+two viewers whose views differ in any way never share an entry.
+
+The edit form carries a per-request, one-time CSRF token: the cached HTML holds a
+placeholder instead, and each use swaps in a fresh token (and its nonce as the command id)
+for every form. A placeholder anywhere but in the exact hidden-input pair a template writes
+(user text cannot write ``<input``) means the item is not cached at all.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from jinja2 import Environment, StrictUndefined, pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+TEMPLATE = "partials/message_item.html"
+PLACEHOLDER = "csrf-placeholder.0.0"
+"""What ``csrf_token()`` answers while an item is rendered for the cache."""
+PLACEHOLDER_ID = PLACEHOLDER.split(".", 1)[0]
+FIELDS = ('<input type="hidden" name="csrf_token" value="{token}">'
+          '<input type="hidden" name="command_id" value="{nonce}">')
+"""``csrf_field()`` of components/macros.html, as it renders."""
+MARKER = FIELDS.format(token=PLACEHOLDER, nonce=PLACEHOLDER_ID)
+
+
+def freeze(value: Any) -> Any:
+    """A hashable copy of a thread item's value (dicts, lists, strings, times, flags)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, tuple(freeze(v) for v in value))
+    if isinstance(value, set | frozenset):
+        return ("set", tuple(sorted((freeze(v) for v in value), key=repr)))
+    if isinstance(value, str | int | float | bool | datetime) or value is None:
+        return (type(value).__name__, value)  # Markup and str stay apart
+    raise TypeError(f"a thread item holds a {type(value).__name__}")
+
+
+def with_tokens(html: str, fresh: Callable[[], str]) -> str:
+    """The cached HTML with a fresh one-time token in each of its forms."""
+    parts = html.split(MARKER)
+    out = [parts[0]]
+    for part in parts[1:]:
+        token = fresh()
+        out.append(FIELDS.format(token=token, nonce=token.split(".", 1)[0]))
+        out.append(part)
+    return "".join(out)
+
+
+class ItemCache:
+    """An LRU of rendered thread items, per process."""
+
+    def __init__(self, maxsize: int = 20000) -> None:
+        self.maxsize = maxsize
+        self.enabled = True
+        self.hits = 0
+        self.misses = 0
+        self._items: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._lock = threading.Lock()
+        self._strict: dict[int, Environment] = {}
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def strict(self, env: Environment) -> Environment:
+        found = self._strict.get(id(env))
+        if found is None:
+            found = self._strict[id(env)] = env.overlay(undefined=StrictUndefined)
+        return found
+
+    def item(self, ctx: Context, m: Mapping[str, Any]) -> Markup:
+        """One message's ``<li>`` for the viewer the page is rendered for."""
+        lang = ctx["lang"]
+        new = m["seq"] > ctx["read_upto"]
+        inputs = {
+            "lang": lang,
+            "game": {"id": ctx["game"]["id"] if isinstance(ctx["game"], Mapping) else ctx["game"].id},
+            "inbox": {"id": ctx["inbox"]["id"]},
+            "can_post": bool(ctx["can_post"]),
+            "max_length": ctx.get("max_length"),
+            "open_edit": bool(ctx.get("open_edit", False)),
+        }
+        fresh: Callable[[], str] = ctx["csrf_token"]
+        if not self.enabled:
+            return Markup(self._render(ctx, m, inputs, new, fresh))  # noqa: S704 - autoescaped template
+        key = (freeze(inputs), new, freeze(dict(m)))
+        with self._lock:
+            html = self._items.get(key)
+            if html is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+        if html is None:
+            html = self._render(ctx, m, inputs, new, lambda: PLACEHOLDER)
+            if html.count(PLACEHOLDER_ID) != 2 * html.count(MARKER):  # a form we do not know
+                return Markup(self._render(ctx, m, inputs, new, fresh))  # noqa: S704
+            with self._lock:
+                self.misses += 1
+                self._items[key] = html
+                while len(self._items) > self.maxsize:
+                    self._items.popitem(last=False)
+        return Markup(with_tokens(html, fresh))  # noqa: S704 - autoescaped template
+
+    def _render(self, ctx: Context, m: Mapping[str, Any], inputs: dict[str, Any], new: bool,
+                csrf: Callable[[], str]) -> str:
+        env = self.strict(ctx.environment)
+        return env.get_template(TEMPLATE).render(
+            inputs, m=m, neutral=False, read_upto=m["seq"] - 1 if new else m["seq"],
+            _=ctx["_"], gettext=ctx["gettext"], ngettext=ctx["ngettext"], local=ctx["local"],
+            csrf_token=csrf)
+
+
+CACHE = ItemCache()
+
+
+@pass_context
+def thread_item(ctx: Context, m: Mapping[str, Any]) -> Markup:
+    """``{{ thread_item(m) }}`` in partials/messages.html."""
+    return CACHE.item(ctx, m)
