@@ -25,7 +25,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, pass_context
@@ -42,17 +41,20 @@ FIELDS = ('<input type="hidden" name="csrf_token" value="{token}">'
 MARKER = FIELDS.format(token=PLACEHOLDER, nonce=PLACEHOLDER_ID)
 
 
-def freeze(value: Any) -> Any:
-    """A hashable copy of a thread item's value (dicts, lists, strings, times, flags)."""
-    if isinstance(value, Mapping):
-        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple):
-        return (type(value).__name__, tuple(freeze(v) for v in value))
-    if isinstance(value, set | frozenset):
-        return ("set", tuple(sorted((freeze(v) for v in value), key=repr)))
-    if isinstance(value, str | int | float | bool | datetime) or value is None:
-        return (type(value).__name__, value)  # Markup and str stay apart
-    raise TypeError(f"a thread item holds a {type(value).__name__}")
+FIELDS_OF_ITEM = frozenset({"seq", "author", "label", "text", "html", "at", "host", "keyword", "mine",
+                            "editable", "mentions_me", "mentions", "edited_at", "versions"})
+"""What ``discussion.thread`` puts in an item, each of them in the key; an item with any
+other field is rendered uncached (the key would not cover it)."""
+
+
+def item_key(m: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """Every field of the item, flat (hashing and comparing it is most of a hit's cost)."""
+    if m.keys() != FIELDS_OF_ITEM or any(v.keys() != {"html", "at"} for v in m["versions"]):
+        return None
+    return (m["seq"], m["author"], m["label"], m["text"], str(m["html"]), m["at"], bool(m["host"]),
+            bool(m["keyword"]), bool(m["mine"]), bool(m["editable"]), bool(m["mentions_me"]),
+            tuple(m["mentions"]), m["edited_at"],
+            tuple((str(v["html"]), v["at"]) for v in m["versions"]))
 
 
 def with_tokens(html: str, fresh: Callable[[], str]) -> str:
@@ -94,20 +96,22 @@ class ItemCache:
 
     def item(self, ctx: Context, m: Mapping[str, Any]) -> Markup:
         """One message's ``<li>`` for the viewer the page is rendered for."""
-        lang = ctx["lang"]
-        new = m["seq"] > ctx["read_upto"]
+        game, inbox = ctx["game"], ctx["inbox"]
         inputs = {
-            "lang": lang,
-            "game": {"id": ctx["game"]["id"] if isinstance(ctx["game"], Mapping) else ctx["game"].id},
-            "inbox": {"id": ctx["inbox"]["id"]},
+            "lang": ctx["lang"],
+            "game": {"id": game["id"] if isinstance(game, Mapping) else game.id},
+            "inbox": {"id": inbox["id"]},
             "can_post": bool(ctx["can_post"]),
             "max_length": ctx.get("max_length"),
             "open_edit": bool(ctx.get("open_edit", False)),
         }
+        new = m["seq"] > ctx["read_upto"]
         fresh: Callable[[], str] = ctx["csrf_token"]
-        if not self.enabled:
+        found = item_key(m) if self.enabled else None
+        if found is None:
             return Markup(self._render(ctx, m, inputs, new, fresh))  # noqa: S704 - autoescaped template
-        key = (freeze(inputs), new, freeze(dict(m)))
+        key = (inputs["lang"], inputs["game"]["id"], inputs["inbox"]["id"], inputs["can_post"],
+               inputs["max_length"], inputs["open_edit"], new, *found)
         with self._lock:
             html = self._items.get(key)
             if html is not None:
