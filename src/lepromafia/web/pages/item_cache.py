@@ -57,9 +57,11 @@ def item_key(m: Mapping[str, Any]) -> tuple[Any, ...] | None:
             tuple((str(v["html"]), v["at"]) for v in m["versions"]))
 
 
-def with_tokens(html: str, fresh: Callable[[], str]) -> str:
-    """The cached HTML with a fresh one-time token in each of its forms."""
-    parts = html.split(MARKER)
+def with_tokens(parts: tuple[str, ...], fresh: Callable[[], str]) -> str:
+    """The cached HTML (split at its forms' placeholders) with a fresh one-time token in
+    each of its forms."""
+    if len(parts) == 1:
+        return parts[0]
     out = [parts[0]]
     for part in parts[1:]:
         token = fresh()
@@ -76,7 +78,7 @@ class ItemCache:
         self.enabled = True
         self.hits = 0
         self.misses = 0
-        self._items: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._items: OrderedDict[tuple[Any, ...], tuple[str, ...]] = OrderedDict()
         self._lock = threading.Lock()
         self._strict: dict[int, Environment] = {}
 
@@ -113,20 +115,21 @@ class ItemCache:
         key = (inputs["lang"], inputs["game"]["id"], inputs["inbox"]["id"], inputs["can_post"],
                inputs["max_length"], inputs["open_edit"], new, *found)
         with self._lock:
-            html = self._items.get(key)
-            if html is not None:
+            parts = self._items.get(key)
+            if parts is not None:
                 self._items.move_to_end(key)
                 self.hits += 1
-        if html is None:
+        if parts is None:
             html = self._render(ctx, m, inputs, new, lambda: PLACEHOLDER)
             if html.count(PLACEHOLDER_ID) != 2 * html.count(MARKER):  # a form we do not know
                 return Markup(self._render(ctx, m, inputs, new, fresh))  # noqa: S704
+            parts = tuple(html.split(MARKER))
             with self._lock:
                 self.misses += 1
-                self._items[key] = html
+                self._items[key] = parts
                 while len(self._items) > self.maxsize:
                     self._items.popitem(last=False)
-        return Markup(with_tokens(html, fresh))  # noqa: S704 - autoescaped template
+        return Markup(with_tokens(parts, fresh))  # noqa: S704 - autoescaped template
 
     def _render(self, ctx: Context, m: Mapping[str, Any], inputs: dict[str, Any], new: bool,
                 csrf: Callable[[], str]) -> str:
