@@ -50,6 +50,11 @@ def _serve(config_url: str, smtp_url: str) -> None:
         await svc.start(sweep=False)
         d = dispatcher(svc, NotifyStore(svc.store), [EmailSender(smtp_url, "x@notify.test")],
                        lease=2.0, batch=10)
+
+        async def no_prods() -> int:  # only the forty rows under test, whatever today is
+            return 0
+
+        d.watch = no_prods  # type: ignore[method-assign]
         while True:
             await d.step()
             await asyncio.sleep(0.01)

@@ -22,9 +22,11 @@ from .conftest import START, Api, at, settings_for, setup_game_via_api, small_ca
 def test_the_app_uses_redis_when_told_and_the_in_process_broker_otherwise(tmp_path: Path) -> None:
     with TestClient(create_app(settings_for(tmp_path, redis_url="redis://127.0.0.1:6379/0"))) as client:
         assert isinstance(client.app.state.web.service.broker, RedisBroker)  # type: ignore[attr-defined]
+        assert not client.app.state.web.service.sole_writer  # type: ignore[attr-defined]
     with TestClient(create_app(settings_for(tmp_path / "one"))) as client:
         broker = client.app.state.web.service.broker  # type: ignore[attr-defined]
         assert type(broker) is Broker
+        assert client.app.state.web.service.sole_writer  # type: ignore[attr-defined]  # one worker
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -39,7 +41,8 @@ def shared_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[s
 
 
 def _settings(db: dict[str, Any]) -> WebSettings:
-    return WebSettings(sweep_interval=3600.0, argon2_time_cost=1, argon2_memory_kib=1024,
+    """A worker of several: they share Redis (as ``serve --workers`` requires)."""
+    return WebSettings(redis_url="redis://127.0.0.1:6379/5", sweep_interval=3600.0, argon2_time_cost=1, argon2_memory_kib=1024,
                        session_idle_hours=14 * 24, registrations_per_ip_per_hour=1000, **db)
 
 

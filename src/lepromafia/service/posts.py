@@ -128,6 +128,8 @@ def render(text: str, residents: frozenset[str] = frozenset(), spoiler: str = "S
 def mentions(text: str, residents: frozenset[str]) -> frozenset[str]:
     """The residents a text mentions, as the renderer finds them: not inside code, and not
     inside a quote (quoting a mention does not mention him again)."""
+    if "@" not in text:  # most posts: no Markdown parse (one per post, in the writer lane)
+        return frozenset()
     found: set[str] = set()
     depth = 0
     for token in MARKDOWN.parse(text, {"residents": residents}):

@@ -157,8 +157,11 @@ class GameService:
                  lanes: int | None = None, max_batch: int = 512, sweep_interval: float = 1.0,
                  lease_seconds: float = 30.0, broker: Broker | None = None,
                  read_cache: int = 256, verifiable_log: bool = True,
-                 log_key: LogKey | KeyRing | None = None) -> None:
+                 log_key: LogKey | KeyRing | None = None, sole_writer: bool = False) -> None:
         self.store = store
+        self.sole_writer = sole_writer
+        """No other process writes games to this store (one worker, no Redis): the lanes'
+        states after their own commits are the latest, and a read needs no ``games`` row."""
         self.log_key: KeyRing | None = None
         if verifiable_log:  # docs/verification.md: salted leaves and signed heads
             self.log_key = KeyRing.coerce(log_key) if log_key else KeyRing.from_env()
@@ -290,9 +293,19 @@ class GameService:
         One cheap read of the ``games`` row compares the store's version with this
         process's cached copies (the lane's handle after its own commits, or the read
         cache); a copy that is behind catches up by applying only the missing events.
-        So a page served by any worker reflects every commit acknowledged before it.
+        So a page served by any worker reflects every commit acknowledged before it. A
+        sole writer skips that read for a game its lane holds: nobody else commits.
         """
-        handle = self._lane(game_id).handles.get(game_id)
+        lane = self._lane(game_id)
+        handle = lane.handles.get(game_id)
+        if self.sole_writer:
+            # A read this request began before this process's latest commit would lack
+            # what the lane's state holds: end it. With a handle, the lane made every
+            # commit of this game: its handle is the latest.
+            await self.store.refresh_reads()
+            if handle is not None:
+                return Current(handle.meta, handle.state, handle.meta.clock.to_game(self.clock.now()))
+        commits = self.store.commits
         committed = self.store.committed_in_scope(game_id)
         if handle is not None and handle.meta.version == committed:
             # this request's own write found no later commit: its handle is the latest (and
@@ -346,6 +359,8 @@ class GameService:
             raise
         self._land(key, current)
         self._remember(current)
+        if self.sole_writer and self.store.commits == commits:  # nothing newer can exist
+            lane.adopt(current)
         return current
 
     def _land(self, key: tuple[str, int], outcome: Current | BaseException) -> None:
@@ -420,6 +435,13 @@ async def _load(tx: Transaction, game_id: str) -> Handle:
     return Handle(loaded.meta, loaded.state, projector, loaded.snapshot_seq)
 
 
+def _handle_of(current: Current) -> Handle:
+    """A lane's handle for a game as a read loaded it (the next snapshot is due at the next
+    multiple of ``snapshot_every`` after its version, as if one had just been taken)."""
+    meta, state = current.meta, current.state
+    return Handle(meta, state, Projector.resume(meta.game_id, meta.clock, state), meta.version)
+
+
 class _Lane:
     """One writer: a queue of jobs, committed in batches."""
 
@@ -431,6 +453,15 @@ class _Lane:
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run())
+
+    def adopt(self, current: Current) -> None:
+        """Keep a game a read loaded as this lane's handle, unless the lane moved it on (a
+        sole writer's, when this process committed nothing since the read: nobody else
+        can have moved it)."""
+        game_id = current.meta.game_id
+        kept = self.handles.get(game_id)
+        if kept is None or kept.meta.version < current.version:
+            self.handles[game_id] = _handle_of(current)
 
     async def stop(self) -> None:
         if self.task:
@@ -553,7 +584,7 @@ class _Lane:
                     continue
                 try:
                     await self._follow(tx, job.game_id, stored.get(job.game_id))
-                    drafts[job.game_id] = await self._draft(tx, job)
+                    drafts[job.game_id] = await self._draft(tx, job, stored.get(job.game_id))
                 except ServiceError as exc:
                     failed[job.game_id] = exc
             for job in jobs:
@@ -600,8 +631,11 @@ class _Lane:
         self.handles[game_id] = Handle(stored, state, Projector.resume(game_id, stored.clock, state),
                                        handle.snapshot_seq)
 
-    async def _draft(self, tx: Transaction, job: _Job) -> _Draft:
+    async def _draft(self, tx: Transaction, job: _Job, stored: GameMeta | None) -> _Draft:
         handle = self.handles.get(job.game_id)
+        read = self.service._reads.get(job.game_id)
+        if handle is None and read is not None and stored is not None and read.version == stored.version:
+            handle = self.handles[job.game_id] = _handle_of(read)  # a read loaded it already
         if handle is None and isinstance(job.command, CreateGame):
             meta = await tx.meta(job.game_id)
             if meta is None:

@@ -1,21 +1,25 @@
 """Connecting to the store: SQLite by default, PostgreSQL via ``DATABASE_URL``.
 
 SQLite runs in WAL mode with ``synchronous=FULL`` so that a committed (acknowledged)
-command is on disk, and every write transaction (execution option ``write=True``) starts with
-``BEGIN IMMEDIATE`` so two processes never interleave a read-modify-write. A PostgreSQL ``schema`` (optional)
-isolates test runs inside one database.
+command is on disk, and every write transaction (execution option ``write=True``) starts
+with ``BEGIN IMMEDIATE`` so two processes never interleave a read-modify-write. A database
+file is driven inline on the event loop's thread (sqlite_inline.py); ``:memory:`` through
+aiosqlite. A PostgreSQL ``schema`` (optional) isolates test runs inside one database.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from . import sqlite_inline
 
 DEFAULT_URL = "sqlite+aiosqlite:///./var/lepromafia.db"
 
@@ -33,11 +37,11 @@ class DatabaseConfig:
         url = env.get("LEPROMAFIA_DATABASE_URL") or env.get("DATABASE_URL") or DEFAULT_URL
         return cls(url, env.get("LEPROMAFIA_DATABASE_SCHEMA") or env.get("DATABASE_SCHEMA") or None)
 
-    @property
+    @cached_property
     def async_url(self) -> str:
         return async_url(self.url)
 
-    @property
+    @cached_property
     def is_sqlite(self) -> bool:
         return self.async_url.startswith("sqlite")
 
@@ -57,10 +61,15 @@ def create_engine(config: DatabaseConfig, **options: Any) -> AsyncEngine:
     url = config.async_url
     if url.startswith("sqlite"):
         path = make_url(url).database
-        if path and path != ":memory:":
+        if path and path != ":memory:":  # a file: statements run on the loop thread
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+            engine = create_async_engine(url, async_creator=partial(sqlite_inline.connect, path),
+                                         **options)
+            _sqlite_transactions(engine)
+            return engine
         engine = create_async_engine(url, connect_args={"timeout": 30}, **options)
         _sqlite_durability(engine)
+        _sqlite_transactions(engine)
         return engine
     connect_args: dict[str, Any] = {}
     if config.schema:
@@ -79,6 +88,8 @@ def _sqlite_durability(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
 
+
+def _sqlite_transactions(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
         options = connection.get_execution_options()

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, case, delete, false, func, select, tuple_, update
+from sqlalchemy import Select, and_, bindparam, case, delete, func, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -155,11 +155,14 @@ class _ReadScope:
         self.store = store
         self._opened: Any = None
         self._conn: AsyncConnection | None = None
+        self.since = 0
+        """``EventStore.commits`` when this read's connection was taken."""
         self.committed: dict[str, int] = {}
         """game -> the version this task's own write committed (see ``note_commit``)."""
 
     async def connection(self) -> AsyncConnection:
         if self._conn is None:
+            self.since = self.store.commits
             opened = self.store.engine.connect()
             self._conn = await opened.__aenter__()  # a failed checkout leaves nothing to close
             self._opened = opened
@@ -184,6 +187,8 @@ class EventStore:
     engine: AsyncEngine
     writer: AsyncEngine
     listeners: list[Committed] = field(default_factory=list)
+    commits: int = 0
+    """Write transactions this process has committed through ``transaction``."""
 
     @classmethod
     def open(cls, config: DatabaseConfig, **options: Any) -> EventStore:
@@ -220,6 +225,7 @@ class EventStore:
         await self.release_reads()
         async with self.writer.begin() as conn:
             yield Transaction(conn, self.config.is_sqlite)
+        self.commits += 1
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[Transaction]:
@@ -257,6 +263,13 @@ class EventStore:
         """End this task's shared read, if any (before waiting for a write)."""
         scope = _SCOPE.get()
         if scope is not None and scope.store is self:
+            await scope.release()
+
+    async def refresh_reads(self) -> None:
+        """End this task's shared read if it began before this process's latest commit, so
+        that its next read sees at least what a writer's state already holds."""
+        scope = _SCOPE.get()
+        if scope is not None and scope.store is self and scope.since != self.commits:
             await scope.release()
 
     @asynccontextmanager
@@ -323,6 +336,23 @@ class InboxCount:
     last_read: int
 
 
+def _lock_games_query(for_update: bool) -> Select[Any]:
+    """``Transaction.lock_games``'s statement, built once (the games and the command ids
+    are expanding parameters): a batch's first statement costs no query building."""
+    g, c = schema.games, schema.commands
+    joined = and_(c.c.game_id == g.c.game_id, c.c.command_id.in_(bindparam("command_ids", expanding=True)))
+    query = (select(g, c.c.command_id.label("known_id"), c.c.fingerprint.label("known_fingerprint"),
+                    c.c.command.label("known_command"), c.c.first_seq.label("known_first"),
+                    c.c.last_seq.label("known_last"))
+             .select_from(g.outerjoin(c, joined))
+             .where(g.c.game_id.in_(bindparam("game_ids", expanding=True))).order_by(g.c.game_id))
+    return query.with_for_update(of=g) if for_update else query
+
+
+_LOCK_GAMES = _lock_games_query(for_update=False)
+_LOCK_GAMES_FOR_UPDATE = _lock_games_query(for_update=True)
+
+
 class Transaction:
     """One connection's work. Its connection is private: every query is a method here."""
 
@@ -343,18 +373,10 @@ class Transaction:
         whole database. A game without a row is absent. The same statement finds which of
         ``command_ids`` each game has already accepted (the idempotency keys): a batch's
         whole read before deciding is this one statement."""
-        g, c = schema.games, schema.commands
-        ids = sorted(set(command_ids))
-        joined = and_(c.c.game_id == g.c.game_id, c.c.command_id.in_(ids)) if ids else false()
-        query = (select(g, c.c.command_id.label("known_id"), c.c.fingerprint.label("known_fingerprint"),
-                        c.c.command.label("known_command"), c.c.first_seq.label("known_first"),
-                        c.c.last_seq.label("known_last"))
-                 .select_from(g.outerjoin(c, joined))
-                 .where(g.c.game_id.in_(sorted(game_ids))).order_by(g.c.game_id))
-        if not self.is_sqlite:
-            query = query.with_for_update(of=g)
+        query = _LOCK_GAMES if self.is_sqlite else _LOCK_GAMES_FOR_UPDATE
+        params = {"game_ids": sorted(game_ids), "command_ids": sorted(set(command_ids))}
         locked = Locked()
-        for row in await self._conn.execute(query):
+        for row in await self._conn.execute(query, params):
             m = row._mapping
             if m["game_id"] not in locked.games:
                 locked.games[m["game_id"]] = _meta(m)

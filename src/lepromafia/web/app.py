@@ -82,7 +82,10 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             broker = RedisBroker(settings.redis_url)
             await broker.start()
             options["broker"] = broker
-        service = GameService(EventStore.open(settings.database), **options)
+        # Without Redis this is the only worker (serve_cmd.py refuses --workers without it):
+        # no other process writes games, so reads need not ask the store for the version.
+        service = GameService(EventStore.open(settings.database), sole_writer=broker is None,
+                              **options)
         service.observer = observability.Observer(metrics)
         await service.start()
         store = AccountStore(service.store)

@@ -1,0 +1,233 @@
+"""SQLite on the event loop's own thread, for SQLAlchemy's aiosqlite dialect.
+
+aiosqlite runs every statement on a thread of its own and hands the answer back through the
+event loop: two thread hops and two loop wake-ups per statement, several per command. Our
+statements are small (an indexed row, a page of an inbox) and SQLite answers them in
+microseconds from the page cache, so the hops cost more than the work (measured: a post
+into a game 4.5–5.3 ms of CPU with aiosqlite, 1.7–1.9 ms inline; docs/performance.md).
+
+This module gives SQLAlchemy (through ``async_creator``) an object with aiosqlite's
+connection and cursor interface whose coroutines run the statement at once, on the loop
+thread. Two things may not block the loop and are handled here:
+
+* **Waiting for the write lock.** The connection's ``busy_timeout`` is 0; a write
+  transaction (``BEGIN IMMEDIATE``, see database.py) first takes an ``asyncio.Lock`` per
+  (loop, database file), so writers of one process queue without spinning, and a
+  ``SQLITE_BUSY`` from another process (a second worker, the CLI) is retried with
+  ``asyncio.sleep`` back-off for up to ``BUSY_TIMEOUT`` seconds. ``SQLITE_BUSY_SNAPSHOT``
+  is never retried: that read snapshot can no longer write, and retrying cannot help.
+* **The fsync.** ``synchronous=FULL`` makes a write's ``COMMIT`` wait for the disk, so that
+  one call runs on a single committing thread per database file.
+
+``:memory:`` databases (tests) keep aiosqlite: they need one shared connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+BUSY_TIMEOUT = 30.0  # seconds a statement waits for another process's lock
+_SQLITE_BUSY = 5
+_SQLITE_BUSY_SNAPSHOT = 517
+
+T = TypeVar("T")
+
+_writer_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+    weakref.WeakKeyDictionary())
+_committers: dict[str, ThreadPoolExecutor] = {}
+
+
+def _forget_committers() -> None:  # a forked child has none of its parent's threads
+    _committers.clear()
+
+
+os.register_at_fork(after_in_child=_forget_committers)
+
+
+def _writer_lock(path: str) -> asyncio.Lock:
+    locks = _writer_locks.setdefault(asyncio.get_running_loop(), {})
+    lock = locks.get(path)
+    if lock is None:
+        lock = locks[path] = asyncio.Lock()
+    return lock
+
+
+def _committer(path: str) -> ThreadPoolExecutor:
+    pool = _committers.get(path)
+    if pool is None:
+        pool = _committers[path] = ThreadPoolExecutor(1, thread_name_prefix="sqlite-commit")
+    return pool
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == _SQLITE_BUSY and code != _SQLITE_BUSY_SNAPSHOT
+
+
+async def _patiently(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)``, retried with back-off while another process holds the lock."""
+    delay = 0.0005
+    deadline: float | None = None
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            return call(*args)
+        except sqlite3.OperationalError as error:
+            if not _is_busy(error):
+                raise
+            now = loop.time()
+            deadline = deadline if deadline is not None else now + BUSY_TIMEOUT
+            if now >= deadline:
+                raise
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+async def connect(path: str) -> InlineConnection:
+    """A WAL connection with ``synchronous=FULL`` in autocommit mode (we emit BEGIN)."""
+    raw = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
+    await _patiently(raw.execute, "PRAGMA busy_timeout=0")
+    await _patiently(raw.execute, "PRAGMA journal_mode=WAL")
+    await _patiently(raw.execute, "PRAGMA synchronous=FULL")
+    return InlineConnection(path, raw)
+
+
+class InlineConnection:
+    """What SQLAlchemy's aiosqlite adapter calls on an ``aiosqlite.Connection``."""
+
+    __slots__ = ("_conn", "_connection", "_lock", "_path", "_writing")
+
+    def __init__(self, path: str, raw: sqlite3.Connection) -> None:
+        self._path = path
+        self._conn = raw
+        self._connection: sqlite3.Connection | None = raw  # the adapter tests it for "open"
+        self._lock: asyncio.Lock | None = None
+        self._writing = False
+
+    @property
+    def isolation_level(self) -> str | None:
+        return self._conn.isolation_level
+
+    def cursor(self) -> InlineCursor:
+        return InlineCursor(self)
+
+    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> InlineCursor:
+        cursor = self.cursor()
+        await cursor.execute(sql, parameters)
+        return cursor
+
+    async def create_function(self, *args: Any, **kwargs: Any) -> None:
+        self._conn.create_function(*args, **kwargs)
+
+    async def begin_write(self, sql: str, parameters: Sequence[Any]) -> None:
+        lock = _writer_lock(self._path)
+        await lock.acquire()
+        self._lock = lock
+        try:
+            await _patiently(self._conn.execute, sql, parameters)
+        except BaseException:
+            self._release()
+            raise
+        self._writing = True
+
+    async def commit(self) -> None:
+        try:
+            if self._conn.in_transaction:
+                if self._writing:  # the fsync, off the loop
+                    loop = asyncio.get_running_loop()
+                    await loop.run_in_executor(_committer(self._path), self._conn.commit)
+                else:
+                    self._conn.commit()
+        finally:
+            self._release()
+
+    async def rollback(self) -> None:
+        try:
+            if self._conn.in_transaction:
+                self._conn.rollback()
+        finally:
+            self._release()
+
+    async def close(self) -> None:
+        try:
+            if self._connection is not None:
+                self._connection = None
+                self._conn.close()
+        finally:
+            self._release()
+
+    def stop(self) -> None:
+        self._connection = None
+        self._conn.close()
+        self._release()
+
+    def _release(self) -> None:
+        self._writing = False
+        lock, self._lock = self._lock, None
+        if lock is not None and lock.locked():
+            lock.release()
+
+
+class InlineCursor:
+    """What SQLAlchemy's aiosqlite adapter calls on an ``aiosqlite.Cursor``."""
+
+    __slots__ = ("_cursor", "_owner")
+
+    def __init__(self, owner: InlineConnection) -> None:
+        self._owner = owner
+        self._cursor = owner._conn.cursor()
+
+    async def __aenter__(self) -> InlineCursor:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._cursor.close()
+
+    @property
+    def description(self) -> Any:
+        return self._cursor.description
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cursor.lastrowid
+
+    @property
+    def arraysize(self) -> int:
+        return self._cursor.arraysize
+
+    @arraysize.setter
+    def arraysize(self, value: int) -> None:
+        self._cursor.arraysize = value
+
+    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> InlineCursor:
+        if sql.startswith("BEGIN IMMEDIATE"):
+            await self._owner.begin_write(sql, parameters)
+        else:
+            await _patiently(self._cursor.execute, sql, parameters)
+        return self
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> InlineCursor:
+        await _patiently(self._cursor.executemany, sql, list(rows))
+        return self
+
+    async def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    async def fetchmany(self, size: int | None = None) -> list[Any]:
+        return self._cursor.fetchmany(self._cursor.arraysize if size is None else size)
+
+    async def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+    async def close(self) -> None:
+        self._cursor.close()
