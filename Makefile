@@ -16,13 +16,18 @@ CHROMIUM := /usr/bin/chromium
 # the project itself without re-resolving; `uv pip check` fails if pyproject.toml asks for
 # something the lock lacks (run `make lock`). uv installs the lock in seconds where pip
 # takes a minute (measured: 6.6 s against 62 s, no cache), which CI pays on every run.
+# Bytecode is compiled once here (site-packages and src): with PYTHONDONTWRITEBYTECODE set,
+# as on this machine, every Python process of `make test` (two workers, the CLI and server
+# subprocesses) otherwise compiles every module it imports again (measured: importing the
+# web app 4.2 s of CPU, 2.2 s compiled; compiling costs 22 s of CPU once).
 LOCK := requirements.lock
 UV   := $(VENV)/bin/uv
 $(STAMP): pyproject.toml $(LOCK)
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	test -x $(UV) || $(PIP) install -q uv
-	$(UV) pip install -q --python $(PY) -r $(LOCK)
-	$(UV) pip install -q --python $(PY) --no-deps -e .
+	$(UV) pip install -q --compile-bytecode --python $(PY) -r $(LOCK)
+	$(UV) pip install -q --compile-bytecode --python $(PY) --no-deps -e .
+	$(PY) -m compileall -q src
 	$(UV) pip check --python $(PY)
 	touch $(STAMP)
 

@@ -5,6 +5,10 @@ one worker, in collection order. Ordering the files by their last measured durat
 (``tests/durations.json``, written by ``tools/test_durations.py``) is the longest-first
 rule, which keeps one long file from running alone at the end while the other worker idles.
 Tests inside a file keep their order; a file not measured yet runs after the measured ones.
+
+Each included router's flat routes are built once per test process (``tests/route_cache.py``;
+``LEPROMAFIA_ROUTE_CACHE=0`` switches that off), and a web app's new SQLite database starts as a
+copy of one migrated once (``tests/sqlite_template.py``; ``LEPROMAFIA_SQLITE_TEMPLATE=0``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from . import route_cache, sqlite_template
+
 DURATIONS = Path(__file__).with_name("durations.json")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    route_cache.install()
+    sqlite_template.install()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -164,9 +164,11 @@ class LiveServer:
         web = self.app.state.web
         return web.service._lanes[0].task.get_loop()  # the server's loop
 
-    def advance_to(self, moment: datetime, game: str, until: Any = None, timeout: float = 10) -> Any:
+    def advance_to(self, moment: datetime, game: str, until: Any = None,
+                   timeout: float = HTTP_TIMEOUT) -> Any:
         """Move the clock (game time runs at scale 1 from the epoch = real time here) and
-        wait for the sweeper to fire what became due."""
+        wait for the sweeper to fire what became due (polled: returns as soon as it has; a
+        loaded machine can take well over 10 s to roll a day of a three-city game)."""
         self.clock.set(moment)
         end = time.monotonic() + timeout
         while True:

@@ -95,9 +95,11 @@ class Api:
 
 
 def settings_for(tmp: Path, **overrides: Any) -> WebSettings:
-    # game days pass in minutes here: sessions idle out only where a test asks for it
+    # game days pass in minutes here: sessions idle out only where a test asks for it; no
+    # gc.freeze (a full collection of the test process's heap, 0.3 s per app) but where
+    # tests/web/test_gc_settings.py proves it
     options: dict[str, Any] = {"registrations_per_ip_per_hour": 1000, "session_idle_hours": 14 * 24,
-                               **overrides}
+                               "gc_freeze": False, **overrides}
     return WebSettings(database_url=f"sqlite:///{tmp}/web.db", sweep_interval=3600.0,
                        argon2_time_cost=1, argon2_memory_kib=1024, **options)
 

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
+from lepromafia.web.settings import WebSettings
 
 from .conftest import START, settings_for
 
@@ -22,7 +23,8 @@ def _pauses(text: str) -> float:
 
 def test_start_up_freezes_what_is_alive_and_shutdown_thaws_it(tmp_path: Path) -> None:
     gc.unfreeze()
-    app = create_app(settings_for(tmp_path, metrics=True), clock=ManualClock(START))
+    assert WebSettings.model_fields["gc_freeze"].default is True  # what serve starts with
+    app = create_app(settings_for(tmp_path, metrics=True, gc_freeze=True), clock=ManualClock(START))
     with TestClient(app) as client:
         assert gc.get_freeze_count() > 10_000  # modules, routes, templates: out of every scan
         before = _pauses(client.get("/metrics").text)

@@ -205,14 +205,19 @@ class GameQueries:
         s = game.state
         if not can_read(s, inbox_id, viewer):
             return None
-        async with self.service.store.reading() as tx:
-            every, marker = await tx.messages(game_id, inbox_id, reader=viewer)
         start = max(0, after_seq)
+        async with self.service.store.reading() as tx:
+            # only the rows up to the page's end (issue 17: not every message of a long inbox)
+            every, marker = await tx.messages(game_id, inbox_id, reader=viewer, limit=start + limit)
+            read_upto = bisect_right([r.seq for r in every], marker)
+            if viewer is not None and every and len(every) == start + limit and marker >= every[-1].seq:
+                # read past the page's end: how far, counted by the database
+                found = (await tx.inbox_counts(game_id, [inbox_id], viewer)).get(inbox_id)
+                read_upto = found.total - found.unread if found else read_upto
         shown = every[start:start + limit]
         if shown and mark_read and viewer is not None and shown[-1].seq > marker:
             async with self.service.store.transaction() as wtx:
                 await wtx.mark_read(game_id, inbox_id, viewer, shown[-1].seq)
-        read_upto = bisect_right([r.seq for r in every], marker)
         messages = with_edits([MessageView(start + i + 1, r.author, r.text, r.at)
                                for i, r in enumerate(shown)],
                               edits_of(await self.events(game), inbox_id))  # as last edited

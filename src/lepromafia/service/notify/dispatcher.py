@@ -14,6 +14,12 @@ work and a worker killed mid-batch leaves its rows to the next one after the lea
    after each send; a failure is retried with exponential backoff up to ``max_attempts``,
    a refusal (a bounce) is dead-lettered at once, an expired push subscription removed.
    A retry reuses the delivery's idempotency key (the Message-ID, the push Topic).
+
+It runs a pass when this process commits events (the store's commit listener: every outbox
+row a command causes is written in its commit), at most one pass per ``interval`` while
+commits keep coming, and otherwise every ``idle`` seconds, for what time alone makes due
+(a reminder, a retry, a lease run out, another worker's commit): an idle server no longer
+polls the outbox twice a second (issue 17).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import random
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -80,6 +86,9 @@ DEFAULT_RATES = {"email": (20.0, 40.0), "telegram": (25.0, 30.0), "push": (50.0,
 class DispatchConfig:
     base_url: str = "http://127.0.0.1:8000"
     interval: float = 0.5
+    """Seconds at least between two passes woken by commits (they coalesce under load)."""
+    idle: float = 2.0
+    """Seconds between passes when this process commits nothing (the fallback poll)."""
     lease: float = 60.0
     batch: int = 200
     max_attempts: int = 6
@@ -113,13 +122,26 @@ class Dispatcher:
         self._task: asyncio.Task[None] | None = None
         self._titles: dict[str, str] = {}
         self._watched = float("-inf")
+        self._wake: asyncio.Event | None = None
 
     # --- running -------------------------------------------------------------------
 
     def start(self) -> None:
+        self._wake = asyncio.Event()
+        on_commit = getattr(self.games.store, "on_commit", None)
+        if on_commit is not None:
+            on_commit(self._committed)
         self._task = asyncio.create_task(self._forever())
 
+    def _committed(self, game_id: str, before: int, events: Sequence[tuple[int, ev.Event]]) -> None:
+        """The store's commit listener: this process made events durable (and their outbox
+        rows with them)."""
+        if self._wake is not None and events:
+            self._wake.set()
+
     async def stop(self) -> None:
+        with suppress(AttributeError, ValueError):
+            self.games.store.listeners.remove(self._committed)
         if self._task is not None:
             self._task.cancel()
             with suppress(asyncio.CancelledError):
@@ -132,7 +154,11 @@ class Dispatcher:
                     await close()
 
     async def _forever(self) -> None:
+        wake = self._wake or asyncio.Event()
+        loop = asyncio.get_running_loop()
         while True:
+            started = loop.time()
+            wake.clear()  # a commit during the pass wakes the next one
             try:
                 busy = await self.step()
             except asyncio.CancelledError:
@@ -140,8 +166,11 @@ class Dispatcher:
             except Exception:
                 log.exception("notification pass failed")
                 busy = 0
-            if not busy:
-                await asyncio.sleep(self.config.interval)
+            if busy:
+                continue
+            with suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), self.config.idle)
+            await asyncio.sleep(max(0.0, started + self.config.interval - loop.time()))
 
     async def step(self) -> int:
         """One pass of both kinds; the number of rows handled."""

@@ -17,6 +17,7 @@ from ...engine.calendar import MOSCOW
 from ...service.views import GameClock
 from ..deps import csrf_token
 from ..i18n import LANGUAGES, N_, language_name, ntranslate, translate
+from .item_cache import thread_item
 from .terms import setting_value, term
 
 WEB_DIR = Path(__file__).resolve().parent.parent
@@ -56,6 +57,7 @@ env = Environment(
 )
 """``{% trans %}`` blocks and ``_()`` calls read the per-request ``gettext``/``ngettext``/``_``
 put in the context by ``render`` (the shared environment holds no language)."""
+env.globals["thread_item"] = thread_item  # one message of a thread, cached (item_cache.py)
 
 
 def local(dt: datetime | None) -> str:
