@@ -8,6 +8,8 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   ``asyncio.Queue`` (four deques and an ``Event``) and an ``asyncio.Event`` (one more
   deque); here they are a deque with one waiter and a flag whose waiters list exists only
   while the transport is paused.
+- **The handshake's request and response are dropped once the socket is open** (the ASGI
+  scope keeps what the app reads).
 - **A sent text frame is one ``transport.write``** with no await when the socket is open
   and writable: the frame header is packed here instead of going through the sans-I/O
   protocol's ``Frame`` object, its serializer and its output list for every delivery. A
@@ -122,3 +124,8 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
                 self.transport.write(text_frame(text.encode()))
                 return
         await super().send(message)
+        if message["type"] == "websocket.accept":
+            # the handshake's request and response (their header objects: ~5 KB) are not
+            # read again once the socket is open: the ASGI scope keeps what the app reads
+            self.request = None  # type: ignore[assignment]
+            self.response = None  # type: ignore[assignment]
