@@ -212,3 +212,22 @@ def test_a_placeholder_outside_the_known_form_is_never_cached(game: Api, monkeyp
     assert "csrf-placeholder" not in html and 'data-testid="edit-form"' in mine
     assert TOKEN.findall(mine)[0].count(".") == 2
     assert len(CACHE) == CACHE.misses == 0
+
+
+def test_the_cache_is_bounded_by_characters_as_well_as_items() -> None:
+    """Long messages weigh more (about 7,700 characters each here): with room for two, a third evicts
+    the oldest, and the count of characters follows what is kept."""
+    moment = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+    cache = item_cache.ItemCache(maxsize=100, max_chars=20000)
+    ctx = env.from_string("{{ x }}").new_context({
+        "lang": "ru", "_": lambda s, **f: s, "gettext": lambda s, **f: s,
+        "ngettext": lambda s, p, n, **f: s, "local": local, "csrf_token": lambda: "n.1.mac",
+        "game": {"id": "g"}, "inbox": {"id": "city:A/1"}, "read_upto": 0, "can_post": False,
+        "max_length": 2000})
+    for seq in (1, 2, 3):
+        text = "слово " * 300
+        cache.item(ctx, {"seq": seq, "author": "a", "label": "a", "text": text, "html": Markup(f"<p>{text}</p>"),
+                         "at": moment, "host": False, "keyword": False, "mine": False, "editable": False,
+                         "mentions_me": False, "mentions": [], "edited_at": None, "versions": []})
+    assert len(cache) == 2 and cache.misses == 3
+    assert 0 < cache.chars <= 20000

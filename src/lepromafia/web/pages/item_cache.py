@@ -71,10 +71,14 @@ def with_tokens(parts: tuple[str, ...], fresh: Callable[[], str]) -> str:
 
 
 class ItemCache:
-    """An LRU of rendered thread items, per process."""
+    """An LRU of rendered thread items, per process, bounded by count and by characters
+    (a key holds the message's text and HTML, the entry its rendered item: a long message
+    weighs more than a short one)."""
 
-    def __init__(self, maxsize: int = 20000) -> None:
+    def __init__(self, maxsize: int = 20000, max_chars: int = 32_000_000) -> None:
         self.maxsize = maxsize
+        self.max_chars = max_chars
+        self.chars = 0
         self.enabled = True
         self.hits = 0
         self.misses = 0
@@ -85,7 +89,7 @@ class ItemCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
-            self.hits = self.misses = 0
+            self.hits = self.misses = self.chars = 0
 
     def __len__(self) -> int:
         return len(self._items)
@@ -126,9 +130,13 @@ class ItemCache:
             parts = tuple(html.split(MARKER))
             with self._lock:
                 self.misses += 1
-                self._items[key] = parts
-                while len(self._items) > self.maxsize:
-                    self._items.popitem(last=False)
+                if key not in self._items:
+                    self._items[key] = parts
+                    self.chars += _weight(key, parts)
+                while len(self._items) > self.maxsize or (self.chars > self.max_chars
+                                                          and len(self._items) > 1):
+                    old_key, old = self._items.popitem(last=False)
+                    self.chars -= _weight(old_key, old)
         return Markup(with_tokens(parts, fresh))  # noqa: S704 - autoescaped template
 
     def _render(self, ctx: Context, m: Mapping[str, Any], inputs: dict[str, Any], new: bool,
@@ -138,6 +146,10 @@ class ItemCache:
             inputs, m=m, neutral=False, read_upto=m["seq"] - 1 if new else m["seq"],
             _=ctx["_"], gettext=ctx["gettext"], ngettext=ctx["ngettext"], local=ctx["local"],
             csrf_token=csrf)
+
+
+def _weight(key: tuple[Any, ...], parts: tuple[str, ...]) -> int:
+    return sum(len(p) for p in parts) + sum(len(k) for k in key if isinstance(k, str))
 
 
 CACHE = ItemCache()
