@@ -8,6 +8,7 @@ import asyncio
 import sqlite3
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import text
@@ -114,3 +115,54 @@ def test_a_write_that_gives_up_on_the_lock_frees_it_for_the_next(tmp_path, monke
         return total
 
     assert asyncio.run(main()) == 1
+
+
+def test_a_request_cancelled_while_its_commit_runs_closes_nothing_under_it(tmp_path, monkeypatch) -> None:
+    """A client goes away while his write's COMMIT is on the committing thread: the task
+    is cancelled, yet the connection is handed back (and may be closed) only after the
+    commit ended, and the write is durable; the next write goes through."""
+    committing = threading.Event()
+    events: list[str] = []
+
+    class SlowCommitter(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            def slow():  # type: ignore[no-untyped-def]
+                committing.set()
+                time.sleep(0.3)
+                result = fn(*args, **kwargs)
+                events.append("committed")
+                return result
+
+            return super().submit(slow)
+
+    slow_pool = SlowCommitter(1)
+    monkeypatch.setattr(sqlite_inline, "_committer", lambda path: slow_pool)
+
+    async def main() -> int:
+        engine = _engine(tmp_path)
+        await _counter_table(engine)
+        committing.clear()
+        events.clear()
+
+        async def write() -> None:
+            async with engine.execution_options(write=True).begin() as conn:
+                await conn.execute(text("UPDATE counter SET n = n + 1"))
+
+        task = asyncio.create_task(write())
+        while not committing.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        events.append("cancel raised")
+        await engine.dispose()
+        engine = _engine(tmp_path)
+        await write()
+        async with engine.connect() as conn:
+            total = (await conn.execute(text("SELECT n FROM counter"))).scalar_one()
+        await engine.dispose()
+        return total
+
+    assert asyncio.run(main()) == 2
+    assert events[:2] == ["committed", "cancel raised"]
+    slow_pool.shutdown()

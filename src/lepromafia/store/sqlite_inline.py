@@ -89,6 +89,28 @@ async def _patiently(call: Callable[..., T], *args: Any) -> T:
         delay = min(delay * 2, 0.05)
 
 
+async def _uncancelled(work: asyncio.Future[T]) -> T:
+    """``work``'s result, waited for to its end even if the awaiting task is cancelled (a
+    cancelled request's connection is closed at once: never while a thread commits on it);
+    the cancellation is raised afterwards."""
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(work)
+            break
+        except asyncio.CancelledError:
+            if work.done():
+                if work.cancelled():
+                    raise
+                result = work.result()
+                cancelled = True
+                break
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+
+
 async def connect(path: str) -> InlineConnection:
     """A WAL connection with ``synchronous=FULL`` in autocommit mode (we emit BEGIN)."""
     raw = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
@@ -140,8 +162,8 @@ class InlineConnection:
         try:
             if self._conn.in_transaction:
                 if self._writing:  # the fsync, off the loop
-                    loop = asyncio.get_running_loop()
-                    await loop.run_in_executor(_committer(self._path), self._conn.commit)
+                    await _uncancelled(asyncio.get_running_loop().run_in_executor(
+                        _committer(self._path), self._conn.commit))
                 else:
                     self._conn.commit()
         finally:
