@@ -26,6 +26,8 @@ from websockets.sync.client import connect
 from lepromafia.cli.serve_cmd import server_config
 from lepromafia.service.clock import ManualClock
 
+from ..server_thread import serving
+
 
 async def hello(scope: Any, receive: Any, send: Any) -> None:
     if scope["type"] == "lifespan":
@@ -39,21 +41,9 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
 
 @pytest.fixture
 def server() -> Iterator[int]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = server_config(hello, "127.0.0.1", port, header_timeout=1.0, max_connections=10,
-                           log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(100):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield port
-    srv.should_exit = True
-    thread.join(5)
+    with serving(lambda port: server_config(hello, "127.0.0.1", port, header_timeout=1.0,
+                                            max_connections=10, log_level="warning")) as port:
+        yield port
 
 
 def request(port: int) -> bytes:

@@ -7,9 +7,6 @@ server's writes."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +17,8 @@ from websockets.frames import Frame, Opcode
 
 from lepromafia.cli.serve_cmd import server_config
 from lepromafia.web.ws.transport import LeanWebSocketProtocol, text_frame
+
+from ..server_thread import serving
 
 SIZES = (0, 1, 125, 126, 127, 65535, 65536, 200_000)
 BURST = 400
@@ -59,21 +58,13 @@ async def talker(scope: Any, receive: Any, send: Any) -> None:
 
 @pytest.fixture
 def port() -> Iterator[int]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        found = s.getsockname()[1]
-    config = server_config(talker, "127.0.0.1", found, log_level="warning")
-    assert config.ws is LeanWebSocketProtocol
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(100):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield found
-    srv.should_exit = True
-    thread.join(5)
+    def config(port: int) -> uvicorn.Config:
+        config = server_config(talker, "127.0.0.1", port, log_level="warning")
+        assert config.ws is LeanWebSocketProtocol
+        return config
+
+    with serving(config) as found:
+        yield found
 
 
 @pytest.mark.timeout(60)

@@ -15,9 +15,12 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ..engine.events import Event
 from .outbound import may_see
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +39,17 @@ def deliver(seq: int, event: Event, viewer: str | None) -> Delivery:
     return Delivery(seq, event if may_see(event, viewer) else None, seq - 1)
 
 
-class Buffer:
+class Buffer(Generic[T]):
     """A subscriber's bounded FIFO of deliveries: a deque and at most one waiting reader.
     ``asyncio.Queue`` carries two waiter deques, a task counter and an ``Event`` per
     instance, for one reader and one writer that never wait on each other (issue 17:
-    memory per connected client)."""
+    memory per connected client). The socket transport's received messages use it too
+    (``web/ws/transport.py``)."""
 
     __slots__ = ("_waiter", "items", "maxsize")
 
     def __init__(self, maxsize: int = 0) -> None:
-        self.items: deque[Delivery] = deque()
+        self.items: deque[T] = deque()
         self.maxsize = maxsize
         self._waiter: asyncio.Future[None] | None = None
 
@@ -55,7 +59,7 @@ class Buffer:
     def empty(self) -> bool:
         return not self.items
 
-    def put_nowait(self, item: Delivery) -> None:
+    def put_nowait(self, item: T) -> None:
         """Raises ``asyncio.QueueFull`` on a bounded buffer that is full."""
         if self.maxsize > 0 and len(self.items) >= self.maxsize:
             raise asyncio.QueueFull
@@ -66,13 +70,13 @@ class Buffer:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def get_nowait(self) -> Delivery:
+    def get_nowait(self) -> T:
         """Raises ``asyncio.QueueEmpty`` on an empty buffer."""
         if not self.items:
             raise asyncio.QueueEmpty
         return self.items.popleft()
 
-    async def get(self) -> Delivery:
+    async def get(self) -> T:
         while not self.items:
             self._waiter = asyncio.get_running_loop().create_future()
             try:
@@ -89,7 +93,7 @@ class Subscription:
         self.broker = broker
         self.game_id = game_id
         self.viewer = viewer
-        self.queue = Buffer(maxsize)
+        self.queue: Buffer[Delivery] = Buffer(maxsize)
         self.overflowed = False
         """A bounded subscriber fell behind: it was dropped and must resync from the store."""
         self._offered: int | None = None

@@ -21,50 +21,15 @@ from __future__ import annotations
 
 import asyncio
 import struct
-from collections import deque
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
+from ...service.pubsub import Buffer
+
 _TEXT = 0x81
 """FIN and the text opcode: every frame the server sends is one whole unmasked message."""
-
-
-class _Received:
-    """What ``asyncio.Queue`` did for the received ASGI messages: one reader, no bound."""
-
-    __slots__ = ("items", "waiter")
-
-    def __init__(self) -> None:
-        self.items: deque[Any] = deque()
-        self.waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        self.items.append(item)
-        waiter, self.waiter = self.waiter, None
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def empty(self) -> bool:
-        return not self.items
-
-    def qsize(self) -> int:
-        return len(self.items)
-
-    def get_nowait(self) -> Any:
-        if not self.items:
-            raise asyncio.QueueEmpty
-        return self.items.popleft()
-
-    async def get(self) -> Any:
-        while not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
-        return self.items.popleft()
 
 
 class _Flag:
@@ -111,7 +76,7 @@ def text_frame(data: bytes) -> bytes:
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.queue = _Received()  # type: ignore[assignment]
+        self.queue = Buffer[Any]()  # type: ignore[assignment]
         self.writable = _Flag()  # type: ignore[assignment]
 
     async def send(self, message: Any) -> None:
