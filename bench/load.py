@@ -87,6 +87,22 @@ ATTR = re.compile(r"\b(data-live-[a-z]+)=\"([^\"]*)\"")
 # --- what a client is doing --------------------------------------------------------------
 
 
+GC_LINE = re.compile(r"^lepromafia_gc_pause_seconds_(bucket|sum|count)\{([^}]*)\} (\S+)$", re.M)
+
+
+def longest_bucket(before: dict[tuple[str, str], float], after: dict[tuple[str, str], float]) -> float | None:
+    """The smallest histogram bound that every pause of the window fits under."""
+    bounds = sorted({float(k) for _, k in after if k not in ("count", "seconds") and k != "+Inf"})
+    total = sum(after.get((g, "count"), 0) - before.get((g, "count"), 0) for g in "012")
+    for bound in bounds:
+        under = sum(after.get((g, key), 0) - before.get((g, key), 0)
+                    for g in "012" for key in {k for _, k in after} if key not in ("count", "seconds", "+Inf")
+                    and float(key) == bound)
+        if total and under >= total:
+            return bound
+    return None
+
+
 @dataclass
 class Region:
     src: str
@@ -567,6 +583,7 @@ class Harness:
         pid = pids[0] if pids else 0
         cpu0, own0, wall0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.perf_counter()
         sched0 = [main_thread_sched(p) for p in pids]
+        gc0 = await self.gc_pauses(t)
         posts: list[asyncio.Task[None]] = []
         profilers = self.profile(t, rep)
 
@@ -595,6 +612,7 @@ class Harness:
         if self.background:  # the re-fetches this window caused, as far as the drain allows
             await asyncio.wait(list(self.background), timeout=max(0.1, drain_end - time.perf_counter()))
         wall = time.perf_counter() - wall0
+        gc1 = await self.gc_pauses(t)
         sched = [main_thread_sched(p) for p in pids]
         loop_cpu = sum(a[0] - b[0] for a, b in zip(sched, sched0, strict=True)) / wall
         loop_queued = sum(a[1] - b[1] for a, b in zip(sched, sched0, strict=True)) / wall
@@ -627,7 +645,33 @@ class Harness:
             "loadgen_cores": round((time.process_time() - own0) / wall, 3),
             "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, clients), 1) if pid else None,
             "load1": round(os.getloadavg()[0], 2),
+            # the garbage collector's pauses in the window (the server's /metrics), by generation
+            **{f"gc{g}_{k}": round(gc1.get((g, k), 0) - gc0.get((g, k), 0), 3)
+               for g in "012" for k in ("count", "seconds")},
+            "gc_longest_bucket_s": longest_bucket(gc0, gc1),
         }
+
+    async def gc_pauses(self, t: Target) -> dict[tuple[str, str], float]:
+        """The project workers' ``lepromafia_gc_pause_seconds``, summed over workers:
+        (generation, "count" | "seconds" | a bucket's upper bound) → value."""
+        if t.kind == "raw":
+            return {}
+        found: dict[tuple[str, str], float] = {}
+        async with aiohttp.ClientSession() as http:
+            for w in t.workers:
+                try:
+                    async with http.get(f"http://127.0.0.1:{w.port}/metrics") as r:
+                        text = await r.text()
+                except (aiohttp.ClientError, OSError):
+                    continue
+                for m in GC_LINE.finditer(text):
+                    kind, labels, value = m.group(1), m.group(2), float(m.group(3))
+                    gen = re.search(r'generation="(\d)"', labels)
+                    le = re.search(r'le="([^"]+)"', labels)
+                    key = le.group(1) if kind == "bucket" and le else {"sum": "seconds"}.get(kind, kind)
+                    if gen:
+                        found[(gen.group(1), key)] = found.get((gen.group(1), key), 0) + value
+        return found
 
     def profile(self, t: Target, rep: int) -> list[subprocess.Popen[bytes]]:
         """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample each project worker through

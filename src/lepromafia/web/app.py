@@ -114,14 +114,18 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         for hook in app.state.startup_hooks:
             await hook(web)
         unwatch_gc = observability.watch_gc(metrics)
+        unfreeze_survivors: Callable[[], None] = lambda: None  # noqa: E731
         if settings.gc_freeze:
             observability.freeze_after_start_up()
+            unfreeze_survivors = observability.FreezeSurvivors(
+                asyncio.get_running_loop(), settings.gc_thaw_hours * 3600).install()
         if settings.warm_up:  # issue 17: a restart's first visitors do not pay every game's load
             web.tasks.append(asyncio.create_task(warm_up(service, events, limit=settings.cached_games)))
         try:
             yield
         finally:
             unwatch_gc()
+            unfreeze_survivors()
             if settings.gc_freeze:  # back in reach (tests build many apps in one process)
                 gc.unfreeze()
             for task in web.tasks:

@@ -138,6 +138,36 @@ def freeze_after_start_up() -> int:
     return gc.get_freeze_count()
 
 
+class FreezeSurvivors:
+    """After each full collection, freeze its survivors out of the next ones' scans, so a
+    full collection scans only what came since the last (issue 17: with 5,000 sockets one
+    full collection stopped the server for 0.68 s, the whole tail of its latency). Every
+    ``thaw_every`` seconds the frozen objects are thawed instead: the next full collection
+    scans everything once, and frees the reference cycles that died while frozen (a closed
+    socket's, say), which would otherwise stay. A ``gc.callbacks`` hook; the freeze itself
+    runs on the event loop, outside the collector."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, thaw_every: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.loop = loop
+        self.thaw_every = thaw_every
+        self.clock = clock
+        self.thawed_at = clock()
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase != "stop" or info["generation"] != 2 or self.loop.is_closed():
+            return
+        if self.clock() - self.thawed_at >= self.thaw_every:
+            self.thawed_at = self.clock()
+            self.loop.call_soon_threadsafe(gc.unfreeze)
+        else:
+            self.loop.call_soon_threadsafe(gc.freeze)
+
+    def install(self) -> Callable[[], None]:
+        gc.callbacks.append(self)
+        return lambda: gc.callbacks.remove(self) if self in gc.callbacks else None
+
+
 class Observer(ServiceObserver):
     """The service's hooks, into the metrics and the log."""
 

@@ -80,7 +80,11 @@ class Settings(BaseSettings):
     logged-out session for at most this long (docs/decisions/ops.md)."""
     gc_freeze: bool = True
     """Freeze the objects alive after start-up out of the garbage collector's scans
-    (``gc.freeze``; docs/decisions/http.md)."""
+    (``gc.freeze``; docs/decisions/http.md), and each full collection's survivors out of
+    the next ones' (``observability.FreezeSurvivors``)."""
+    gc_thaw_hours: float = Field(default=6.0, gt=0)
+    """How often the frozen survivors are thawed, so that one full collection frees the
+    reference cycles that died among them (one long pause per period)."""
     log_format: Literal["json", "console"] = "json"
     """One JSON line per request and command (``console``: the same, readable)."""
     log_level: str = "info"
