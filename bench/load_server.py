@@ -4,7 +4,8 @@ on a clock shifted so that game time carries on from the manifest's moment.
 
     python bench/load_server.py --port P --now GAME_TIMESTAMP [--session-cache SECONDS]
     (the database from LEPROMAFIA_DATABASE_URL / DATABASE_URL, as for every command;
-    LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py)
+    LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py;
+    LEPROMAFIA_BENCH_GC_THRESHOLD=a,b,c sets the collector's thresholds)
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class ShiftedClock:
 
 
 def main() -> None:
+    if os.environ.get("LEPROMAFIA_BENCH_GC_THRESHOLD"):  # an experiment: "700,10,10" is Python's
+        import gc
+        gc.set_threshold(*(int(x) for x in os.environ["LEPROMAFIA_BENCH_GC_THRESHOLD"].split(",")))
     if os.environ.get("LEPROMAFIA_BENCH_POOL_TRACE"):  # bench/pool_trace.py
         import pool_trace
         pool_trace.install()
