@@ -32,7 +32,29 @@ class ShiftedClock:
         return time.time() + self.offset
 
 
+def dump_young_objects(path: str) -> None:
+    """On SIGUSR1: the types of the objects the collector tracks, by generation (not frozen),
+    into ``path`` (what its pauses scan; an experiment's probe)."""
+    import collections
+    import gc
+    import json
+    import signal
+
+    def dump(*_: object) -> None:
+        out = {}
+        for generation in range(3):
+            counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects(generation))
+            out[generation] = {"total": sum(counts.values()), "top": counts.most_common(25)}
+        out["frozen"] = gc.get_freeze_count()
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(out) + "\n")
+
+    signal.signal(signal.SIGUSR1, dump)
+
+
 def main() -> None:
+    if os.environ.get("LEPROMAFIA_BENCH_GC_DUMP"):  # kill -USR1 <pid> writes the census there
+        dump_young_objects(os.environ["LEPROMAFIA_BENCH_GC_DUMP"])
     if os.environ.get("LEPROMAFIA_BENCH_GC_THRESHOLD"):  # an experiment: "700,10,10" is Python's
         import gc
         gc.set_threshold(*(int(x) for x in os.environ["LEPROMAFIA_BENCH_GC_THRESHOLD"].split(",")))
