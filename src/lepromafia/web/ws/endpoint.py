@@ -166,8 +166,11 @@ class Connection:
         feed.last = item.seq
 
     async def _pump(self, feed: _Feed) -> None:
+        queue = feed.sub.queue
         while True:
-            item = await feed.sub.get()
+            while queue.empty():
+                await queue.wait()
+            item = queue.get_nowait()
             if feed.sub.overflowed:
                 self.feeds.pop(feed.game, None)
                 await self.send(Resync(game=feed.game, since_seq=feed.position, reason="slow_client"))
