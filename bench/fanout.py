@@ -136,7 +136,10 @@ class FanoutHarness(Harness):
                     sockets.append(ws)
                 loops.append(self._writer(t, game, city, author, ws, end))
         cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+        spies = self.profile_server(t, f"saturate-rep{rep}")
         await asyncio.wait_for(asyncio.gather(*loops), args.window + 35)
+        for spy in spies:
+            spy.wait(30)
         cpu, wall = cpu_seconds(pid) - cpu0, time.perf_counter() - wall0
         n = self.arrived()
         lat = [x for v in self.stats.latencies.values() for x in v]
@@ -148,6 +151,18 @@ class FanoutHarness(Harness):
                 "p50_ms": round(pct(lat, 0.5) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
                 "server_cores": round(cpu / wall, 3), "refused": self.stats.refused,
                 "load1": round(os.getloadavg()[0], 2)}
+
+    def profile_server(self, t: Target, label: str) -> list[subprocess.Popen[bytes]]:
+        """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample the project's server through
+        the window (raw collapsed stacks in the run's directory)."""
+        spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
+        if not spy or t.kind == "raw" or t.proc is None:
+            return []
+        return [subprocess.Popen(
+            [spy, "record", "--pid", str(t.proc.pid), "--duration", str(int(self.args.window)),
+             "--rate", "200", "--format", "raw", "--nonblocking",
+             "-o", str(self.workdir / f"{t.name}-{label}.pyspy.txt")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
 
     async def _writer(self, t: Target, game: str, city: str, author: str, ws: Any, end: float) -> None:
         while time.perf_counter() < end:
