@@ -1,0 +1,221 @@
+"""The cost of a page early and late in a game (issue 17: a request should cost the same on
+Day 1 and Day 14), through the real web app, in one process.
+
+    python bench/capacity_page_cost.py [--blocks 5] [--per-block 30] [--rebuild] [--out FILE]
+
+The Day 2 and Day 14 copies of one 100-player game are ``capacity_command_cost``'s (built
+and cached under ``var/capacity/`` on first use; ``--rebuild`` drops them): each at 20:01
+of its day, three voting inboxes per city open. Each copy is served by its own app
+(``web.app.create_app``, the whole middleware stack, a manual clock at the copy's moment),
+driven in-process through httpx's ``ASGITransport`` with the residents' bearer tokens.
+Requests, one at a time (the cost, not the latency), by residents of every city in turn:
+
+- ``city``: the city inbox's live region, ``GET …/inboxes/{city inbox}/part``;
+- ``voting``: a voting inbox's live region (its keyword log and tally), ``…/part``;
+- ``tally``: the tally region alone, ``GET …/inboxes/{voting inbox}/tally``;
+- ``game``: the game page, ``GET /games/{g}``;
+- ``inboxes``: the inbox list region, ``GET /games/{g}/part/inbox-list`` (every readable
+  inbox with its unread and message counts);
+- ``unread``: the unread badge region, ``GET /games/{g}/part/unread``;
+- ``today``: the today panel region, ``GET /games/{g}/part/today``;
+- ``catchup``: a socket's subscribe catch-up (``web.ws.endpoint``'s store reads: the
+  viewer's stream, then the last 20 of his events as deliveries), service calls only.
+
+Warm first (every reader through every request once: the game loaded, read markers set),
+then ``--blocks`` blocks; in each block every kind runs ``--per-block`` requests on Day 2,
+then on Day 14 (interleaved, so a busy machine inflates both alike). Per request: CPU ms
+(``time.process_time``: the process, aiosqlite's thread included), SQL statements
+(SQLAlchemy cursor events), wall ms. Reported: min / median / max over the blocks of each
+day's figure and of the Day 14 ÷ Day 2 ratio; the load average.
+
+Bounded: a fixed number of requests; nothing leaves the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from sqlalchemy import event
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from capacity_games import CACHE, append_rows, build, working_copy  # noqa: E402
+
+from lepromafia.service.clock import ManualClock  # noqa: E402
+from lepromafia.web.app import create_app  # noqa: E402
+from lepromafia.web.observability import configure_logging  # noqa: E402
+from lepromafia.web.deps import Web  # noqa: E402
+from lepromafia.web.settings import WebSettings  # noqa: E402
+
+GAME = "load00"
+DAYS = (2, 14)
+KINDS = ("city", "voting", "tally", "game", "inboxes", "unread", "today", "catchup")
+READERS_PER_CITY = 4
+CATCH_UP = 20
+
+
+class Site:
+    """One copy of the game behind its own app, counting its SQL statements."""
+
+    def __init__(self, day: int, manifest: dict[str, Any], app: Any, client: httpx.AsyncClient) -> None:
+        self.day, self.manifest, self.app, self.client = day, manifest, app, client
+        self.statements = 0
+        web: Web = app.state.web
+        self.web = web
+        event.listen(web.service.store.engine.sync_engine, "before_cursor_execute", self._statement)
+        cities = manifest["games"][GAME]["cities"]
+        votes = manifest["votes"][GAME]
+        self.readers: list[tuple[str, str, str]] = []
+        """(resident, his city inbox, a voting inbox of his city)"""
+        for city in sorted(cities):
+            candidates = sorted(votes[city])
+            living = [u for u in cities[city]["living"] if u not in candidates]
+            for n, user in enumerate(living[:READERS_PER_CITY]):
+                self.readers.append((user, cities[city]["inbox"], votes[city][candidates[n % len(candidates)]]))
+        self.turn = 0
+
+    def _statement(self, *_: Any) -> None:
+        self.statements += 1
+
+    async def get(self, user: str, path: str) -> None:
+        token = self.manifest["tokens"][user]
+        r = await self.client.get(path, headers={"authorization": f"Bearer {token}"})
+        if r.status_code != 200:
+            raise SystemExit(f"Day {self.day}: GET {path} as {user}: {r.status_code} {r.text[:300]}")
+
+    async def catch_up(self, user: str) -> None:
+        """What a subscribe with a 20-event gap reads (``web.ws.endpoint._prepare``)."""
+        q = self.web.queries
+        await q.state(GAME)
+        version = await q.version(GAME)
+        seqs = await q.streams.visible_seqs(GAME, user, version)
+        since = max(0, len(seqs) - CATCH_UP)
+        last = seqs[since - 1] if since else 0
+        found = await q.deliveries(GAME, user, last, version)
+        assert found, (self.day, user)
+
+    def request(self, kind: str) -> Callable[[], Awaitable[None]]:
+        user, city_inbox, voting_inbox = self.readers[self.turn % len(self.readers)]
+        self.turn += 1
+        g = f"/games/{GAME}"
+        paths = {"city": f"{g}/inboxes/{quote(city_inbox)}/part",
+                 "voting": f"{g}/inboxes/{quote(voting_inbox)}/part",
+                 "tally": f"{g}/inboxes/{quote(voting_inbox)}/tally",
+                 "game": g, "inboxes": f"{g}/part/inbox-list", "unread": f"{g}/part/unread",
+                 "today": f"{g}/part/today"}
+        if kind == "catchup":
+            return lambda: self.catch_up(user)
+        path = paths[kind]
+        return lambda: self.get(user, path)
+
+    async def block(self, kind: str, n: int) -> dict[str, float]:
+        calls = [self.request(kind) for _ in range(n)]
+        s0 = self.statements
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for call in calls:
+            await call()
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        return {"cpu_ms": 1000 * cpu / n, "wall_ms": 1000 * wall / n, "statements": (self.statements - s0) / n}
+
+
+def settings_for(db_url: str) -> WebSettings:
+    return WebSettings(database_url=db_url, auto_migrate=False, warm_up=False, gc_freeze=False,
+                       sweep_interval=24 * 3600.0, notify_dispatch=False, log_level="warning",
+                       session_idle_hours=24 * 365, session_ttl_hours=24 * 365,
+                       session_cache_seconds=24 * 3600.0)
+
+
+async def measure(args: argparse.Namespace, copies: dict[int, tuple[Path, dict[str, Any]]],
+                  workdir: Path) -> list[dict[str, Any]]:
+    async with AsyncExitStack() as stack:
+        sites: dict[int, Site] = {}
+        for day, (db, manifest) in copies.items():
+            config = working_copy(db, workdir, f"day{day}.db")
+            app = create_app(settings_for(config.url), clock=ManualClock(float(manifest["now"])))
+            await stack.enter_async_context(app.router.lifespan_context(app))
+            client = await stack.enter_async_context(httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"))
+            sites[day] = Site(day, manifest, app, client)
+        for site in sites.values():  # warm: every reader through every request once
+            for kind in KINDS:
+                for _ in site.readers:
+                    await site.request(kind)()
+        rows = []
+        for block in range(args.blocks):
+            for kind in KINDS:
+                row: dict[str, Any] = {"block": block, "request": kind}
+                for day, site in sites.items():
+                    row[f"day{day}"] = await site.block(kind, args.per_block)
+                first, last = (row[f"day{d}"] for d in DAYS)
+                row["ratio"] = {k: round(last[k] / first[k], 3) if first[k] else None for k in first}
+                row["load1"] = round(os.getloadavg()[0], 2)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+        return rows
+
+
+def summary(rows: list[dict[str, Any]], copies: dict[int, tuple[Path, dict[str, Any]]]) -> str:
+    def mmm(values: list[float], digits: int = 2) -> str:
+        if not values:
+            return "–"
+        return " / ".join(f"{v:.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
+
+    events = {day: m["games"][GAME]["version"] for day, (_, m) in copies.items()}
+    lines = [f"events in the game: Day {DAYS[0]} {events[DAYS[0]]}, Day {DAYS[1]} {events[DAYS[1]]}",
+             "| request | measure | Day 2 | Day 14 | Day 14 ÷ Day 2 |", "|---|---|---|---|---|"]
+    for kind in KINDS:
+        mine = [r for r in rows if r["request"] == kind]
+        for key in ("cpu_ms", "statements", "wall_ms"):
+            lines.append(f"| {kind} | {key} | {mmm([r['day2'][key] for r in mine])} | "
+                         f"{mmm([r['day14'][key] for r in mine])} | "
+                         f"**{mmm([r['ratio'][key] for r in mine if r['ratio'][key] is not None])}** |")
+    lines.append(f"load1 {mmm([r['load1'] for r in rows], 1)}")
+    return "\n".join(lines)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--blocks", type=int, default=5)
+    parser.add_argument("--per-block", type=int, default=30)
+    parser.add_argument("--posts-per-hour", type=float, default=20.0)
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--out", default=str(ROOT / "var" / "bench-capacity-page-cost.jsonl"))
+    args = parser.parse_args()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    paths = {day: CACHE / f"days-day{day:02d}.db" for day in DAYS}
+    if args.rebuild or not all(p.exists() and p.with_suffix(".json").exists() for p in paths.values()):
+        t0 = time.monotonic()
+        scratch = CACHE / "days-building.db"
+        for p in CACHE.glob("days-building.db*"):
+            p.unlink()
+        await build(scratch, 1, posts_per_city_hour=args.posts_per_hour, snapshots=paths)
+        for p in CACHE.glob("days-building.db*"):
+            p.unlink()
+        print(f"built the Day 2 and Day 14 copies in {time.monotonic() - t0:.0f} s", flush=True)
+    configure_logging(settings_for("sqlite://"))  # warnings only: no line per request
+    copies = {day: (p, json.loads(p.with_suffix(".json").read_text(encoding="utf-8")))
+              for day, p in paths.items()}
+    print(f"load {os.getloadavg()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="lm-page-cost-") as tmp:
+        rows = await measure(args, copies, Path(tmp))
+    append_rows(args.out, rows)
+    print(summary(rows, copies))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
