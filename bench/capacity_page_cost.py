@@ -57,8 +57,8 @@ from capacity_games import CACHE, append_rows, build, working_copy  # noqa: E402
 
 from lepromafia.service.clock import ManualClock  # noqa: E402
 from lepromafia.web.app import create_app  # noqa: E402
-from lepromafia.web.observability import configure_logging  # noqa: E402
 from lepromafia.web.deps import Web  # noqa: E402
+from lepromafia.web.observability import configure_logging  # noqa: E402
 from lepromafia.web.settings import WebSettings  # noqa: E402
 
 GAME = "load00"
@@ -85,7 +85,8 @@ class Site:
             candidates = sorted(votes[city])
             living = [u for u in cities[city]["living"] if u not in candidates]
             for n, user in enumerate(living[:READERS_PER_CITY]):
-                self.readers.append((user, cities[city]["inbox"], votes[city][candidates[n % len(candidates)]]))
+                voting = votes[city][candidates[n % len(candidates)]]
+                self.readers.append((user, cities[city]["inbox"], voting))
         self.turn = 0
 
     def _statement(self, *_: Any) -> None:
@@ -129,7 +130,8 @@ class Site:
         for call in calls:
             await call()
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        return {"cpu_ms": 1000 * cpu / n, "wall_ms": 1000 * wall / n, "statements": (self.statements - s0) / n}
+        return {"cpu_ms": 1000 * cpu / n, "wall_ms": 1000 * wall / n,
+                "statements": (self.statements - s0) / n}
 
 
 def settings_for(db_url: str) -> WebSettings:

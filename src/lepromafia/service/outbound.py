@@ -21,6 +21,7 @@ from ..engine.events import Event
 from ..engine.state import GameState
 from ..engine.visibility import visible_to
 from ..store import codec
+from .event_index import Events
 
 Payload = dict[str, Any]
 E = TypeVar("E", bound=Event)
@@ -48,12 +49,16 @@ def visible_now(state: GameState, events: Iterable[tuple[int, E]], viewer: str |
                 kinds: type[E] | tuple[type[E], ...]) -> list[tuple[int, E]]:
     """As ``visible``, plus what §9.4 opens to everyone once the game is over — the mafia's
     decisions and the check logs (``engine.archive.readable``)."""
-    return [(seq, e) for seq, e in events if isinstance(e, kinds) and readable(state, e, viewer)]
+    found: Iterable[tuple[int, Event]] = events.of(kinds) if isinstance(events, Events) else events
+    return [(seq, e) for seq, e in found if isinstance(e, kinds) and readable(state, e, viewer)]
 
 
 def visible(events: Iterable[tuple[int, Event]], viewer: str | None,
             kinds: type[E] | tuple[type[E], ...]) -> list[tuple[int, E]]:
-    """The events of ``kinds`` the viewer may see, in order."""
+    """The events of ``kinds`` the viewer may see, in order. From the event index, only
+    the events of those classes are looked at (``Events.of``), not the game's history."""
+    if isinstance(events, Events):
+        events = events.of(kinds)
     return [(seq, e) for seq, e in events if isinstance(e, kinds) and may_see(e, viewer)]
 
 

@@ -33,7 +33,7 @@ from ..engine import events as ev
 from ..engine.events import Event
 from ..engine.inboxes import POLICY, Kind, can_read
 from ..engine.state import GameState
-from .event_index import Indexed
+from .event_index import Events, Indexed
 from .views import MessageVersion, MessageView
 
 if TYPE_CHECKING:
@@ -173,7 +173,10 @@ class Post:
 
 def edits_of(events: Indexed, inbox: str) -> dict[int, list[ev.MessageEdited]]:
     """Message number -> its edits in order, for one inbox (the caller has checked that the
-    viewer may read the inbox: an edit is shown wherever its message is)."""
+    viewer may read the inbox: an edit is shown wherever its message is). From the event
+    index, only that inbox's edits are looked at (issue 17: not every event of the game)."""
+    if isinstance(events, Events):
+        return events.edits(inbox)
     out: dict[int, list[ev.MessageEdited]] = {}
     for _seq, e in events:
         if isinstance(e, ev.MessageEdited) and e.inbox == inbox:

@@ -22,10 +22,11 @@ from ..engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox,
 from ..engine.state import Faction, GameState, Resident, Stage
 from ..engine.votes import live_tallies
 from ..store.accounts import AccountStore
+from ..store.event_store import InboxCount
 from . import audit
 from .audit import AuditFilter, AuditView
 from .discussion import comments_of
-from .event_index import EventIndex, Indexed
+from .event_index import EventIndex, Indexed, count_upto
 from .outbound import Payload, may_see, stream_item, visible, visible_json
 from .posts import edits_of, with_edits
 from .pubsub import Delivery, deliver
@@ -175,12 +176,12 @@ class GameQueries:
                         signed_up=viewer in s.signups, resident=_resident_card(s, r) if r else None)
 
     async def inboxes(self, game_id: str, viewer: str, *, game: Current | None = None) -> list[InboxListRow]:
-        """The inboxes the viewer may read, with his access and unread count (one statement)."""
+        """The inboxes the viewer may read, with his access and unread count (one statement:
+        his read markers; the counts come from the event index's per-inbox ledger)."""
         game = game or await self.current(game_id)
         s = game.state
         readable = [i.id for i in s.inboxes.values() if can_read(s, i.id, viewer)]
-        async with self.service.store.reading() as tx:
-            counts = await tx.inbox_counts(game_id, readable, viewer)
+        counts = await self._counts(game, viewer, readable)
         out = []
         for inbox_id in readable:
             count = counts.get(inbox_id)
@@ -191,7 +192,32 @@ class GameQueries:
         return out
 
     async def unread_total(self, game_id: str, viewer: str, game: Current | None = None) -> int:
-        return sum(i.unread for i in await self.inboxes(game_id, viewer, game=game))
+        """The viewer's unread messages in every inbox he may read (the menu's badge). Only
+        an inbox with a message after his marker is asked ``can_read`` (issue 17: the game's
+        past inboxes cost a bisection each, not a policy check and a header)."""
+        game = game or await self.current(game_id)
+        s = game.state
+        seqs = await self.index.messages(game_id, game.version)
+        markers = await self.accounts.read_markers(game_id, viewer)
+        total = 0
+        for inbox_id, found in list(seqs.items()):
+            unread = count_upto(found, game.version, after=markers.get(inbox_id, 0))
+            if unread and inbox_id in s.inboxes and can_read(s, inbox_id, viewer):
+                total += unread
+        return total
+
+    async def _counts(self, game: Current, viewer: str, inboxes: list[str]) -> dict[str, InboxCount]:
+        """Per inbox with messages: how many, and how many after the viewer's read marker."""
+        seqs = await self.index.messages(game.meta.game_id, game.version)
+        markers = await self.accounts.read_markers(game.meta.game_id, viewer)
+        out = {}
+        for inbox_id in inboxes:
+            found = seqs.get(inbox_id)
+            total = count_upto(found, game.version) if found is not None else 0
+            if found is not None and total:
+                last = markers.get(inbox_id, 0)
+                out[inbox_id] = InboxCount(total, count_upto(found, game.version, after=last), last)
+        return out
 
     async def inbox(self, game_id: str, inbox_id: str, viewer: str | None, after_seq: int = 0,
                     limit: int = 500, mark_read: bool = True,
@@ -210,10 +236,10 @@ class GameQueries:
             # only the rows up to the page's end (issue 17: not every message of a long inbox)
             every, marker = await tx.messages(game_id, inbox_id, reader=viewer, limit=start + limit)
             read_upto = bisect_right([r.seq for r in every], marker)
-            if viewer is not None and every and len(every) == start + limit and marker >= every[-1].seq:
-                # read past the page's end: how far, counted by the database
-                found = (await tx.inbox_counts(game_id, [inbox_id], viewer)).get(inbox_id)
-                read_upto = found.total - found.unread if found else read_upto
+        if viewer is not None and every and len(every) == start + limit and marker >= every[-1].seq:
+            # read past the page's end: how far, from the inbox's ledger (no scan of the inbox)
+            found = (await self.index.messages(game_id, game.version)).get(inbox_id)
+            read_upto = count_upto(found, marker) if found else read_upto
         shown = every[start:start + limit]
         if shown and mark_read and viewer is not None and shown[-1].seq > marker:
             async with self.service.store.transaction() as wtx:

@@ -496,6 +496,17 @@ class Transaction:
         rows = (await self._conn.execute(query)).all()
         return [MessageRow(*row[:5]) for row in rows], int(rows[0][5] or 0) if rows else 0
 
+    async def message_inboxes(self, game_id: str, *, after: int = 0,
+                              upto: int | None = None) -> list[tuple[int, str]]:
+        """Each message's seq and inbox after ``after`` (up to ``upto``), in order: what a
+        per-inbox count needs, no text, nothing decoded (``service.event_index``)."""
+        m = schema.messages
+        where = [m.c.game_id == game_id, m.c.seq > after]
+        if upto is not None:
+            where.append(m.c.seq <= upto)
+        rows = await self._conn.execute(select(m.c.seq, m.c.inbox).where(and_(*where)).order_by(m.c.seq))
+        return [(int(r.seq), str(r.inbox)) for r in rows]
+
     async def inbox_counts(self, game_id: str, inboxes: Collection[str],
                            reader: str) -> dict[str, InboxCount]:
         """Per inbox: its messages and the reader's unread ones, in one statement."""
