@@ -1,0 +1,197 @@
+"""An edited message still shows as last edited, with its versions, from every seat that may
+read its inbox and from no other, now that an inbox's edits, its message counts and the
+events by class come from the event index instead of a walk over the game's history
+(issue 17: a page costs the same on Day 14 as on Day 2; INBOX-GEN-1, INBOX-MAFIA-1).
+
+Cast: ``helpers.small_cast`` (Лепроград and a second city, six residents each, the
+Procurator, the Consigliere, the Arbiter and two Tribunes). In Лепроград an honest
+resident (the «author») writes three messages in the city inbox on Day 1 and edits the
+second twice; a mafioso writes in his city's mafia inbox and edits it once.
+"""
+
+from __future__ import annotations
+
+from lepromafia.engine import commands as cmd
+from lepromafia.engine import events as ev
+from lepromafia.engine.errors import ErrorCode, RuleViolation
+from lepromafia.engine.inboxes import can_read, live_inbox
+from lepromafia.engine.state import Faction
+from lepromafia.service.event_index import EventIndex
+from lepromafia.service.outbound import visible
+from lepromafia.service.posts import edits_of
+from lepromafia.service.queries import GameQueries
+from lepromafia.service.service import GameService
+from lepromafia.store.accounts import AccountStore
+from lepromafia.store.database import DatabaseConfig
+from lepromafia.store.event_store import EventStore
+
+from .helpers import Ids, at, manual_clock, run, setup_game, small_cast, two_workers
+
+CAST = small_cast()
+LEPROGRAD, OTHER = list(CAST.cities)
+EVERY_SEAT = (CAST.procurator, CAST.consigliere, CAST.arbiter, *CAST.tribunes,
+              *(u for users in CAST.cities.values() for u in users))
+
+
+def test_an_edited_message_shows_as_last_edited_with_its_versions_to_every_reader_and_to_nobody_else(
+        backend: DatabaseConfig) -> None:
+    """INBOX-GEN-1, INBOX-MAFIA-1. Message #2 of Лепроград's city inbox reads «третья
+    версия», «первая версия» and «вторая версия» before it, for every seat the policy
+    table lets read that inbox; every other seat gets no inbox at all. The mafia inbox's
+    edited message shows only to Лепроград's mafiosi (and the seats the table admits), never
+    to an honest citizen of Лепроград. The edits from the index are exactly the edits a walk
+    over every event finds."""
+
+    async def scenario() -> None:
+        clock = manual_clock()
+        svc = GameService(EventStore.open(backend), clock)
+        await svc.start(sweep=False)
+        try:
+            ids = Ids()
+            await setup_game(svc, "g", CAST)
+            clock.set(at(1, "10:05"))
+            s = await svc.state("g")
+            city = live_inbox(s, "city", LEPROGRAD)
+            mafia = live_inbox(s, "mafia", LEPROGRAD)
+            assert city and mafia
+            honest = [u for u in s.living(LEPROGRAD) if s.residents[u].faction is Faction.HONEST]
+            mafiosi = [u for u in s.living(LEPROGRAD) if s.residents[u].faction is Faction.MAFIA]
+            author, citizen, mafioso = honest[0], honest[1], mafiosi[0]
+            for text in ("один", "первая версия", "три"):
+                await svc.execute("g", cmd.PostMessage(actor=author, inbox=city, text=text), ids())
+            await svc.execute("g", cmd.EditMessage(actor=author, inbox=city, number=2, text="вторая версия"), ids())
+            await svc.execute("g", cmd.EditMessage(actor=author, inbox=city, number=2, text="третья версия"), ids())
+            await svc.execute("g", cmd.PostMessage(actor=mafioso, inbox=mafia, text="ночью — его"), ids())
+            await svc.execute("g", cmd.EditMessage(actor=mafioso, inbox=mafia, number=1, text="ночью — никого"),
+                              ids())
+            q = GameQueries(svc, AccountStore(svc.store))
+            game = await q.current("g")
+            s = game.state
+
+            for seat in EVERY_SEAT:
+                view = await q.inbox("g", city, seat, mark_read=False)
+                if not can_read(s, city, seat):
+                    assert view is None, seat
+                    continue
+                assert view is not None, seat
+                second = view.messages[1]
+                assert (second.seq, second.text) == (2, "третья версия"), seat
+                assert [v.text for v in second.versions] == ["первая версия", "вторая версия"], seat
+                assert second.edited_at is not None, seat
+                assert [m.edited_at for m in (view.messages[0], view.messages[2])] == [None, None], seat
+            assert await q.inbox("g", city, CAST.cities[OTHER][0], mark_read=False) is None
+
+            readers = [seat for seat in EVERY_SEAT if can_read(s, mafia, seat)]
+            assert mafioso in readers and citizen not in readers and author not in readers
+            for seat in EVERY_SEAT:
+                view = await q.inbox("g", mafia, seat, mark_read=False)
+                if seat not in readers:
+                    assert view is None, seat
+                    continue
+                assert view is not None and view.messages[0].text == "ночью — никого", seat
+                assert [v.text for v in view.messages[0].versions] == ["ночью — его"], seat
+
+            indexed = await q.events(game)
+            for inbox in (city, mafia):
+                assert edits_of(indexed, inbox) == edits_of(list(indexed), inbox)  # the index = a walk
+            honest_edits = visible(indexed, citizen, ev.MessageEdited)
+            assert [e.inbox for _s, e in honest_edits] == [city, city]  # the mafia's edit: not his
+        finally:
+            await svc.close()
+
+    run(scenario())
+
+
+def test_a_reader_at_an_older_version_sees_the_message_as_it_stood_then_and_a_refused_edit_changes_nothing(
+        backend: DatabaseConfig) -> None:
+    """INBOX-GEN-1. The index has read past a page's version (another request asked later):
+    the page's own view still shows the message as of its version, not the later edit. A
+    citizen's edit of someone else's message is refused (NOT_YOUR_MESSAGE) and no reader
+    sees a new version."""
+
+    async def scenario() -> None:
+        clock = manual_clock()
+        svc = GameService(EventStore.open(backend), clock)
+        await svc.start(sweep=False)
+        try:
+            ids = Ids()
+            await setup_game(svc, "g", CAST)
+            clock.set(at(1, "10:05"))
+            s = await svc.state("g")
+            city = live_inbox(s, "city", LEPROGRAD)
+            assert city
+            author, other = s.living(LEPROGRAD)[:2]
+            await svc.execute("g", cmd.PostMessage(actor=author, inbox=city, text="до"), ids())
+            before = (await svc.current("g")).version
+            await svc.execute("g", cmd.EditMessage(actor=author, inbox=city, number=1, text="после"), ids())
+            try:
+                await svc.execute("g", cmd.EditMessage(actor=other, inbox=city, number=1, text="чужое"), ids())
+                raise AssertionError("another's message was edited")
+            except RuleViolation as refused:
+                assert refused.code is ErrorCode.NOT_YOUR_MESSAGE
+            index = EventIndex(svc.store)
+            now = await index.events("g", (await svc.current("g")).version)
+            then = await index.events("g", before)
+            assert [e.text for e in now.edits(city)[1]] == ["после"]
+            assert then.edits(city) == {}
+            assert edits_of(then, city) == edits_of(list(then), city) == {}
+            assert not any(seq > before for seq, _e in then)
+            q = GameQueries(svc, AccountStore(svc.store), index)
+            view = await q.inbox("g", city, other, mark_read=False)
+            assert view is not None and view.messages[0].text == "после"
+            assert [v.text for v in view.messages[0].versions] == ["до"]
+        finally:
+            await svc.close()
+
+    run(scenario())
+
+
+def test_unread_counts_from_the_index_match_the_database_for_every_seat_across_two_workers(
+        backend: DatabaseConfig) -> None:
+    """INBOX-CITY-1, INBOX-MAFIA-1. Worker A serves the pages; worker B takes some of the
+    messages. After each step every seat's inbox list (messages, unread) and unread badge
+    equal the database's own count (``Transaction.inbox_counts``) over the inboxes he may
+    read; a seat who may not read an inbox has no row for it and nothing of it in his badge."""
+
+    async def scenario() -> None:
+        clock = manual_clock()
+        async with two_workers(backend, clock) as (a, b):
+            ids = Ids()
+            await setup_game(a, "g", CAST)
+            clock.set(at(1, "10:05"))
+            s = await a.state("g")
+            city = live_inbox(s, "city", LEPROGRAD)
+            mafia = live_inbox(s, "mafia", LEPROGRAD)
+            assert city and mafia
+            mafioso = next(u for u in s.living(LEPROGRAD) if s.residents[u].faction is Faction.MAFIA)
+            reader = next(u for u in s.living(LEPROGRAD) if s.residents[u].faction is Faction.HONEST)
+            q = GameQueries(a, AccountStore(a.store))
+
+            async def agree() -> None:
+                game = await q.current("g")
+                for seat in EVERY_SEAT:
+                    readable = [i for i in game.state.inboxes if can_read(game.state, i, seat)]
+                    async with a.store.reading() as tx:
+                        truth = await tx.inbox_counts("g", readable, seat)
+                    rows = {r.inbox: r for r in await q.inboxes("g", seat, game=game)}
+                    assert set(rows) == set(readable), seat
+                    for inbox in readable:
+                        want = truth.get(inbox)
+                        assert (rows[inbox].messages, rows[inbox].unread) == \
+                            ((want.total, want.unread) if want else (0, 0)), (seat, inbox)
+                    assert await q.unread_total("g", seat, game=game) == sum(c.unread for c in truth.values())
+
+            await agree()  # nothing posted yet
+            for n in range(3):
+                await a.execute("g", cmd.PostMessage(actor=reader, inbox=city, text=f"A{n}"), ids())
+                await b.execute("g", cmd.PostMessage(actor=mafioso, inbox=city, text=f"B{n}"), ids())
+            await b.execute("g", cmd.PostMessage(actor=mafioso, inbox=mafia, text="только нам"), ids())
+            await agree()
+            assert (await q.inbox("g", city, reader)) is not None  # he reads the city inbox
+            await agree()
+            assert await q.unread_total("g", reader) == 0  # the mafia inbox is not his to count
+            await a.execute("g", cmd.PostMessage(actor=mafioso, inbox=city, text="ещё"), ids())
+            assert await q.unread_total("g", reader) == 1
+            await agree()
+
+    run(scenario())
