@@ -10,7 +10,10 @@ of its day, three voting inboxes per city open. Each copy is served by its own a
 driven in-process through httpx's ``ASGITransport`` with the residents' bearer tokens.
 Requests, one at a time (the cost, not the latency), by residents of every city in turn:
 
-- ``city``: the city inbox's live region, ``GET …/inboxes/{city inbox}/part``;
+- ``city``: the city inbox's live region, ``GET …/inboxes/{city inbox}/part`` (at 20:01
+  the renewed inbox, still empty on both days);
+- ``thread``: the same region on the day's discussion, the city inbox the renewal closed
+  (its ~440 messages, the heaviest inbox a resident opens);
 - ``voting``: a voting inbox's live region (its keyword log and tally), ``…/part``;
 - ``tally``: the tally region alone, ``GET …/inboxes/{voting inbox}/tally``;
 - ``game``: the game page, ``GET /games/{g}``;
@@ -37,6 +40,7 @@ import argparse
 import asyncio
 import json
 import os
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -63,7 +67,7 @@ from lepromafia.web.settings import WebSettings  # noqa: E402
 
 GAME = "load00"
 DAYS = (2, 14)
-KINDS = ("city", "voting", "tally", "game", "inboxes", "unread", "today", "catchup")
+KINDS = ("city", "thread", "voting", "tally", "game", "inboxes", "unread", "today", "catchup")
 READERS_PER_CITY = 4
 CATCH_UP = 20
 
@@ -71,7 +75,8 @@ CATCH_UP = 20
 class Site:
     """One copy of the game behind its own app, counting its SQL statements."""
 
-    def __init__(self, day: int, manifest: dict[str, Any], app: Any, client: httpx.AsyncClient) -> None:
+    def __init__(self, day: int, manifest: dict[str, Any], app: Any, client: httpx.AsyncClient,
+                 discussions: dict[str, str]) -> None:
         self.day, self.manifest, self.app, self.client = day, manifest, app, client
         self.statements = 0
         web: Web = app.state.web
@@ -79,14 +84,14 @@ class Site:
         event.listen(web.service.store.engine.sync_engine, "before_cursor_execute", self._statement)
         cities = manifest["games"][GAME]["cities"]
         votes = manifest["votes"][GAME]
-        self.readers: list[tuple[str, str, str]] = []
-        """(resident, his city inbox, a voting inbox of his city)"""
+        self.readers: list[tuple[str, str, str, str]] = []
+        """(resident, his city inbox, the day's discussion, a voting inbox of his city)"""
         for city in sorted(cities):
             candidates = sorted(votes[city])
             living = [u for u in cities[city]["living"] if u not in candidates]
             for n, user in enumerate(living[:READERS_PER_CITY]):
                 voting = votes[city][candidates[n % len(candidates)]]
-                self.readers.append((user, cities[city]["inbox"], voting))
+                self.readers.append((user, cities[city]["inbox"], discussions[city], voting))
         self.turn = 0
 
     def _statement(self, *_: Any) -> None:
@@ -110,10 +115,11 @@ class Site:
         assert found, (self.day, user)
 
     def request(self, kind: str) -> Callable[[], Awaitable[None]]:
-        user, city_inbox, voting_inbox = self.readers[self.turn % len(self.readers)]
+        user, city_inbox, thread, voting_inbox = self.readers[self.turn % len(self.readers)]
         self.turn += 1
         g = f"/games/{GAME}"
         paths = {"city": f"{g}/inboxes/{quote(city_inbox)}/part",
+                 "thread": f"{g}/inboxes/{quote(thread)}/part",
                  "voting": f"{g}/inboxes/{quote(voting_inbox)}/part",
                  "tally": f"{g}/inboxes/{quote(voting_inbox)}/tally",
                  "game": g, "inboxes": f"{g}/part/inbox-list", "unread": f"{g}/part/unread",
@@ -134,6 +140,15 @@ class Site:
                 "statements": (self.statements - s0) / n}
 
 
+def discussions(db: Path, manifest: dict[str, Any]) -> dict[str, str]:
+    """Each city's latest city inbox with messages: the day's discussion."""
+    with sqlite3.connect(db) as conn:
+        return {city: conn.execute("SELECT inbox FROM messages WHERE game_id = ? AND inbox LIKE ? "
+                                   "GROUP BY inbox ORDER BY max(seq) DESC LIMIT 1",
+                                   (GAME, f"city:{city}:%")).fetchone()[0]
+                for city in manifest["games"][GAME]["cities"]}
+
+
 def settings_for(db_url: str) -> WebSettings:
     return WebSettings(database_url=db_url, auto_migrate=False, warm_up=False, gc_freeze=False,
                        sweep_interval=24 * 3600.0, notify_dispatch=False, log_level="warning",
@@ -151,7 +166,7 @@ async def measure(args: argparse.Namespace, copies: dict[int, tuple[Path, dict[s
             await stack.enter_async_context(app.router.lifespan_context(app))
             client = await stack.enter_async_context(httpx.AsyncClient(
                 transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"))
-            sites[day] = Site(day, manifest, app, client)
+            sites[day] = Site(day, manifest, app, client, discussions(db, manifest))
         for site in sites.values():  # warm: every reader through every request once
             for kind in KINDS:
                 for _ in site.readers:

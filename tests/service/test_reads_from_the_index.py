@@ -25,7 +25,7 @@ from lepromafia.store.accounts import AccountStore
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore
 
-from .helpers import Ids, at, manual_clock, run, setup_game, small_cast, two_workers
+from .helpers import Ids, at, manual_clock, open_day2_vote, run, setup_game, small_cast, two_workers
 
 CAST = small_cast()
 LEPROGRAD, OTHER = list(CAST.cities)
@@ -193,5 +193,47 @@ def test_unread_counts_from_the_index_match_the_database_for_every_seat_across_t
             await a.execute("g", cmd.PostMessage(actor=mafioso, inbox=city, text="ещё"), ids())
             assert await q.unread_total("g", reader) == 1
             await agree()
+
+    run(scenario())
+
+
+def test_a_closed_vote_s_count_is_computed_once_per_set_of_events_and_equals_a_walk_over_them(
+        backend: DatabaseConfig) -> None:
+    """EXEC-9, EXEC-14. Лепроград's Day 2 vote closes with «казнить» for one candidate; every
+    seat's vote record from the index is the record a walk over every event gives, the same
+    object for two readers who see the same events (computed once), and a new vote count
+    published later is not hidden behind the earlier result."""
+    from lepromafia.web.api.votes import published_counts
+
+    async def scenario() -> None:
+        clock = manual_clock()
+        svc = GameService(EventStore.open(backend), clock)
+        await svc.start(sweep=False)
+        try:
+            ids = Ids()
+            await setup_game(svc, "g", CAST)
+            a, _b = await open_day2_vote(svc, "g", clock, LEPROGRAD, ids)
+            s = await svc.state("g")
+            box = live_inbox(s, "voting", LEPROGRAD, a)
+            voter = next(u for u in s.living(LEPROGRAD) if u != a)
+            await svc.execute("g", cmd.PostMessage(actor=voter, inbox=box or "", text="казнить"), ids())
+            clock.set(at(3, "09:00"))
+            await svc.sweep()
+            index = EventIndex(svc.store)
+            events = await index.events("g", (await svc.current("g")).version)
+            first = published_counts(events, voter)
+            assert [(c.city, c.day) for c in first if c.closed_at] == [(LEPROGRAD, 2)]
+            for seat in EVERY_SEAT:
+                assert published_counts(events, seat) == published_counts(list(events), seat), seat
+            assert published_counts(events, CAST.procurator) is published_counts(events, voter)
+            clock.set(at(3, "20:01"))  # Day 3: nobody nominated, its vote published as none
+            await svc.sweep()
+            clock.set(at(4, "09:00"))
+            await svc.sweep()
+            later = await index.events("g", (await svc.current("g")).version)
+            assert published_counts(later, voter) == published_counts(list(later), voter)
+            assert len(published_counts(later, voter)) > len(first)
+        finally:
+            await svc.close()
 
     run(scenario())

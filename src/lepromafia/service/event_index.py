@@ -25,10 +25,10 @@ import heapq
 from array import array
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import overload
+from typing import Any, TypeVar, cast, overload
 
 from ..engine import events as ev
 from ..engine.events import Event
@@ -39,6 +39,10 @@ Indexed = Sequence[tuple[int, Event]]
 UNINDEXED: tuple[type[Event], ...] = (ev.MessagePosted, ev.VoteCast, ev.JudgeVoteCast)
 """Event classes not kept: each has its own read model (``messages``) or lives in the
 state (the live tally); the archives read them from the whole log."""
+
+T = TypeVar("T")
+MEMO_SIZE = 64
+"""Derived results kept per game (``Events.memo``): a few per viewer class and version."""
 
 Edits = dict[int, list[tuple[int, ev.MessageEdited]]]
 """Message number -> its edits in order, each with its global seq."""
@@ -53,6 +57,8 @@ class _Entry:
     """The same events, one list per concrete class, each in order."""
     edits: dict[str, Edits] = field(default_factory=dict)
     """Per inbox: its ``MessageEdited`` events by message number."""
+    memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+    """``Events.memo``: results derived from these events, by a key that determines them."""
 
     def add(self, seq: int, event: Event) -> None:
         self.events.append((seq, event))
@@ -120,6 +126,19 @@ class Events(Sequence[tuple[int, Event]]):
         if len(lists) == 1:
             return list(lists[0])
         return list(heapq.merge(*lists, key=lambda item: item[0]))
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, once per ``key`` for this game: the key must determine the result
+        (e.g. the seqs of the very events it is computed from, as the viewer may see them).
+        The result is shared: it must be immutable. At most ``MEMO_SIZE`` kept per game."""
+        memo = self._entry.memo
+        if key in memo:
+            memo.move_to_end(key)
+            return cast(T, memo[key])
+        found = memo[key] = compute()
+        while len(memo) > MEMO_SIZE:
+            memo.popitem(last=False)
+        return found
 
     def edits(self, inbox: str) -> dict[int, list[ev.MessageEdited]]:
         """Message number -> its edits in order, for one inbox (the caller has checked that

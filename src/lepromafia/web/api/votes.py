@@ -23,6 +23,7 @@ from ...engine.audience import Audience
 from ...engine.inboxes import Kind, live_inbox, readers
 from ...engine.state import GameState
 from ...engine.votes import VoteCount, live_count, vote_counts
+from ...service.event_index import Events
 from ...service.outbound import admits, visible
 from ..deps import CurrentUser, WebDep
 from ..errors import WebError, WebErrorCode
@@ -34,8 +35,13 @@ RECORD_EVENTS = (ev.VotingClosed, ev.VoteCountPublished, ev.PardonWindowOpened,
 
 
 def published_counts(events: Iterable[tuple[int, ev.Event]], viewer: str | None) -> tuple[VoteCount, ...]:
-    """Every closed vote's count the viewer may see (public ones), oldest first."""
-    return vote_counts(e for _seq, e in visible(events, viewer, RECORD_EVENTS))
+    """Every closed vote's count the viewer may see (public ones), oldest first; computed
+    once per set of events seen (issue 17: not the game's whole record on every page)."""
+    seen = visible(events, viewer, RECORD_EVENTS)
+    if isinstance(events, Events):
+        key = ("vote_counts", *(seq for seq, _e in seen))
+        return events.memo(key, lambda: vote_counts(e for _s, e in seen))
+    return vote_counts(e for _seq, e in seen)
 
 
 def open_vote(state: GameState, city: str, viewer: str | None) -> VoteCount | None:
