@@ -193,30 +193,28 @@ class GameQueries:
 
     async def unread_total(self, game_id: str, viewer: str, game: Current | None = None) -> int:
         """The viewer's unread messages in every inbox he may read (the menu's badge). Only
-        an inbox with a message after his marker is asked ``can_read`` (issue 17: the game's
-        past inboxes cost a bisection each, not a policy check and a header)."""
+        an inbox with messages is asked ``can_read``, and only those he may read are looked
+        up for his markers (issue 17: the game's past inboxes cost a bisection each)."""
         game = game or await self.current(game_id)
         s = game.state
         seqs = await self.index.messages(game_id, game.version)
-        markers = await self.accounts.read_markers(game_id, viewer)
-        total = 0
-        for inbox_id, found in list(seqs.items()):
-            unread = count_upto(found, game.version, after=markers.get(inbox_id, 0))
-            if unread and inbox_id in s.inboxes and can_read(s, inbox_id, viewer):
-                total += unread
-        return total
+        mine = [i for i, found in list(seqs.items())
+                if i in s.inboxes and count_upto(found, game.version) and can_read(s, i, viewer)]
+        counts = await self._counts(game, viewer, mine)
+        return sum(c.unread for c in counts.values())
 
     async def _counts(self, game: Current, viewer: str, inboxes: list[str]) -> dict[str, InboxCount]:
-        """Per inbox with messages: how many, and how many after the viewer's read marker."""
+        """Per inbox with messages: how many, and how many after the viewer's read marker
+        (his markers of those inboxes: one statement)."""
         seqs = await self.index.messages(game.meta.game_id, game.version)
-        markers = await self.accounts.read_markers(game.meta.game_id, viewer)
+        totals = {i: count_upto(found, game.version) for i in inboxes if (found := seqs.get(i)) is not None}
+        async with self.service.store.reading() as tx:
+            markers = await tx.read_markers(game.meta.game_id, viewer, [i for i, n in totals.items() if n])
         out = {}
-        for inbox_id in inboxes:
-            found = seqs.get(inbox_id)
-            total = count_upto(found, game.version) if found is not None else 0
-            if found is not None and total:
+        for inbox_id, total in totals.items():
+            if total:
                 last = markers.get(inbox_id, 0)
-                out[inbox_id] = InboxCount(total, count_upto(found, game.version, after=last), last)
+                out[inbox_id] = InboxCount(total, count_upto(seqs[inbox_id], game.version, after=last), last)
         return out
 
     async def inbox(self, game_id: str, inbox_id: str, viewer: str | None, after_seq: int = 0,
@@ -327,7 +325,8 @@ class GameQueries:
     async def last_visit(self, game_id: str, viewer: str) -> int | None:
         """The game's version at the viewer's last visit of its page (None: never). Kept
         server-side beside his inbox read markers, under a key no inbox has."""
-        return (await self.accounts.read_markers(game_id, viewer)).get(VISIT_MARKER)
+        async with self.service.store.reading() as tx:  # one key, not his every marker
+            return (await tx.read_markers(game_id, viewer, [VISIT_MARKER])).get(VISIT_MARKER)
 
     async def mark_visit(self, game_id: str, viewer: str, version: int) -> None:
         """Move the viewer's last-visit marker forward to ``version`` (never back)."""

@@ -507,6 +507,16 @@ class Transaction:
         rows = await self._conn.execute(select(m.c.seq, m.c.inbox).where(and_(*where)).order_by(m.c.seq))
         return [(int(r.seq), str(r.inbox)) for r in rows]
 
+    async def read_markers(self, game_id: str, reader: str, inboxes: Collection[str]) -> dict[str, int]:
+        """The reader's read marker (a global seq) in each of ``inboxes`` that has one: one
+        statement, a key lookup per inbox (not a walk over every marker of the game)."""
+        if not inboxes:
+            return {}
+        r = inbox_reads
+        rows = await self._conn.execute(select(r.c.inbox, r.c.last_seq).where(and_(
+            r.c.game_id == game_id, r.c.inbox.in_(sorted(inboxes)), r.c.user_id == reader)))
+        return {str(row.inbox): int(row.last_seq) for row in rows}
+
     async def inbox_counts(self, game_id: str, inboxes: Collection[str],
                            reader: str) -> dict[str, InboxCount]:
         """Per inbox: its messages and the reader's unread ones, in one statement."""
