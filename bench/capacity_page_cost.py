@@ -24,8 +24,9 @@ Requests, one at a time (the cost, not the latency), by residents of every city 
 - ``catchup``: a socket's subscribe catch-up (``web.ws.endpoint``'s store reads: the
   viewer's stream, then the last 20 of his events as deliveries), service calls only.
 
-Warm first (every reader through every request once: the game loaded, read markers set),
-then ``--blocks`` blocks; in each block every kind runs ``--per-block`` requests on Day 2,
+Every resident has read every inbox of his city (``read_by_everyone``: the read markers of
+a long game). Warm first (every reader through every request once: the game loaded, read
+markers set), then ``--blocks`` blocks; in each block every kind runs ``--per-block`` requests on Day 2,
 then on Day 14 (interleaved, so a busy machine inflates both alike). Per request: CPU ms
 (``time.process_time``: the process, aiosqlite's thread included), SQL statements
 (SQLAlchemy cursor events), wall ms. Reported: min / median / max over the blocks of each
@@ -149,6 +150,21 @@ def discussions(db: Path, manifest: dict[str, Any]) -> dict[str, str]:
                 for city in manifest["games"][GAME]["cities"]}
 
 
+def read_by_everyone(path: Path, manifest: dict[str, Any]) -> int:
+    """Every resident has read his city's inboxes up to their last message, as players do
+    day after day (the copies are built without reads): the read markers a long game holds."""
+    rows = []
+    with sqlite3.connect(path) as conn:
+        for city, spec in manifest["games"][GAME]["cities"].items():
+            found = conn.execute("SELECT inbox, max(seq) FROM messages WHERE game_id = ? AND "
+                                 "(inbox LIKE ? OR inbox LIKE ?) GROUP BY inbox",
+                                 (GAME, f"city:{city}:%", f"voting:{city}/%")).fetchall()
+            rows += [(GAME, inbox, user, last) for inbox, last in found for user in spec["residents"]]
+        conn.executemany("INSERT OR REPLACE INTO inbox_reads (game_id, inbox, user_id, last_seq) "
+                         "VALUES (?, ?, ?, ?)", rows)
+    return len(rows)
+
+
 def settings_for(db_url: str) -> WebSettings:
     return WebSettings(database_url=db_url, auto_migrate=False, warm_up=False, gc_freeze=False,
                        sweep_interval=24 * 3600.0, notify_dispatch=False, log_level="warning",
@@ -162,6 +178,8 @@ async def measure(args: argparse.Namespace, copies: dict[int, tuple[Path, dict[s
         sites: dict[int, Site] = {}
         for day, (db, manifest) in copies.items():
             config = working_copy(db, workdir, f"day{day}.db")
+            marks = read_by_everyone(workdir / f"day{day}.db", manifest)
+            print(f"Day {day}: {marks} read markers", flush=True)
             app = create_app(settings_for(config.url), clock=ManualClock(float(manifest["now"])))
             await stack.enter_async_context(app.router.lifespan_context(app))
             client = await stack.enter_async_context(httpx.AsyncClient(
