@@ -136,6 +136,10 @@ def test_a_reader_at_an_older_version_sees_the_message_as_it_stood_then_and_a_re
             assert then.edits(city) == {}
             assert edits_of(then, city) == edits_of(list(then), city) == {}
             assert not any(seq > before for seq, _e in then)
+            assert list(reversed(then)) == list(then)[::-1] and then[-1] == list(then)[-1]
+            for view in (now, then):  # by class: exactly what a walk over the view finds
+                for kinds in (ev.MessageEdited, (ev.DayStarted, ev.DeadlineScheduled), ev.Event):
+                    assert view.of(kinds) == [(q, e) for q, e in view if isinstance(e, kinds)]
             q = GameQueries(svc, AccountStore(svc.store), index)
             view = await q.inbox("g", city, other, mark_read=False)
             assert view is not None and view.messages[0].text == "после"

@@ -114,6 +114,10 @@ class Events(Sequence[tuple[int, Event]]):
     def __iter__(self) -> Iterator[tuple[int, Event]]:
         return islice(self._entry.events, self._n)
 
+    def __reversed__(self) -> Iterator[tuple[int, Event]]:
+        events = self._entry.events
+        return (events[i] for i in range(self._n - 1, -1, -1))
+
     def _upto(self, found: list[tuple[int, Event]]) -> list[tuple[int, Event]]:
         if found and found[-1][0] > self.upto:
             return found[:bisect_right(found, self.upto, key=lambda item: item[0])]
