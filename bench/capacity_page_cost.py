@@ -21,6 +21,8 @@ Requests, one at a time (the cost, not the latency), by residents of every city 
   inbox with its unread and message counts);
 - ``unread``: the unread badge region, ``GET /games/{g}/part/unread``;
 - ``today``: the today panel region, ``GET /games/{g}/part/today``;
+- ``mentions``: the viewer's mentions page, ``GET /games/{g}/mentions`` (every message that
+  names him in an inbox he may read; none in these games);
 - ``catchup``: a socket's subscribe catch-up (``web.ws.endpoint``'s store reads: the
   viewer's stream, then the last 20 of his events as deliveries), service calls only.
 
@@ -68,7 +70,7 @@ from lepromafia.web.settings import WebSettings  # noqa: E402
 
 GAME = "load00"
 DAYS = (2, 14)
-KINDS = ("city", "thread", "voting", "tally", "game", "inboxes", "unread", "today", "catchup")
+KINDS = ("city", "thread", "voting", "tally", "game", "inboxes", "unread", "today", "mentions", "catchup")
 READERS_PER_CITY = 4
 CATCH_UP = 20
 
@@ -124,7 +126,7 @@ class Site:
                  "voting": f"{g}/inboxes/{quote(voting_inbox)}/part",
                  "tally": f"{g}/inboxes/{quote(voting_inbox)}/tally",
                  "game": g, "inboxes": f"{g}/part/inbox-list", "unread": f"{g}/part/unread",
-                 "today": f"{g}/part/today"}
+                 "today": f"{g}/part/today", "mentions": f"{g}/mentions"}
         if kind == "catchup":
             return lambda: self.catch_up(user)
         path = paths[kind]

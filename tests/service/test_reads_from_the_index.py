@@ -241,3 +241,63 @@ def test_a_closed_vote_s_count_is_computed_once_per_set_of_events_and_equals_a_w
             await svc.close()
 
     run(scenario())
+
+
+def test_mentions_reach_every_seat_that_may_read_them_as_last_edited_and_nobody_else(
+        backend: DatabaseConfig) -> None:
+    """INBOX-GEN-1, INBOX-MAFIA-1. In Лепроград's city inbox the author names the citizen in
+    his first message, adds him by an edit to his third and takes him out of his second by
+    an edit; a mafioso names the citizen in the mafia inbox. The citizen's mentions are the
+    first and the third message, as last edited — never the mafia inbox's; for every seat
+    the list is exactly what reading every inbox he may read in full finds."""
+    from lepromafia.engine.inboxes import POLICY, Kind
+    from lepromafia.service.posts import mentions_of, posts_of
+
+    async def scenario() -> None:
+        clock = manual_clock()
+        svc = GameService(EventStore.open(backend), clock)
+        await svc.start(sweep=False)
+        try:
+            ids = Ids()
+            await setup_game(svc, "g", CAST)
+            clock.set(at(1, "10:05"))
+            s = await svc.state("g")
+            city, mafia = live_inbox(s, "city", LEPROGRAD), live_inbox(s, "mafia", LEPROGRAD)
+            assert city and mafia
+            honest = [u for u in s.living(LEPROGRAD) if s.residents[u].faction is Faction.HONEST]
+            mafioso = next(u for u in s.living(LEPROGRAD) if s.residents[u].faction is Faction.MAFIA)
+            author, citizen = honest[0], honest[1]
+            for text in (f"@{citizen}, где ты был?", f"и ты, @{citizen}", "три"):
+                await svc.execute("g", cmd.PostMessage(actor=author, inbox=city, text=text), ids())
+            clock.set(at(1, "10:10"))  # the edits come later: the newest mention is the edited one
+            await svc.execute("g", cmd.EditMessage(actor=author, inbox=city, number=2, text="и ты"), ids())
+            await svc.execute("g", cmd.EditMessage(actor=author, inbox=city, number=3, text=f"три, @{citizen}"),
+                              ids())
+            await svc.execute("g", cmd.PostMessage(actor=mafioso, inbox=mafia, text=f"берём @{citizen}"), ids())
+            q = GameQueries(svc, AccountStore(svc.store))
+            game = await q.current("g")
+
+            async def walking(seat: str) -> set[tuple[str, int, str]]:  # every inbox, in full
+                out = set()
+                for inbox in game.state.inboxes.values():
+                    if POLICY[Kind(inbox.kind)].keywords_only or not can_read(game.state, inbox.id, seat):
+                        continue
+                    view = await q.inbox("g", inbox.id, seat, limit=1_000_000, mark_read=False, game=game)
+                    assert view is not None
+                    maybe = [m for m in view.messages if f"@{seat}" in m.text.lower()]
+                    out |= {(inbox.id, p.number, p.text) for p in posts_of(maybe, frozenset(game.state.residents), "S")
+                            if seat in p.mentions and p.author != seat}
+                return out
+
+            found = await mentions_of(q, game, citizen, "S")
+            assert [(m.inbox, m.post.number, m.post.text) for m in found] == \
+                [(city, 3, f"три, @{citizen}"), (city, 1, f"@{citizen}, где ты был?")]
+            assert [v.text for v in found[0].post.versions] == ["три"]
+            for seat in EVERY_SEAT:
+                mine = {(m.inbox, m.post.number, m.post.text) for m in await mentions_of(q, game, seat, "S")}
+                assert mine == await walking(seat), seat
+            assert all(m.inbox != mafia for m in found)
+        finally:
+            await svc.close()
+
+    run(scenario())

@@ -74,12 +74,16 @@ class _Ledger:
     checked: int = -1
     """Every message up to this seq is counted; -1: never read."""
     seqs: dict[str, array[int]] = field(default_factory=dict)
+    at_signs: dict[str, array[int]] = field(default_factory=dict)
+    """Per inbox, the seqs of the messages whose text has an ``@`` (the mentions' candidates)."""
 
-    def add(self, seq: int, inbox: str) -> None:
-        found = self.seqs.get(inbox)
-        if found is None:
-            found = self.seqs[inbox] = array("q")
-        found.append(seq)
+    def add(self, seq: int, inbox: str, at_sign: bool) -> None:
+        for book, wanted in ((self.seqs, True), (self.at_signs, at_sign)):
+            if wanted:
+                found = book.get(inbox)
+                if found is None:
+                    found = book[inbox] = array("q")
+                found.append(seq)
 
 
 class Events(Sequence[tuple[int, Event]]):
@@ -184,7 +188,7 @@ class EventIndex:
         if ledger is not None and ledger.checked == before:
             for seq, event in events:
                 if isinstance(event, ev.MessagePosted):
-                    ledger.add(seq, event.inbox)
+                    ledger.add(seq, event.inbox, "@" in event.text)
             ledger.checked = events[-1][0]
 
     async def events(self, game_id: str, version: int) -> Events:
@@ -202,6 +206,14 @@ class EventIndex:
         """Per inbox, the global seqs of its messages (ascending; may run past ``version``:
         count with ``count_upto``). Read once from the ``messages`` read model (seq and
         inbox only), then only the tail; this worker's commits extend it as they land."""
+        return (await self._ledger(game_id, version)).seqs
+
+    async def at_signs(self, game_id: str, version: int) -> dict[str, array[int]]:
+        """Per inbox, the global seqs of its messages whose text has an ``@`` (as
+        ``messages``): where a mention can be, without reading every message's text."""
+        return (await self._ledger(game_id, version)).at_signs
+
+    async def _ledger(self, game_id: str, version: int) -> _Ledger:
         ledger = self._ledgers.get(game_id)
         if ledger is None:
             ledger = self._ledgers[game_id] = _Ledger()
@@ -209,15 +221,15 @@ class EventIndex:
         while len(self._ledgers) > self.max_games:
             self._ledgers.popitem(last=False)
         if ledger.checked >= version:
-            return ledger.seqs
+            return ledger
         async with self.store.reading() as tx:
             found = await tx.message_inboxes(game_id, after=max(0, ledger.checked), upto=version)
-        for seq, inbox in found:
+        for seq, inbox, at_sign in found:
             if seq > ledger.checked:  # a commit that landed meanwhile has these already
-                ledger.add(seq, inbox)
+                ledger.add(seq, inbox, at_sign)
                 ledger.checked = seq
         ledger.checked = max(ledger.checked, version)
-        return ledger.seqs
+        return ledger
 
     async def _read(self, game_id: str, version: int, whole: bool) -> Events:
         key = (game_id, whole)

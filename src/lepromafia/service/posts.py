@@ -18,6 +18,7 @@ and may read it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -33,7 +34,8 @@ from ..engine import events as ev
 from ..engine.events import Event
 from ..engine.inboxes import POLICY, Kind, can_read
 from ..engine.state import GameState
-from .event_index import Events, Indexed
+from ..store.event_store import MessageRow
+from .event_index import Events, Indexed, count_upto
 from .views import MessageVersion, MessageView
 
 if TYPE_CHECKING:
@@ -220,22 +222,48 @@ class Mention:
 async def mentions_of(queries: GameQueries, game: Current, viewer: str,
                       spoiler: str) -> list[Mention]:
     """Every message (as last edited) that mentions ``viewer`` in an inbox he may read,
-    newest first: the in-app list a mention reaches him by (his own messages aside)."""
+    newest first: the in-app list a mention reaches him by (his own messages aside). Only
+    the messages with an ``@`` in one of their versions are read (the index's ledger and
+    edits; issue 17: not every message of every inbox of the game)."""
     s = game.state
     residents = frozenset(s.residents)
     if viewer not in residents:
         return []
     needle = "@" + viewer
+    game_id, version = game.meta.game_id, game.version
+    events = await queries.events(game)
+    numbers = await queries.index.messages(game_id, version)
+    candidates: dict[str, set[int]] = {}
+    for inbox, seqs in list((await queries.index.at_signs(game_id, version)).items()):
+        candidates.setdefault(inbox, set()).update(seq for seq in seqs if seq <= version)
+    for _seq, e in every_edit(events):  # an @ added by an edit
+        found = numbers.get(e.inbox)
+        if "@" in e.text and found is not None and 1 <= e.number <= count_upto(found, version):
+            candidates.setdefault(e.inbox, set()).add(found[e.number - 1])
+    readable = {inbox: seqs for inbox, seqs in candidates.items()
+                if seqs and inbox in s.inboxes and not POLICY[Kind(s.inboxes[inbox].kind)].keywords_only
+                and can_read(s, inbox, viewer)}
+    if not readable:
+        return []
+    async with queries.service.store.reading() as tx:
+        rows = await tx.messages_by_seq(game_id, [seq for seqs in readable.values() for seq in seqs])
+    by_inbox: dict[str, list[MessageRow]] = {}
+    for row in rows:
+        by_inbox.setdefault(row.inbox, []).append(row)
     out = []
-    for inbox in s.inboxes.values():
-        if POLICY[Kind(inbox.kind)].keywords_only or not can_read(s, inbox.id, viewer):
-            continue
-        view = await queries.inbox(game.meta.game_id, inbox.id, viewer, limit=1_000_000,
-                                   mark_read=False, game=game)
-        if view is None:
-            continue
-        maybe = [m for m in view.messages if needle in m.text.lower()]
-        out += [Mention(inbox.id, post) for post in posts_of(maybe, residents, spoiler)
+    for inbox, found_rows in by_inbox.items():
+        order = numbers[inbox]  # a message's number in its inbox: its place among them
+        views = [MessageView(bisect_left(order, r.seq) + 1, r.author, r.text, r.at) for r in found_rows]
+        maybe = [m for m in with_edits(views, edits_of(events, inbox)) if needle in m.text.lower()]
+        out += [Mention(inbox, post) for post in posts_of(maybe, residents, spoiler)
                 if viewer in post.mentions and post.author != viewer]
     out.sort(key=lambda m: m.post.edited_at or m.post.at, reverse=True)
     return out
+
+
+def every_edit(events: Indexed) -> list[tuple[int, ev.MessageEdited]]:
+    """Every ``MessageEdited`` of the game (by class from the index), for the caller to gate
+    by its inbox (an edit is read wherever its message is)."""
+    if isinstance(events, Events):
+        return [(seq, e) for seq, e in events.of(ev.MessageEdited) if isinstance(e, ev.MessageEdited)]
+    return [(seq, e) for seq, e in events if isinstance(e, ev.MessageEdited)]

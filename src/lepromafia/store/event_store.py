@@ -497,15 +497,28 @@ class Transaction:
         return [MessageRow(*row[:5]) for row in rows], int(rows[0][5] or 0) if rows else 0
 
     async def message_inboxes(self, game_id: str, *, after: int = 0,
-                              upto: int | None = None) -> list[tuple[int, str]]:
-        """Each message's seq and inbox after ``after`` (up to ``upto``), in order: what a
-        per-inbox count needs, no text, nothing decoded (``service.event_index``)."""
+                              upto: int | None = None) -> list[tuple[int, str, bool]]:
+        """Each message's seq, inbox and whether its text has an ``@`` (a mention may be in
+        it), after ``after`` (up to ``upto``), in order: what per-inbox counts and the
+        mentions need, no text, nothing decoded (``service.event_index``)."""
         m = schema.messages
         where = [m.c.game_id == game_id, m.c.seq > after]
         if upto is not None:
             where.append(m.c.seq <= upto)
-        rows = await self._conn.execute(select(m.c.seq, m.c.inbox).where(and_(*where)).order_by(m.c.seq))
-        return [(int(r.seq), str(r.inbox)) for r in rows]
+        rows = await self._conn.execute(
+            select(m.c.seq, m.c.inbox, case((m.c.text.contains("@", autoescape=True), 1), else_=0))
+            .where(and_(*where)).order_by(m.c.seq))
+        return [(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
+
+    async def messages_by_seq(self, game_id: str, seqs: Collection[int]) -> list[MessageRow]:
+        """The messages with these global seqs, in order (one statement, by key)."""
+        if not seqs:
+            return []
+        m = schema.messages
+        rows = await self._conn.execute(
+            select(m.c.seq, m.c.inbox, m.c.author, m.c.text, m.c.at)
+            .where(and_(m.c.game_id == game_id, m.c.seq.in_(sorted(seqs)))).order_by(m.c.seq))
+        return [MessageRow(*row) for row in rows]
 
     async def read_markers(self, game_id: str, reader: str, inboxes: Collection[str]) -> dict[str, int]:
         """The reader's read marker (a global seq) in each of ``inboxes`` that has one: one
