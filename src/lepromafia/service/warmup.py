@@ -46,6 +46,7 @@ async def warm_up(service: GameService, events: EventIndex, *, limit: int,
             try:
                 current = await service.current(game_id)
                 await events.events(game_id, current.version)
+                await events.messages(game_id, current.version)  # the unread counts' ledger
             except ServiceError as exc:  # a corrupt or vanished game waits for its first reader
                 failed += 1
                 log.warning("warm-up of %s failed: %s", game_id, exc.code)
