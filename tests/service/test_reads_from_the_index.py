@@ -206,7 +206,8 @@ def test_a_closed_vote_s_count_is_computed_once_per_set_of_events_and_equals_a_w
     """EXEC-9, EXEC-14. Лепроград's Day 2 vote closes with «казнить» for one candidate; every
     seat's vote record from the index is the record a walk over every event gives, the same
     object for two readers who see the same events (computed once), and a new vote count
-    published later is not hidden behind the earlier result."""
+    published later is not hidden behind the earlier result. Each seat's clocks are the
+    pending deadlines whose scheduling he saw, as a walk over every event finds them."""
     from lepromafia.web.api.votes import published_counts
 
     async def scenario() -> None:
@@ -230,6 +231,13 @@ def test_a_closed_vote_s_count_is_computed_once_per_set_of_events_and_equals_a_w
             for seat in EVERY_SEAT:
                 assert published_counts(events, seat) == published_counts(list(events), seat), seat
             assert published_counts(events, CAST.procurator) is published_counts(events, voter)
+            q = GameQueries(svc, AccountStore(svc.store), index)  # the clocks: each seat's own deadlines
+            game = await q.current("g")
+            for seat in (*EVERY_SEAT, None):
+                walked = {e.key for _s, e in visible(list(events), seat, ev.DeadlineScheduled)}
+                mine = [d.key for d in await q.deadlines("g", seat, game=game)]
+                assert sorted(mine) == sorted(k for k in game.state.deadlines if k in walked), seat
+            assert any(not d.key.startswith("vote") for d in await q.deadlines("g", CAST.procurator))
             clock.set(at(3, "20:01"))  # Day 3: nobody nominated, its vote published as none
             await svc.sweep()
             clock.set(at(4, "09:00"))

@@ -41,6 +41,7 @@ UNINDEXED: tuple[type[Event], ...] = (ev.MessagePosted, ev.VoteCast, ev.JudgeVot
 state (the live tally); the archives read them from the whole log."""
 
 T = TypeVar("T")
+X = TypeVar("X")
 MEMO_SIZE = 64
 """Derived results kept per game (``Events.memo``): a few per viewer class and version."""
 
@@ -57,6 +58,8 @@ class _Entry:
     """The same events, one list per concrete class, each in order."""
     edits: dict[str, Edits] = field(default_factory=dict)
     """Per inbox: its ``MessageEdited`` events by message number."""
+    scheduled: dict[str, list[tuple[int, ev.DeadlineScheduled]]] = field(default_factory=dict)
+    """Per deadline key: its ``DeadlineScheduled`` events (most keys are scheduled once)."""
     memo: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
     """``Events.memo``: results derived from these events, by a key that determines them."""
 
@@ -65,6 +68,8 @@ class _Entry:
         self.by_kind.setdefault(type(event), []).append((seq, event))
         if isinstance(event, ev.MessageEdited):
             self.edits.setdefault(event.inbox, {}).setdefault(event.number, []).append((seq, event))
+        elif isinstance(event, ev.DeadlineScheduled):
+            self.scheduled.setdefault(event.key, []).append((seq, event))
 
 
 @dataclass
@@ -122,7 +127,7 @@ class Events(Sequence[tuple[int, Event]]):
         events = self._entry.events
         return (events[i] for i in range(self._n - 1, -1, -1))
 
-    def _upto(self, found: list[tuple[int, Event]]) -> list[tuple[int, Event]]:
+    def _upto(self, found: list[tuple[int, X]]) -> list[tuple[int, X]]:
         if found and found[-1][0] > self.upto:
             return found[:bisect_right(found, self.upto, key=lambda item: item[0])]
         return found
@@ -147,6 +152,10 @@ class Events(Sequence[tuple[int, Event]]):
         while len(memo) > MEMO_SIZE:
             memo.popitem(last=False)
         return found
+
+    def scheduled(self, key: str) -> list[tuple[int, ev.DeadlineScheduled]]:
+        """The ``DeadlineScheduled`` events of one deadline key, in order."""
+        return self._upto(self._entry.scheduled.get(key, []))
 
     def edits(self, inbox: str) -> dict[int, list[ev.MessageEdited]]:
         """Message number -> its edits in order, for one inbox (the caller has checked that

@@ -26,8 +26,8 @@ from ..store.event_store import InboxCount
 from . import audit
 from .audit import AuditFilter, AuditView
 from .discussion import comments_of
-from .event_index import EventIndex, Indexed, count_upto
-from .outbound import Payload, may_see, stream_item, visible, visible_json
+from .event_index import EventIndex, Events, count_upto
+from .outbound import Payload, may_see, stream_item, visible_json
 from .posts import edits_of, with_edits
 from .pubsub import Delivery, deliver
 from .read_marks import ReadMarks
@@ -87,7 +87,7 @@ class GameQueries:
     async def version(self, game_id: str) -> int:
         return (await self.current(game_id)).version
 
-    async def events(self, game: Current) -> Indexed:
+    async def events(self, game: Current) -> Events:
         """The game's indexed events as of ``game`` (unfiltered: filter with ``outbound``)."""
         return await self.index.events(game.meta.game_id, game.version)
 
@@ -289,11 +289,10 @@ class GameQueries:
         countdowns (``due_real``, Unix seconds)."""
         game = game or await self.current(game_id)
         s = game.state
-        latest: dict[str, ev.DeadlineScheduled] = {}
-        for _, e in visible(await self.events(game), viewer, ev.DeadlineScheduled):
-            latest[e.key] = e
+        events = await self.events(game)  # only the pending keys' schedulings (issue 17)
+        seen = {key for key in s.deadlines if any(may_see(e, viewer) for _s, e in events.scheduled(key))}
         out = [DeadlineView(key, key.partition(":")[0], due.isoformat(), game.meta.clock.to_real(due))
-               for key, due in s.deadlines.items() if key in latest]
+               for key, due in s.deadlines.items() if key in seen]
         out.sort(key=lambda d: d.due_at)
         return out
 
