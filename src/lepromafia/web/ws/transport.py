@@ -32,11 +32,15 @@ import struct
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.frames import apply_mask
 from websockets.protocol import Protocol, State
 from websockets.streams import StreamReader
 
 from ...service.pubsub import Buffer
+
+try:  # what websockets' own parser unmasks with: its C extension, or its pure Python
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 
 _TEXT = 0x81
 """FIN and the text opcode: every frame the server sends is one whole unmasked message."""
