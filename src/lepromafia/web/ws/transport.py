@@ -23,6 +23,10 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   control frame, binary, a fragment, a partial frame, an unmasked or oversize one) and
   everything after it in that read go to websockets, which then owns the stream until its
   parser is idle again at a frame boundary: bytes are never reordered or parsed twice.
+- **The app may write a text frame synchronously** (``try_send_text``), found in the ASGI
+  scope's extensions under ``TRANSPORT``: the fan-out writes each subscriber's frame as an
+  event is published, with no task, coroutine or ASGI ``send`` chain per delivery
+  (``web/ws/endpoint.py``); it falls back to ``send`` whenever that cannot be done at once.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ try:  # what websockets' own parser unmasks with: its C extension, or its pure P
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover
     from websockets.utils import apply_mask
+
+TRANSPORT = "lepromafia.transport"
+"""The scope extension that holds the socket's ``LeanWebSocketProtocol``."""
 
 _TEXT = 0x81
 """FIN and the text opcode: every frame the server sends is one whole unmasked message."""
@@ -156,11 +163,28 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             pos = stop
         return pos
 
-    async def send(self, message: Any) -> None:
-        if (message["type"] == "websocket.send" and self.writable.on  # type: ignore[attr-defined]
-                and self.handshake_complete and not self.close_sent and not self.disconnected
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # the app's task has not run yet: it finds us there
+            scope.setdefault("extensions", {})[TRANSPORT] = self
+
+    def _open(self) -> bool:
+        return (self.writable.on and self.handshake_complete  # type: ignore[attr-defined]
+                and not self.close_sent and not self.disconnected
                 and self.initial_response is None and self.conn.state is State.OPEN
-                and not self.conn.extensions):
+                and not self.conn.extensions)
+
+    def try_send_text(self, text: str) -> bool:
+        """Write one text frame now, if the socket is open and writable; False (nothing
+        written) otherwise: the caller then sends through ``send``, which waits."""
+        if not self._open():
+            return False
+        self.transport.write(text_frame(text.encode()))
+        return True
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "websocket.send" and self._open():
             text = message.get("text")
             if text is not None and message.get("bytes") is None:
                 self.transport.write(text_frame(text.encode()))
