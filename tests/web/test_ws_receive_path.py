@@ -360,23 +360,41 @@ def message_frames() -> st.SearchStrategy[list[bytes]]:
     return st.lists(one, max_size=12).map(lambda groups: [f for g in groups for f in g])
 
 
+FAULTS = {
+    "none": b"",
+    "unmasked": masked(Opcode.TEXT, b"naked", mask=False),  # 1002
+    "oversize": masked(Opcode.TEXT, b"y" * (MAX_SIZE + 1))[:14],  # 1009 on the header
+    "not utf-8": masked(Opcode.TEXT, b"\xff\xfe"),  # 1007
+    "reserved bit": bytes((0xC1, 0x80)) + b"\0\0\0\0",  # RSV1 without deflate: 1002
+    "bad opcode": bytes((0x83, 0x80)) + b"\0\0\0\0",  # 1002
+    "stray continuation": masked(Opcode.CONT, b"x"),  # 1002
+    "bad close code": close(999),  # 1002
+}
+"""What a broken client may send last (in a read of its own: see docs/decisions/recv8.md
+for the one difference when good frames share its read)."""
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frames=message_frames(), ending=st.sampled_from([b"", BYE, close(1001)]),
-       cuts=st.lists(st.integers(min_value=0), max_size=12))
+       fault=st.sampled_from(sorted(FAULTS)), cuts=st.lists(st.integers(min_value=0), max_size=12))
 def test_random_streams_split_at_random_reach_the_app_as_with_the_stock_protocol(
-        frames: list[bytes], ending: bytes, cuts: list[int]) -> None:
+        frames: list[bytes], ending: bytes, fault: str, cuts: list[int]) -> None:
     """Any sequence of reports, binary messages, pings, pongs and fragmented messages,
-    optionally closed, cut into reads anywhere: the app receives the same messages in the
-    same order, and the server writes the same bytes (pongs, the close echo)."""
+    optionally closed or followed by a broken frame, cut into reads anywhere: the app
+    receives the same messages in the same order, then the same disconnect code, and the
+    server writes the same bytes (pongs, the close frame)."""
     stream = b"".join(frames) + ending
     points = sorted({c % (len(stream) + 1) for c in cuts})
     reads = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)], strict=True) if b > a]
+    if FAULTS[fault]:
+        reads.append(FAULTS[fault])
     stock = asyncio.run(feed("stock", reads))
     lean = asyncio.run(feed("lean", reads))
     assert lean == stock
     messages = [f for f in frames if f[0] & 0x80 and f[0] & 0x0F in (Opcode.TEXT, Opcode.BINARY,
                                                                       Opcode.CONT)]
     assert sum(m["type"] == "websocket.receive" for m in lean[0]) == len(messages)
+    assert lean[0][-1]["type"] == "websocket.disconnect"
 
 
 def test_a_random_masked_report_decodes_as_websockets_decodes_it() -> None:
@@ -416,3 +434,39 @@ def test_a_binary_message_carrying_a_frame_split_before_it_is_one_message() -> N
     assert lean == asyncio.run(feed("stock", reads))
     assert lean[0][:2] == [{"type": "websocket.receive", "bytes": inner},
                            {"type": "websocket.receive", "text": "a message"}]
+
+
+def test_an_app_that_does_not_read_pauses_the_socket_as_with_the_stock_protocol() -> None:
+    """Three reports in one read to an app that reads nothing: all three wait in the queue
+    and the transport stops reading, as uvicorn's own protocol does; reading resumes once
+    the app has taken the last."""
+    async def scenario(kind: str) -> list[Any]:
+        seen: list[Any] = []
+        go = asyncio.Event()
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            await receive()
+            await send({"type": "websocket.accept"})
+            await go.wait()
+            for _ in range(3):
+                seen.append((await receive())["text"])
+            seen.append(transport.paused)
+
+        config = uvicorn.Config(app, ws_ping_interval=None, log_level="critical", lifespan="off")
+        config.load()
+        protocol = PROTOCOLS[kind](config, ServerState(), {})
+        transport = RecordingTransport()
+        protocol.connection_made(transport)
+        protocol.data_received(HANDSHAKE)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        protocol.data_received(text("one") + text("two") + text("three"))
+        seen += [transport.paused, protocol.queue.qsize()]
+        go.set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        protocol.connection_lost(None)
+        return seen
+
+    stock = asyncio.run(scenario("stock"))
+    assert asyncio.run(scenario("lean")) == stock == [True, 3, "one", "two", "three", False]
