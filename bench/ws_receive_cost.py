@@ -13,7 +13,8 @@ The app is ``bare`` (uvicorn's ``receive()`` only), ``starlette`` (Starlette's
 ``web/ws/endpoint.py`` does per message: ``receive_text``, ``json.loads``,
 ``client_message``). Per frame: CPU µs (``process_time``), gen-0 collections per 1,000
 frames, and the net GC-tracked objects a frame leaves between its ``data_received`` and the
-app's read (what a collection in between has to scan) — min / median / max over
+app's read (what a collection in between has to scan), and the Python and C function calls
+one ``data_received`` makes (``sys.setprofile``) — min / median / max over
 ``--reps``. CPython counts a generation's objects net (a tracked object freed before the
 next collection takes its count back), so the websockets ``Frame`` and parser generators
 a stock read makes and frees cost CPU, and are scanned only by a collection that falls
@@ -27,6 +28,7 @@ import asyncio
 import gc
 import json
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -155,6 +157,18 @@ async def run(kind: str, app_kind: str, sockets: int, rounds: int) -> dict[str, 
     held = (gc.get_count()[0] - before) / sockets
     await drain(4 * sockets)
     del padding
+    calls = [0]
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        if event in ("call", "c_call"):
+            calls[0] += 1
+
+    sample = protocols[: min(100, sockets)]
+    sys.setprofile(count)
+    for i, p in enumerate(sample):
+        p.data_received(frames[i % 16])
+    sys.setprofile(None)
+    await drain(4 * sockets + len(sample))
     gc.enable()
     gc.callbacks.append(on_gc)
     start = time.process_time()
@@ -164,7 +178,7 @@ async def run(kind: str, app_kind: str, sockets: int, rounds: int) -> dict[str, 
         for i, p in enumerate(protocols):
             p.data_received(frames[(i + r) % 16])
         feed += time.process_time() - t0
-        await drain((r + 5) * sockets)
+        await drain(4 * sockets + len(sample) + (r + 1) * sockets)
     cpu = time.process_time() - start
     gc.callbacks.remove(on_gc)
     for p in protocols:
@@ -172,7 +186,7 @@ async def run(kind: str, app_kind: str, sockets: int, rounds: int) -> dict[str, 
     await asyncio.sleep(0.1)
     n = rounds * sockets
     return {"us": cpu / n * 1e6, "feed_us": feed / n * 1e6, "gen0_per_1000": collections[0] / n * 1000,
-            "held": held}
+            "held": held, "calls": calls[0] / len(sample)}
 
 
 def main() -> None:
@@ -196,12 +210,13 @@ def main() -> None:
                                                        max(values)))
 
     print("| app | protocol | CPU µs/frame | of which data_received | gen-0 GCs per 1,000 frames "
-          "| objects held per frame until read |")
-    print("|---|---|---|---|---|---|")
+          "| objects held per frame until read | calls per data_received |")
+    print("|---|---|---|---|---|---|---|")
     for (app_kind, kind), rows in results.items():
         print(f"| {app_kind} | {kind} | {mmm([r['us'] for r in rows], 1)} | "
               f"{mmm([r['feed_us'] for r in rows], 1)} | "
-              f"{mmm([r['gen0_per_1000'] for r in rows], 2)} | {mmm([r['held'] for r in rows], 1)} |")
+              f"{mmm([r['gen0_per_1000'] for r in rows], 2)} | {mmm([r['held'] for r in rows], 1)} | "
+              f"{mmm([r['calls'] for r in rows], 0)} |")
     with open("/proc/loadavg") as f:
         print(f"{args.sockets} sockets × {args.rounds} rounds, {args.reps} reps; load average "
               f"{' '.join(f.read().split()[:3])}")
