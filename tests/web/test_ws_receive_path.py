@@ -290,10 +290,10 @@ PARSED: list[int] = []
 """The reads the last ``feed`` handed to websockets' parser after the handshake."""
 
 
-async def feed(kind: str, reads: list[bytes]) -> tuple[list[Any], bytes]:
+async def feed(kind: str, reads: list[bytes], early: bytes = b"") -> tuple[list[Any], bytes]:
     """Every read into a fresh protocol of ``kind`` (the next only once the app has emptied
-    the queue and reading resumed, as the event loop would); returns what the app received
-    and what the server wrote."""
+    the queue and reading resumed, as the event loop would), ``early`` in the handshake's
+    read; returns what the app received and what the server wrote."""
     received: list[Any] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -311,10 +311,10 @@ async def feed(kind: str, reads: list[bytes]) -> tuple[list[Any], bytes]:
     protocol = PROTOCOLS[kind](config, ServerState(), {})
     transport = RecordingTransport()
     protocol.connection_made(transport)
-    protocol.data_received(HANDSHAKE)
+    protocol.data_received(HANDSHAKE + early)
     for _ in range(5):
         await asyncio.sleep(0)
-    handshake = len(transport.written)
+    handshake = transport.written.index(b"\r\n\r\n") + 4
     parse = protocol.conn.receive_data
     PARSED.clear()
 
@@ -470,3 +470,17 @@ def test_an_app_that_does_not_read_pauses_the_socket_as_with_the_stock_protocol(
 
     stock = asyncio.run(scenario("stock"))
     assert asyncio.run(scenario("lean")) == stock == [True, 3, "one", "two", "three", False]
+
+
+def test_reports_right_behind_the_handshake_wait_in_websockets_then_the_fast_path_resumes() -> None:
+    """A client that sends two reports and half of a third in the handshake's own read
+    (before the app accepted): websockets holds those bytes, so the next read goes to it
+    too; once its parser is idle the lean protocol takes whole reports again."""
+    third = text("three")
+    early = text("one") + text("two") + third[:4]
+    reads = [third[4:], text("four"), text("five") + masked(Opcode.PING, b"p")]
+    lean = asyncio.run(feed("lean", reads, early))
+    assert [len(third) - 4] == PARSED[:1]
+    assert PARSED[1:] == [len(masked(Opcode.PING, b"p"))]
+    assert lean == asyncio.run(feed("stock", reads, early))
+    assert [m.get("text") for m in lean[0]] == ["one", "two", "three", "four", "five", None]
