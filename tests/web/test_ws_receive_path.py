@@ -484,3 +484,45 @@ def test_reports_right_behind_the_handshake_wait_in_websockets_then_the_fast_pat
     assert PARSED[1:] == [len(masked(Opcode.PING, b"p"))]
     assert lean == asyncio.run(feed("stock", reads, early))
     assert [m.get("text") for m in lean[0]] == ["one", "two", "three", "four", "five", None]
+
+
+def test_after_the_app_closes_later_reports_are_dropped_until_the_close_reply() -> None:
+    """The app closes the socket (4000) after its first report; the client's reports sent
+    before it saw the close are dropped, its close reply ends the handshake — as with the
+    stock protocol."""
+    async def scenario(kind: str) -> tuple[list[Any], bytes, bool]:
+        seen: list[Any] = []
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            await receive()
+            await send({"type": "websocket.accept"})
+            seen.append((await receive())["text"])
+            await send({"type": "websocket.close", "code": 4000})
+            seen.append(await receive())
+
+        config = uvicorn.Config(app, ws_ping_interval=None, log_level="critical", lifespan="off")
+        config.load()
+        protocol = PROTOCOLS[kind](config, ServerState(), {})
+        transport = RecordingTransport()
+        protocol.connection_made(transport)
+        protocol.data_received(HANDSHAKE)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        start = len(transport.written)
+        protocol.data_received(text("first"))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        protocol.data_received(text("late") + text("later"))
+        protocol.data_received(close(4000))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        closed = transport.closed
+        protocol.connection_lost(None)
+        return seen, bytes(transport.written[start:]), closed
+
+    lean = asyncio.run(scenario("lean"))
+    assert lean == asyncio.run(scenario("stock"))
+    seen, written, closed = lean
+    assert seen == ["first", {"type": "websocket.disconnect", "code": 4000, "reason": ""}]
+    assert frames_of(written) == [(Opcode.CLOSE, struct.pack("!H", 4000))]
+    assert closed
