@@ -57,6 +57,7 @@ SPARE_FILES = 64
 """Files a process holds besides its sockets (interpreter, logs, pipes, the event loop)."""
 
 
+@dataclass
 class Region:
     src: str
     kinds: str
@@ -106,7 +107,6 @@ def nginx_consistent_hash(key: str, servers: list[str]) -> int:
 
 
 @dataclass
-@dataclass
 class Route:
     """A target as its clients see it: the ports of its workers and which one each game's
     sockets and requests use."""
@@ -132,6 +132,7 @@ class Route:
         return self.ports[n % len(self.ports)]
 
 
+@dataclass
 class Stats:
     sent: dict[str, tuple[float, str]] = field(default_factory=dict)
     """message id -> (send time, target name)"""
