@@ -354,7 +354,7 @@ class Harness:
     def __init__(self, args: argparse.Namespace, manifest: dict[str, Any], workdir: Path,
                  clients: ClientProcs) -> None:
         self.args, self.manifest, self.workdir, self.clients = args, manifest, workdir, clients
-        self.deadline = time.monotonic() + args.max_minutes * 60
+        self.deadline: float = args.deadline
 
     async def start(self, t: Target) -> None:
         log = open(self.workdir / f"{t.name}.log", "wb")  # noqa: SIM115 - closed with the process
@@ -506,7 +506,9 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     procs = client_procs(names, targets, limit, args.client_procs)
     t0 = time.perf_counter()
     manifest = await create_games(db, games)
-    print(f"# {backend}, {games} games: set up in {time.perf_counter() - t0:.1f} s", flush=True)
+    took = time.perf_counter() - t0
+    SETUP_SECONDS_PER_GAME[backend] = max(SETUP_SECONDS_PER_GAME.get(backend, 0.0), took / games)
+    print(f"# {backend}, {games} games: set up in {took:.1f} s ({took / games:.2f} s a game)", flush=True)
     copies = {(t.db.url, t.db.schema): t for t in targets if t.db is not None and t.db is not db}
     for copy, t in copies.items():  # each compared server on its own copy of the same games
         t1 = time.perf_counter()
@@ -526,6 +528,9 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     rows: list[dict[str, Any]] = []
     try:
         for t in targets:
+            if time.monotonic() > h.deadline:
+                print("# time limit reached", flush=True)
+                return rows
             for worker in t.workers:
                 await h.start(worker)
             took = await h.connect(t)
@@ -554,6 +559,21 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     return rows
 
 
+SETUP_SECONDS_PER_GAME = {"sqlite": 0.4, "postgresql": 1.3}
+"""Set-up time per game (measured at load 4 on this machine; the run's own slowest
+replaces it), for the time a configuration needs."""
+
+
+def estimated_seconds(args: argparse.Namespace, games: int) -> float:
+    """About how long one configuration takes: set-up, start-up, connecting (about 1,000
+    sockets a second per target) and its windows; a configuration that would not end before
+    ``--max-minutes`` is not started."""
+    targets = 2 + bool(args.two_workers_routed)
+    setup = SETUP_SECONDS_PER_GAME.get(args.current_backend, 1.3) * games
+    return setup + 10 * targets + targets * games * PLAYERS / 1000 \
+        + args.reps * targets * (args.window + 3)
+
+
 async def drop_schemas(configs: list[DatabaseConfig]) -> None:
     from sqlalchemy import text
 
@@ -566,6 +586,33 @@ async def drop_schemas(configs: list[DatabaseConfig]) -> None:
     await engine.dispose()
 
 
+def curve(rows: list[dict[str, Any]]) -> str:
+    """Markdown: issue 17's curve, one line per backend and game count, medians over the
+    repetitions: one worker against two routed by game, the raw server of the same run, and
+    the load generator's busiest process (near 1.0 core: the generator is the limit)."""
+    def med(group: list[dict[str, Any]], key: str, digits: int = 0) -> str:
+        values = [r[key] for r in group if r.get(key) is not None and r[key] == r[key]]
+        return f"{statistics.median(values):.{digits}f}" if values else "–"
+
+    lines = ["| backend | games | players | 1 worker p99 ms | 2 workers p99 ms | raw p99 ms "
+             "| delivered 1w / 2w | refused 1w / 2w | server cores 1w / 2w | generator cores (busiest) "
+             "| load1 |", "|---|---:|---:|---:|---:|---:|---|---|---|---|---:|"]
+    keys = sorted({(r["backend"], r["games"]) for r in rows}, key=lambda k: (k[0] != "sqlite", k[1]))
+    for backend, games in keys:
+        group = [r for r in rows if (r["backend"], r["games"]) == (backend, games)]
+        one = [r for r in group if r["target"] == "project"]
+        two = [r for r in group if r["target"] == "project-2w-routed"]
+        raw = [r for r in group if r["kind"] == "raw"]
+        lines.append(
+            f"| {backend} | {games} | {games * PLAYERS:,} | {med(one, 'p99_ms')} | {med(two, 'p99_ms')} "
+            f"| {med(raw, 'p99_ms', 1)} | {med(one, 'delivered', 2)} / {med(two, 'delivered', 2)} "
+            f"| {med(one, 'refused')} / {med(two, 'refused')} "
+            f"| {med(one, 'server_cores', 2)} / {med(two, 'server_cores', 2)} "
+            f"| {med(group, 'loadgen_cores', 2)} ({med(group, 'loadgen_cores_max', 2)}) "
+            f"| {med(group, 'load1', 1)} |")
+    return "\n".join(lines)
+
+
 def summary(rows: list[dict[str, Any]]) -> str:
     """Markdown: min / median / max over the repetitions, each p99 as a ratio to the raw
     server's p99 in the same repetition."""
@@ -576,8 +623,9 @@ def summary(rows: list[dict[str, Any]]) -> str:
         return " / ".join(f"{v:.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
 
     lines = ["| backend | games | clients | server | p50 ms | p99 ms | raw p99 ms | p99 ÷ raw "
-             "| delivered in time | raw delivered | refreshes/s | read marks/s | server cores | load1 |",
-             "|---|---:|---:|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| delivered in time | raw delivered | refreshes/s | read marks/s | server cores "
+             "| generator cores (busiest) | load1 |",
+             "|---|---:|---:|---|---|---|---|---|---|---|---|---|---|---|---|"]
     keys = sorted({(r["backend"], r["games"]) for r in rows}, key=lambda k: (k[0] != "sqlite", k[1]))
     for backend, games in keys:
         group = [r for r in rows if (r["backend"], r["games"]) == (backend, games)]
@@ -596,7 +644,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
                 f"| {col('p99_ms')} | {col('p99_ms', 0, same_raw)} | **{mmm(ratios)}** "
                 f"| {col('delivered', 2)} | {col('delivered', 2, same_raw)} | {col('refreshes_per_s')} "
                 f"| {mmm([r.get('reads_per_s', 0) for r in mine], 0)} "
-                f"| {col('server_cores', 2)} | {col('load1', 1)} |")
+                f"| {col('server_cores', 2)} | {col('loadgen_cores', 2)} "
+                f"({mmm([r.get('loadgen_cores_max', float('nan')) for r in mine], 2)}) | {col('load1', 1)} |")
     return "\n".join(lines)
 
 
@@ -638,24 +687,36 @@ async def main() -> None:
     args = parser.parse_args()
     if args.summarize:
         with open(args.summarize, encoding="utf-8") as f:
-            print(summary([json.loads(line) for line in f if line.strip()]))
+            rows = [json.loads(line) for line in f if line.strip()]
+        print(summary(rows))
+        if any(r["target"] == "project-2w-routed" for r in rows):
+            print()
+            print(curve(rows))
         return
     args.open_files = raise_open_files()
     print(f"# open files: {args.open_files} per process", flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
-    started = time.monotonic()
+    args.deadline = time.monotonic() + args.max_minutes * 60
     with open(args.out, "a", encoding="utf-8") as out:
         for games in (int(g) for g in args.games.split(",")):  # the time limit cuts the largest
             for backend in args.backends.split(","):
-                if time.monotonic() > started + args.max_minutes * 60:
-                    break
+                args.current_backend = backend
+                need = estimated_seconds(args, games)
+                if time.monotonic() + need > args.deadline:
+                    print(f"# {backend}, {games} games: not started, about {need / 60:.0f} min "
+                          f"and {(args.deadline - time.monotonic()) / 60:.0f} min left (--max-minutes)",
+                          flush=True)
+                    continue
                 try:
                     rows += await one_configuration(args, backend, games, out)
                 except HarnessError as e:
                     raise SystemExit(f"bench/load.py: {e}") from None
     print()
     print(summary(rows))
+    if args.two_workers_routed:
+        print()
+        print(curve(rows))
 
 
 if __name__ == "__main__":
