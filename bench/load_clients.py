@@ -26,6 +26,7 @@ import bisect
 import gc
 import html
 import json
+import os
 import random
 import re
 import resource
@@ -642,12 +643,12 @@ def main() -> None:
     with open(args.manifest, encoding="utf-8") as f:
         manifest = json.load(f)
     gen = Generator(json.loads(args.options), manifest, args.games.split(","))
-    try:
-        import uvloop
-    except ImportError:
+    if os.environ.get("LEPROMAFIA_BENCH_CLIENT_LOOP", "uvloop") == "asyncio":
         asyncio.run(serve(gen))
-    else:
-        uvloop.run(serve(gen))
+        return
+    import uvloop
+
+    uvloop.run(serve(gen))
 
 
 if __name__ == "__main__":
