@@ -507,7 +507,7 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     t0 = time.perf_counter()
     manifest = await create_games(db, games)
     took = time.perf_counter() - t0
-    SETUP_SECONDS_PER_GAME[backend] = max(SETUP_SECONDS_PER_GAME.get(backend, 0.0), took / games)
+    SETUP_SECONDS_PER_GAME[backend] = took / games
     print(f"# {backend}, {games} games: set up in {took:.1f} s ({took / games:.2f} s a game)", flush=True)
     copies = {(t.db.url, t.db.schema): t for t in targets if t.db is not None and t.db is not db}
     for copy, t in copies.items():  # each compared server on its own copy of the same games
@@ -559,9 +559,9 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     return rows
 
 
-SETUP_SECONDS_PER_GAME = {"sqlite": 0.4, "postgresql": 1.3}
-"""Set-up time per game (measured at load 4 on this machine; the run's own slowest
-replaces it), for the time a configuration needs."""
+SETUP_SECONDS_PER_GAME = {"sqlite": 0.4, "postgresql": 1.0}
+"""Set-up time per game (on this machine at load 2–6: SQLite 0.15–0.6 s, PostgreSQL
+0.4–1.3 s; the run's latest set-up replaces it), for the time a configuration needs."""
 
 
 def estimated_seconds(args: argparse.Namespace, games: int) -> float:
