@@ -12,6 +12,7 @@ numbers what it sends by the viewer's own stream (``service.streams``).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from ..engine.events import Event
 from .outbound import may_see
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +93,14 @@ class Buffer(Generic[T]):
         return self.items.popleft()
 
 
+Sink = Callable[[Delivery], bool]
+"""Takes a delivery at once, as it is published (True), or declines it (False): it then
+waits in the subscription's queue for its reader like any other."""
+
+
 class Subscription:
-    __slots__ = ("_clean_since", "_offered", "broker", "game_id", "overflowed", "queue", "viewer")
+    __slots__ = ("_clean_since", "_offered", "broker", "game_id", "overflowed", "queue", "sink",
+                 "viewer")
 
     def __init__(self, broker: Broker, game_id: str, viewer: str | None, maxsize: int = 0) -> None:
         self.broker = broker
@@ -103,6 +111,9 @@ class Subscription:
         """A bounded subscriber fell behind: it was dropped and must resync from the store."""
         self._offered: int | None = None
         self._clean_since: int | None = None
+        self.sink: Sink | None = None
+        """Offered each delivery while the queue is empty (``Sink``): a socket writes it
+        straight away, with no task woken per delivery (issue 17, the fan-out)."""
 
     def offer(self, seq: int, event: Event) -> Delivery | None:
         """What this subscriber gets of one published event: a delivery, or None."""
@@ -170,9 +181,21 @@ class Broker:
                 item = sub.offer(seq, event)
                 if item is None:
                     continue
+                if sub.sink is not None and not sub.queue.items and _sunk(sub.sink, item):
+                    continue
                 try:
                     sub.queue.put_nowait(item)
                 except asyncio.QueueFull:
                     sub.overflowed = True
                     self.unsubscribe(sub)
                     break
+
+
+def _sunk(sink: Sink, item: Delivery) -> bool:
+    """A sink that fails declines: the queue's reader meets the same failure in its own task
+    (one subscriber's error never stops a publish)."""
+    try:
+        return sink(item)
+    except Exception:
+        logger.exception("sink failed; the delivery is queued")
+        return False

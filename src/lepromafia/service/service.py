@@ -287,6 +287,18 @@ class GameService:
     async def state(self, game_id: str) -> GameState:
         return (await self.current(game_id)).state
 
+    def held_state(self, game_id: str, seq: int) -> GameState | None:
+        """This process's copy of the game if it includes the event at ``seq``, from
+        memory (the lane's handle or the read cache), else None: a caller that cannot wait
+        (the fan-out rendering a message as it is published) asks ``current`` otherwise."""
+        handle = self._lane(game_id).handles.get(game_id)
+        if handle is not None and handle.meta.version >= seq:
+            return handle.state
+        cached = self._reads.get(game_id)
+        if cached is not None and cached.version >= seq:
+            return cached.state
+        return None
+
     async def current(self, game_id: str) -> Current:
         """The game as of the latest commit in the store, whichever worker made it.
 

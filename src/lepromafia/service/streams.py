@@ -111,6 +111,15 @@ class ViewerStreams:
         if isinstance(event, MessagePosted):
             game.counts[event.inbox] = game.numbers[seq] = game.counts.get(event.inbox, 0) + 1
 
+    def known_message_number(self, game_id: str, seq: int) -> int | None:
+        """``message_number`` from memory only: None when the game is not cached up to
+        ``seq`` (or the event there is no ``MessagePosted``). No await: the fan-out renders
+        a published message on the spot (``web.ws.content``)."""
+        game = self._games.get(game_id)
+        if game is None or game.checked < seq:
+            return None
+        return game.numbers.get(seq)
+
     async def message_number(self, game_id: str, seq: int) -> int | None:
         """The number in its inbox of the message posted at global ``seq`` (None: not a
         ``MessagePosted``). Reads the log's tail at most once per game for all callers."""

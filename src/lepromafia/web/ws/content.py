@@ -31,6 +31,7 @@ from markupsafe import Markup
 from ...engine import events as ev
 from ...engine.events import Event
 from ...engine.inboxes import POLICY, Kind
+from ...engine.state import GameState, Inbox
 from ...service.outbound import audience_item, may_see
 from ...service.posts import posts_of
 from ...service.views import MessageView
@@ -106,11 +107,36 @@ class PushedContent:
         key = (game_id, seq, lang)
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = asyncio.ensure_future(self._render(web, game_id, seq, event, lang))
-            found.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody may ask
+            done, html = self._render_now(web, game_id, seq, event, lang)
+            if done:
+                found = asyncio.get_running_loop().create_future()
+                found.set_result(html)
+            else:
+                found = asyncio.ensure_future(self._render(web, game_id, seq, event, lang))
+                found.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody may ask
+            self._cache[key] = found
             while len(self._cache) > self.maxsize:
                 self._cache.popitem(last=False)
         return found
+
+    def _render_now(self, web: Any, game_id: str, seq: int, event: Event,
+                    lang: str) -> tuple[bool, str | None]:
+        """A new message rendered at once from what the process holds in memory (the game's
+        state including it, its number in its inbox): (True, the fragment), or (False,
+        None) when something must be read first (``_render`` then does it, awaited). As
+        the event is published, this is what lets the fan-out write every reader's frame
+        without waiting (``web.ws.endpoint``)."""
+        if not isinstance(event, ev.MessagePosted):
+            return False, None
+        state = web.service.held_state(game_id, seq)
+        number = web.queries.streams.known_message_number(game_id, seq)
+        if state is None or number is None:
+            return False, None
+        inbox = state.inboxes.get(event.inbox)
+        if inbox is None:
+            return True, None
+        view = MessageView(number, event.author, event.text, event.at.isoformat())
+        return True, self._html(state, inbox, view, lang)
 
     async def _render(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
         state = await web.queries.state(game_id)
@@ -129,6 +155,9 @@ class PushedContent:
             if not shown:
                 return None
             view = shown[0]
+        return self._html(state, inbox, view, lang)
+
+    def _html(self, state: GameState, inbox: Inbox, view: MessageView, lang: str) -> str:
         post = posts_of([view], frozenset(state.residents), translate(lang, "Spoiler"))[0]
         from ..pages.discussion import author_label  # the pages' one spelling of a label
 

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import json
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -45,6 +46,7 @@ from .protocol import (
     client_message,
 )
 from .reads import SocketReads
+from .transport import TRANSPORT
 
 router = APIRouter()
 
@@ -73,6 +75,8 @@ class _Feed:
     position: int
     """The viewer's position: how many events he has been sent."""
     task: asyncio.Task[None] | None = None
+    idle: bool = False
+    """The pump waits on an empty queue: a delivery may be written at once (``_direct``)."""
 
 
 @dataclass(slots=True)
@@ -82,6 +86,9 @@ class Connection:
     viewer: str | None
     lang: str
     feeds: dict[str, _Feed] = field(default_factory=dict)
+    transport: Any = None
+    """The socket's ``LeanWebSocketProtocol`` (``web.ws.transport``) when the server runs
+    it: deliveries are then written as they are published (``_direct``)."""
 
     async def send(self, message: BaseModel) -> None:
         # No lock: uvicorn writes each frame whole, synchronously, and senders that wait for
@@ -138,6 +145,37 @@ class Connection:
         for early in backlog:  # a catch-up pushes no content: one re-fetch draws it all
             await self._forward(feed, early, push=False)
         feed.task = asyncio.create_task(self._pump(feed))
+        if self.transport is not None:
+            feed.sub.sink = lambda item: self._direct(feed, item)
+
+    def _direct(self, feed: _Feed, item: Delivery) -> bool:
+        """``_forward`` done at once, as the event is published, when nothing is to be read
+        or awaited: the pump idle on an empty queue, no hole, the content rendered, the
+        socket writable. True: sent (or nothing to send); False: nothing done, the delivery
+        goes through the queue and the pump (issue 17: no task, coroutine or ASGI send
+        chain per delivery; a game's publish writes every reader's frame)."""
+        if not feed.idle:
+            return False
+        if item.seq <= feed.last:
+            return True
+        event = item.event
+        if event is None or item.after is None or item.after > feed.last:
+            return False
+        pushed = pushed_content(self.web)
+        html = None
+        if isinstance(event, PUSHED):
+            done, html = pushed.ready(feed.game, item.seq, self.lang)
+            if not done:
+                return False
+        text = pushed.frames.frame(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
+        if text is not None:
+            if not self.transport.try_send_text(text):
+                return False
+            feed.position += 1
+            if self.web.metrics is not None:
+                self.web.metrics.deliveries.inc()
+        feed.last = item.seq
+        return True
 
     async def _forward(self, feed: _Feed, item: Delivery, push: bool = True) -> None:
         """Send one delivery (``push``: with its page content, ``web.ws.content``)."""
@@ -169,7 +207,11 @@ class Connection:
         queue = feed.sub.queue
         while True:
             while queue.empty():
-                await queue.wait()
+                feed.idle = True
+                try:
+                    await queue.wait()
+                finally:
+                    feed.idle = False
             item = queue.get_nowait()
             if feed.sub.overflowed:
                 self.feeds.pop(feed.game, None)
@@ -180,6 +222,7 @@ class Connection:
     def unsubscribe(self, game: str) -> None:
         feed = self.feeds.pop(game, None)
         if feed is not None:
+            feed.sub.sink = None
             feed.sub.close()
             if feed.task is not None:
                 feed.task.cancel()
@@ -235,7 +278,8 @@ async def websocket(ws: WebSocket) -> None:
         return
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
-    conn = Connection(ws, web, await _viewer(ws, web), lang)
+    conn = Connection(ws, web, await _viewer(ws, web), lang,
+                      transport=ws.scope.get("extensions", {}).get(TRANSPORT))
     pushed = pushed_content(web)
     pushed.joined(lang)
     reads = SocketReads(conn)

@@ -15,6 +15,10 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   protocol's ``Frame`` object, its serializer and its output list for every delivery. A
   paused transport (a slow reader), a binary frame, a close, an extension (none is
   negotiated: ``ws_per_message_deflate`` is off) all take uvicorn's own path.
+- **The app may write a text frame synchronously** (``try_send_text``), found in the ASGI
+  scope's extensions under ``TRANSPORT``: the fan-out writes each subscriber's frame as an
+  event is published, with no task, coroutine or ASGI ``send`` chain per delivery
+  (``web/ws/endpoint.py``); it falls back to ``send`` whenever that cannot be done at once.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.protocol import State
 
 from ...service.pubsub import Buffer
+
+TRANSPORT = "lepromafia.transport"
+"""The scope extension that holds the socket's ``LeanWebSocketProtocol``."""
 
 _TEXT = 0x81
 """FIN and the text opcode: every frame the server sends is one whole unmasked message."""
@@ -79,11 +86,28 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         self.queue = Buffer[Any]()  # type: ignore[assignment]
         self.writable = _Flag()  # type: ignore[assignment]
 
-    async def send(self, message: Any) -> None:
-        if (message["type"] == "websocket.send" and self.writable.on  # type: ignore[attr-defined]
-                and self.handshake_complete and not self.close_sent and not self.disconnected
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # the app's task has not run yet: it finds us there
+            scope.setdefault("extensions", {})[TRANSPORT] = self
+
+    def _open(self) -> bool:
+        return (self.writable.on and self.handshake_complete  # type: ignore[attr-defined]
+                and not self.close_sent and not self.disconnected
                 and self.initial_response is None and self.conn.state is State.OPEN
-                and not self.conn.extensions):
+                and not self.conn.extensions)
+
+    def try_send_text(self, text: str) -> bool:
+        """Write one text frame now, if the socket is open and writable; False (nothing
+        written) otherwise: the caller then sends through ``send``, which waits."""
+        if not self._open():
+            return False
+        self.transport.write(text_frame(text.encode()))
+        return True
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "websocket.send" and self._open():
             text = message.get("text")
             if text is not None and message.get("bytes") is None:
                 self.transport.write(text_frame(text.encode()))

@@ -1,0 +1,153 @@
+"""Issue 17, the fan-out: on a real server (configured as ``lepromafia serve`` configures
+it, with the lean transport) a published event is written to each subscribed reader's
+socket as it is published, with no task woken per delivery (``Connection._direct``), and
+each reader still gets exactly his own stream: every event he may see, numbered one past
+the previous, with the message rendered in the frame; nothing of what he may not see.
+
+Cast: a small game of two cities; in the first, Anna and Boris (residents), and the city's
+mafia; Vera lives in the other city."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from websockets.sync.client import ClientConnection, connect
+
+from lepromafia.cli.serve_cmd import server_config
+from lepromafia.service.clock import ManualClock
+from lepromafia.web.app import create_app
+from lepromafia.web.ws import endpoint
+from lepromafia.web.ws.endpoint import Connection
+
+from ..server_thread import free_port
+from .conftest import make_api, settings_for, setup_game_via_api, small_cast
+
+
+@pytest.fixture
+def forwarded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The seqs the pump's ``_forward`` handled (the path a direct write avoids)."""
+    seen: list[int] = []
+    original = Connection._forward
+
+    async def spy(self: Connection, feed: Any, item: Any, push: bool = True) -> None:
+        seen.append(item.seq)
+        await original(self, feed, item, push)
+
+    monkeypatch.setattr(endpoint.Connection, "_forward", spy)
+    return seen
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[int, dict[str, str], dict[str, Any]]]:
+    """The game set up through the API, then served by a real server on the same store."""
+    cast = small_cast()
+    first, second = sorted(cast.cities)
+    for api in make_api(tmp_path):
+        state = setup_game_via_api(api, "g", cast)
+        mafia = state.living_mafia(first)
+        town = [u for u in cast.cities[first] if u not in mafia]
+        seats = {"anna": town[0], "boris": town[1], "mafioso": mafia[0], "vera": cast.cities[second][0]}
+        inboxes = {"city": state.current_inbox("city", first), "mafia": state.current_inbox("mafia", first)}
+        tokens = {name: api.tokens[user] for name, user in seats.items()}
+        moment = api.clock.now()
+    app = create_app(settings_for(tmp_path), clock=ManualClock(moment))
+    port = free_port()
+    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if srv.started:
+                break
+            time.sleep(0.05)
+        yield port, tokens, inboxes
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+
+
+def _subscribed(port: int, token: str) -> ClientConnection:
+    ws = connect(f"ws://127.0.0.1:{port}/ws", compression=None, max_size=2**22,
+                 additional_headers={"Authorization": f"Bearer {token}"})
+    ws.send(json.dumps({"type": "subscribe", "game": "g", "since_seq": 0}))
+    hello = json.loads(ws.recv(timeout=10))
+    assert hello["type"] == "subscribed", hello
+    for _ in range(hello["version"]):  # the catch-up (through the pump)
+        ws.recv(timeout=10)
+    return ws
+
+
+def _post(port: int, token: str, inbox: str, text: str, command_id: str) -> None:
+    r = httpx.post(f"http://127.0.0.1:{port}/api/games/g/commands/PostMessage",
+                   headers={"Authorization": f"Bearer {token}"},
+                   json={"command_id": command_id, "inbox": inbox, "text": text}, timeout=10)
+    assert r.status_code == 200, r.text
+
+
+def _frames(ws: ClientConnection, quiet: float = 0.5) -> list[dict[str, Any]]:
+    out = []
+    while True:
+        try:
+            out.append(json.loads(ws.recv(timeout=quiet)))
+        except TimeoutError:
+            return out
+
+
+@pytest.mark.timeout(60)
+def test_city_messages_are_written_as_published_each_reader_his_own_numbering(
+        served: tuple[int, dict[str, str], dict[str, Any]], forwarded: list[int]) -> None:
+    """Anna posts three messages in her city's inbox (INBOX-CITY): Anna and Boris get each
+    at once, rendered, at positions one past their last; Vera, of the other city, gets
+    nothing of them; no live delivery went through the pump."""
+    port, tokens, inboxes = served
+    anna, boris, vera = (_subscribed(port, tokens[n]) for n in ("anna", "boris", "vera"))
+    try:
+        caught_up = len(forwarded)
+        for n in range(3):
+            _post(port, tokens["anna"], inboxes["city"], f"утро {n}", f"direct-{n}")
+        for ws in (anna, boris):
+            frames = [f for f in _frames(ws) if f.get("type") == "event"]
+            texts = [f["payload"]["text"] for f in frames if f["payload"].get("type") == "MessagePosted"]
+            assert texts == ["утро 0", "утро 1", "утро 2"]
+            assert all("утро" in (f.get("html") or "") for f in frames
+                       if f["payload"].get("type") == "MessagePosted")
+            seqs = [f["seq"] for f in frames]
+            assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+        assert not [f for f in _frames(vera, 0.3) if "утро" in json.dumps(f, ensure_ascii=False)]
+        assert forwarded[caught_up:] == []  # written as published, not through the pump
+    finally:
+        for ws in (anna, boris, vera):
+            ws.close()
+
+
+@pytest.mark.timeout(60)
+def test_the_mafia_inbox_reaches_the_mafia_and_no_one_else(
+        served: tuple[int, dict[str, str], dict[str, Any]]) -> None:
+    """The mafioso writes in his mafia's inbox (INBOX-MAFIA): he gets it; Anna and Boris,
+    his city's town, get no frame of it and their numbering shows no gap when Anna then
+    posts in the city."""
+    port, tokens, inboxes = served
+    mafioso, anna, boris = (_subscribed(port, tokens[n]) for n in ("mafioso", "anna", "boris"))
+    try:
+        _post(port, tokens["mafioso"], inboxes["mafia"], "тайный план", "mafia-1")
+        _post(port, tokens["anna"], inboxes["city"], "добрый день", "city-1")
+        mine = _frames(mafioso)
+        assert any("тайный план" in json.dumps(f, ensure_ascii=False) for f in mine)
+        for ws in (anna, boris):
+            frames = _frames(ws)
+            assert not any("тайный план" in json.dumps(f, ensure_ascii=False) for f in frames)
+            events = [f for f in frames if f.get("type") == "event"]
+            assert [f["payload"].get("text") for f in events][-1] == "добрый день"
+            seqs = [f["seq"] for f in events]
+            assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    finally:
+        for ws in (mafioso, anna, boris):
+            ws.close()
