@@ -522,8 +522,9 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     options = {"live_js": args.live_js, "read_every": args.read_every, "read_via": args.read_via,
                "window": args.window, "drain": args.drain, "rate": args.rate,
                "in_flight": max(1, CONNECT_IN_FLIGHT // procs)}
-    clients = await ClientProcs.start(split_games(names, procs), path, options, workdir)
-    print(f"#   {procs} client processes, {math.ceil(games / procs)} games each at most", flush=True)
+    parts = split_games(names, procs)
+    clients = await ClientProcs.start(parts, path, options, workdir)
+    print(f"#   {len(parts)} client processes, {max(map(len, parts))} games each at most", flush=True)
     h = Harness(args, manifest, workdir, clients)
     rows: list[dict[str, Any]] = []
     try:
