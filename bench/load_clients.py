@@ -530,6 +530,8 @@ class Generator:
         the raw measurements of both."""
         t, args = self.routes[name], self.args
         self.stats = Stats()
+        gc.collect()
+        gc.freeze()  # what survived the last window: out of this window's collections
         await asyncio.sleep(max(0.0, start - time.perf_counter()))
         own0 = time.process_time()
         posts: list[asyncio.Task[None]] = []
