@@ -416,6 +416,8 @@ class Harness:
             "refresh_errors": m["refresh_errors"], "reconnects": m["reconnects"],
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
             "server_procs": len(pids),
+            "games_per_worker": [n // PLAYERS for n in t.sockets_per_worker(list(self.manifest["games"]))]
+            if t.routed else None,
             # per worker's event loop, summed: on a CPU, waiting for one, asleep (the rest)
             "loop_cpu": round(loop_cpu, 3) if pid else None,
             "loop_queued": round(loop_queued, 3) if pid else None,
@@ -468,12 +470,11 @@ class Harness:
 
 
 
-async def one_configuration(args: argparse.Namespace, backend: str, games: int,
-                            out: Any) -> list[dict[str, Any]]:
-    args.current_backend = backend
-    workdir = ROOT / "var" / "bench-load" / f"{backend}-{games}"
-    shutil.rmtree(workdir, ignore_errors=True)
-    workdir.mkdir(parents=True)
+def plan(args: argparse.Namespace, backend: str, games: int,
+         workdir: Path) -> tuple[DatabaseConfig, list[Target], int]:
+    """A configuration's store, servers and generator count, checked against the open-files
+    limit before anything is set up (a one-worker target that cannot hold its sockets is
+    left out, with the reason printed)."""
     if backend == "sqlite":
         db = DatabaseConfig(f"sqlite:///{workdir}/games.db")
     else:
@@ -503,7 +504,34 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
             print(f"# {backend}, {games} games: {why}: skipped", flush=True)
             targets.remove(t)
     targets.append(raw_target(names, limit))
-    procs = client_procs(names, targets, limit, args.client_procs)
+    return db, targets, client_procs(names, targets, limit, args.client_procs)
+
+
+def print_plan(args: argparse.Namespace) -> None:
+    """``--plan``: what each configuration would run, and about how long; nothing started."""
+    total = 0.0
+    for games in (int(g) for g in args.games.split(",")):
+        for backend in args.backends.split(","):
+            args.current_backend = backend
+            _, targets, procs = plan(args, backend, games, ROOT / "var" / "bench-load" / "plan")
+            names = game_names(games)
+            need = estimated_seconds(args, games, len(targets))
+            total += need
+            held = max(generator_files(p, targets) for p in split_games(names, procs))
+            print(f"{backend}, {games} games: {procs} client processes (each at most {held} open files); "
+                  + "; ".join(f"{t.name}: sockets per process {t.sockets_per_worker(names)}" for t in targets)
+                  + f"; about {need / 60:.1f} min", flush=True)
+    print(f"about {total / 60:.0f} min in all (--max-minutes {args.max_minutes:g})")
+
+
+async def one_configuration(args: argparse.Namespace, backend: str, games: int,
+                            out: Any) -> list[dict[str, Any]]:
+    args.current_backend = backend
+    workdir = ROOT / "var" / "bench-load" / f"{backend}-{games}"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    db, targets, procs = plan(args, backend, games, workdir)
+    names = game_names(games)
     t0 = time.perf_counter()
     manifest = await create_games(db, games)
     took = time.perf_counter() - t0
@@ -565,11 +593,11 @@ SETUP_SECONDS_PER_GAME = {"sqlite": 0.4, "postgresql": 1.0}
 0.4–1.3 s; the run's latest set-up replaces it), for the time a configuration needs."""
 
 
-def estimated_seconds(args: argparse.Namespace, games: int) -> float:
+def estimated_seconds(args: argparse.Namespace, games: int, targets: int | None = None) -> float:
     """About how long one configuration takes: set-up, start-up, connecting (about 1,000
     sockets a second per target) and its windows; a configuration that would not end before
     ``--max-minutes`` is not started."""
-    targets = 2 + bool(args.two_workers_routed)
+    targets = targets or 2 + bool(args.two_workers_routed)
     setup = SETUP_SECONDS_PER_GAME.get(args.current_backend, 1.3) * games
     return setup + 10 * targets + targets * games * PLAYERS / 1000 \
         + args.reps * targets * (args.window + 3)
@@ -685,6 +713,8 @@ async def main() -> None:
     parser.add_argument("--max-minutes", type=float, default=60.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-load" / "results.jsonl"))
     parser.add_argument("--summarize", metavar="JSONL", help="only print the table of an earlier run")
+    parser.add_argument("--plan", action="store_true",
+                        help="only print each configuration's processes, sockets and time")
     args = parser.parse_args()
     if args.summarize:
         with open(args.summarize, encoding="utf-8") as f:
@@ -695,6 +725,12 @@ async def main() -> None:
             print(curve(rows))
         return
     args.open_files = raise_open_files()
+    if args.plan:
+        try:
+            print_plan(args)
+        except HarnessError as e:
+            raise SystemExit(f"bench/load.py: {e}") from None
+        return
     print(f"# open files: {args.open_files} per process", flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
