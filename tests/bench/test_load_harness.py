@@ -157,3 +157,20 @@ def test_routed_sockets_go_where_nginx_sends_the_game() -> None:
         assert r.port_for(n, game) == r.port_for(0, game) == want
     spread = Route("project-2w", "project", ports)
     assert [spread.port_for(n, "load00") for n in range(4)] == [4101, 4102, 4101, 4102]
+
+
+def test_the_curve_plan_at_200_games(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--plan`` for the curve's largest configuration, nothing started: one worker is left
+    out with the reason, two routed workers and two raw processes hold 20,000 sockets each
+    target, four generators each within the limit, and the time is estimated."""
+    import argparse
+
+    args = argparse.Namespace(games="200", backends="postgresql", reps=3, window=30.0,
+                              two_workers_routed=True, two_workers=False, compare_session_cache="",
+                              client_procs=None, open_files=20_000, max_minutes=120.0)
+    load.print_plan(args)
+    out = capsys.readouterr().out
+    assert "project: a worker would hold 20200 open files (200 games), a process may open 20000: skipped" in out
+    assert "postgresql, 200 games: 4 client processes (each at most 10370 open files)" in out
+    assert "project-2w-routed: sockets per process [" in out and "raw: sockets per process [" in out
+    assert "min in all (--max-minutes 120)" in out
