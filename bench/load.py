@@ -3,7 +3,10 @@ same clients on both, in one run (``make bench-load``; docs/performance.md, issu
 
     python bench/load.py [--games 1,5,10,25] [--backends sqlite,postgresql] [--reps 3]
                          [--window 10] [--rate 2] [--compare-session-cache] [--two-workers]
-                         [--two-workers-routed] [--client-procs K] [--out FILE]
+                         [--two-workers-routed] [--client-procs K] [--max-minutes M] [--out FILE]
+    python bench/load.py ... --plan          # each configuration's processes, sockets, time
+    python bench/load.py --summarize FILE    # the tables of an earlier run
+    make bench-curve                         # issue 17's curve, 1..200 games (idle machine)
 
 For each backend and game count: create the games (``load_setup``), start the servers
 (the project's ``load_server.py``, the raw ``load_raw.py``; with
@@ -45,8 +48,8 @@ the hard one; a server or generator that would need more sockets than it may ope
 refused before the games are set up (a one-worker target that does not fit is skipped; the
 raw baseline runs as several processes routed by game, as the routed workers are).
 
-Bounded: every wait has a timeout and the whole run stops after ``--max-minutes``. Only
-127.0.0.1 is ever contacted.
+Bounded: every wait has a timeout, and a configuration that would end after
+``--max-minutes`` (estimated) is not started. Only 127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
