@@ -443,12 +443,12 @@ class Harness:
         if t.kind == "raw":
             return {}
         found: dict[tuple[str, str], float] = {}
-        async with aiohttp.ClientSession() as http:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http:
             for w in t.workers:
                 try:
                     async with http.get(f"http://127.0.0.1:{w.port}/metrics") as r:
                         text = await r.text()
-                except (aiohttp.ClientError, OSError):
+                except (TimeoutError, aiohttp.ClientError, OSError):
                     continue
                 for m in GC_LINE.finditer(text):
                     kind, labels, value = m.group(1), m.group(2), float(m.group(3))

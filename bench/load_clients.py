@@ -581,8 +581,8 @@ class Generator:
             return {}
         for c in t.clients:
             c.stopped = True
-            if c.ws is not None:
-                await c.ws.close()
+        await asyncio.gather(*(c.ws.close() for c in t.clients if c.ws is not None), return_exceptions=True)
+        for c in t.clients:
             if c.task is not None:
                 c.task.cancel()
         for ws in t.writers.values():
