@@ -612,6 +612,15 @@ async def serve(gen: Generator) -> None:
                                              "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[0]}
                 elif op == "connect":
                     reply = await gen.connect(msg["target"])
+                elif op == "window" and os.environ.get("LEPROMAFIA_BENCH_CLIENT_PROFILE"):
+                    import cProfile  # where a generator's CPU goes, window by window
+
+                    profile = cProfile.Profile()
+                    profile.enable()
+                    reply = await gen.window(msg["target"], int(msg["rep"]), float(msg["start"]))
+                    profile.disable()
+                    profile.dump_stats(f"{os.environ['LEPROMAFIA_BENCH_CLIENT_PROFILE']}-{os.getpid()}-"
+                                       f"{msg['target']}-{msg['rep']}.prof")
                 elif op == "window":
                     reply = await gen.window(msg["target"], int(msg["rep"]), float(msg["start"]))
                 elif op == "disconnect":
