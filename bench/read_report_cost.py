@@ -3,13 +3,17 @@ socket (issue 17), one server, interleaved blocks, the cost from the server's ow
 (/proc), which a machine busy with other work inflates far less than latency.
 
     python bench/read_report_cost.py [--games 1] [--blocks 6] [--settle 1.5]
+                                     [--vias http,ws] [--per-socket 1]
 
 Every resident of the games holds a subscribed socket. A block: one message is posted in
 every city (before the count starts), every socket has received it (his new position);
 then every resident reports that position at once — over HTTP (his session cookie, the
 page's CSRF token) or on his socket — and the server is left ``--settle`` seconds for the
 group commits. An ``idle`` block sends nothing for as long: its CPU (sweeper, keepalives)
-is subtracted. The cost per report is (block CPU − idle CPU) / reports.
+is subtracted. The cost per report is (block CPU − idle CPU) / reports. ``--per-socket K``
+sends K reports per socket in a ``ws`` block (one frame each, one write apart: the server
+reads them one by one, as from K clients): /proc's 10 ms ticks over more reports resolve
+a few microseconds per frame (the receive path, session 8).
 """
 
 from __future__ import annotations
@@ -52,11 +56,14 @@ class Reader:
                 print("error frame:", data, flush=True)
 
 
-async def report(h: Harness, t: Target, r: Reader, via: str) -> None:
+async def report(h: Harness, t: Target, r: Reader, via: str, per_socket: int = 1) -> None:
     if via == "ws":
         assert r.ws is not None
-        await r.ws.send_str(json.dumps({"type": "read", "game": r.game, "inbox": r.inbox,
-                                        "upto": r.position}))
+        frame = json.dumps({"type": "read", "game": r.game, "inbox": r.inbox, "upto": r.position})
+        for n in range(per_socket):
+            if n:
+                await asyncio.sleep(0.005)
+            await r.ws.send_str(frame)
         return
     cookie, token = h.csrf
     async with h.http.post(f"http://127.0.0.1:{t.port}/games/{r.game}/inboxes/{r.inbox}/read",
@@ -67,7 +74,8 @@ async def report(h: Harness, t: Target, r: Reader, via: str) -> None:
         assert resp.status == 204, resp.status
 
 
-async def block(h: Harness, t: Target, readers: list[Reader], via: str, settle: float) -> float:
+async def block(h: Harness, t: Target, readers: list[Reader], via: str, settle: float,
+                per_socket: int = 1) -> float:
     """Server CPU milliseconds of the block (``via`` "idle": no reports)."""
     assert t.proc is not None
     for r in readers:
@@ -85,7 +93,7 @@ async def block(h: Harness, t: Target, readers: list[Reader], via: str, settle: 
     await asyncio.sleep(0.5)  # the deliveries' own work is done
     before = cpu_seconds(t.proc.pid)
     if via != "idle":
-        await asyncio.gather(*(report(h, t, r, via) for r in readers))
+        await asyncio.gather(*(report(h, t, r, via, per_socket) for r in readers))
     await asyncio.sleep(settle)
     return (cpu_seconds(t.proc.pid) - before) * 1000
 
@@ -95,6 +103,8 @@ async def main() -> None:
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--blocks", type=int, default=6)
     parser.add_argument("--settle", type=float, default=1.5)
+    parser.add_argument("--vias", default="http,ws", help="the blocks besides idle: http, ws")
+    parser.add_argument("--per-socket", type=int, default=1, help="reports per socket per ws block")
     args = parser.parse_args()
     workdir = ROOT / "var" / "bench-load" / "read-cost"
     shutil.rmtree(workdir, ignore_errors=True)
@@ -117,11 +127,13 @@ async def main() -> None:
             await r.ws.send_str(json.dumps({"type": "subscribe", "game": r.game, "since_seq": 0}))
             tasks.append(asyncio.create_task(r.listen()))
         await asyncio.sleep(2)
-        for via in ("http", "ws"):  # warm
-            await block(h, t, readers, via, args.settle)
+        vias = args.vias.split(",")
+        for via in vias:  # warm
+            await block(h, t, readers, via, args.settle, args.per_socket)
         for _ in range(args.blocks):
-            for via in ("idle", "http", "ws"):
-                results.setdefault(via, []).append(await block(h, t, readers, via, args.settle))
+            for via in ("idle", *vias):
+                results.setdefault(via, []).append(
+                    await block(h, t, readers, via, args.settle, args.per_socket))
     finally:
         for r in readers:
             if r.ws is not None:
@@ -132,19 +144,26 @@ async def main() -> None:
         await h.close()
     n = len(readers)
     idle = results["idle"]
-    per = {via: [(b - i) / n for b, i in zip(results[via], idle, strict=True)] for via in ("http", "ws")}
-    ratios = [w / x for x, w in zip(per["http"], per["ws"], strict=True) if x > 0]
+    per = {via: [(b - i) / (n * (args.per_socket if via == "ws" else 1))
+                 for b, i in zip(results[via], idle, strict=True)] for via in vias}
+    ratios = ([w / x for x, w in zip(per["http"], per["ws"], strict=True) if x > 0]
+              if "http" in per and "ws" in per else [])
 
     def mmm(values: list[float], digits: int = 3) -> str:
         return " / ".join(f"{v:.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
 
     print("| report | server CPU ms/report (min / median / max) |")
     print("|---|---|")
-    print(f"| POST …/read | {mmm(per['http'])} |")
-    print(f"| read frame | {mmm(per['ws'])} |")
-    print(f"| ws ÷ http | {mmm(ratios, 2)} |")
-    print(f"{n} reports per block, {args.blocks} blocks interleaved; idle block CPU "
-          f"{mmm(idle, 1)} ms subtracted")
+    if "http" in per:
+        print(f"| POST …/read | {mmm(per['http'])} |")
+    if "ws" in per:
+        print(f"| read frame | {mmm(per['ws'], 4)} |")
+    if ratios:
+        print(f"| ws ÷ http | {mmm(ratios, 2)} |")
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    print(f"{n} sockets, {args.per_socket} frame(s) per socket per ws block, {args.blocks} blocks "
+          f"interleaved; idle block CPU {mmm(idle, 1)} ms subtracted; load average {load}")
     row: dict[str, Any] = {"results": results, "per_report": per, "ratios": ratios, "at": time.time()}
     (workdir / "results.json").write_text(json.dumps(row), encoding="utf-8")
 

@@ -140,8 +140,11 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             if broker is not None:
                 await broker.close()
 
+    # FastAPI's own OpenTelemetry is off: /metrics and the JSON request log are ours, and
+    # its check ran on every request (issue 17: the cost of a request)
     app = FastAPI(title="Lepromafia", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description="The Lepromafia game platform: accounts, games, every engine command.")
+                  description="The Lepromafia game platform: accounts, games, every engine command.",
+                  telemetry={"tracing": False, "metrics": False, "logs": False})
     install_docs(app)
     app.state.settings = settings
     app.state.startup_hooks = list(startup_hooks or [])

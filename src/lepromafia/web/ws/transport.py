@@ -15,6 +15,14 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   protocol's ``Frame`` object, its serializer and its output list for every delivery. A
   paused transport (a slow reader), a binary frame, a close, an extension (none is
   negotiated: ``ws_per_message_deflate`` is off) all take uvicorn's own path.
+- **A received text frame skips the sans-I/O parser** (``data_received``): while the socket
+  is open and websockets' parser waits, with nothing buffered, for the next frame, the whole,
+  final, masked text frames at the start of a read (live.js's read reports and pings: small
+  JSON) are unmasked and decoded here and queued for the app as uvicorn queues them, with no
+  ``Frame``, no generator step and no event list per message. The first other frame (a
+  control frame, binary, a fragment, a partial frame, an unmasked or oversize one) and
+  everything after it in that read go to websockets, which then owns the stream until its
+  parser is idle again at a frame boundary: bytes are never reordered or parsed twice.
 - **The app may write a text frame synchronously** (``try_send_text``), found in the ASGI
   scope's extensions under ``TRANSPORT``: the fan-out writes each subscriber's frame as an
   event is published, with no task, coroutine or ASGI ``send`` chain per delivery
@@ -28,9 +36,15 @@ import struct
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.protocol import State
+from websockets.protocol import Protocol, State
+from websockets.streams import StreamReader
 
 from ...service.pubsub import Buffer
+
+try:  # what websockets' own parser unmasks with: its C extension, or its pure Python
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 
 TRANSPORT = "lepromafia.transport"
 """The scope extension that holds the socket's ``LeanWebSocketProtocol``."""
@@ -80,11 +94,74 @@ def text_frame(data: bytes) -> bytes:
     return struct.pack("!BBQ", _TEXT, 127, n) + data
 
 
+_RECEIVED_TEXT = 0x81
+"""FIN, no reserved bits, the text opcode: a whole text message in one frame."""
+_FAST_MAX = 65535
+"""The largest payload the receive path takes itself (a 16-bit length); larger frames, rare
+from a browser's read reports, go to websockets."""
+_FRAME_START = StreamReader.at_eof.__code__
+
+
+def parser_idle(conn: Protocol) -> bool:
+    """websockets' parser holds no bytes and waits for the first byte of a frame (its
+    generator is suspended in ``StreamReader.at_eof``, not inside ``Frame.parse``)."""
+    if conn.reader.buffer:
+        return False
+    gen: Any = conn.parser
+    while (inner := gen.gi_yieldfrom) is not None:
+        gen = inner
+    return gen.gi_code is _FRAME_START
+
+
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = Buffer[Any]()  # type: ignore[assignment]
         self.writable = _Flag()  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        conn = self.conn
+        if (conn.state is not State.OPEN or self.close_sent or conn.current_size is not None
+                or conn.extensions or conn.debug or not parser_idle(conn)):
+            super().data_received(data)
+            return
+        taken = self._take_texts(data)
+        if taken < len(data):
+            super().data_received(data[taken:] if taken else data)
+
+    def _take_texts(self, data: bytes) -> int:
+        """Queue the whole, final, masked text frames at the start of ``data`` for the app;
+        returns where the first other frame (or an incomplete one) begins. Invalid UTF-8
+        fails the connection with 1007, as uvicorn does, and discards the rest of the read."""
+        limit = self.conn.max_message_size
+        cap = _FAST_MAX if limit is None or limit > _FAST_MAX else limit
+        end = len(data)
+        pos = 0
+        while end - pos >= 6 and data[pos] == _RECEIVED_TEXT:
+            length = data[pos + 1] ^ 0x80  # the mask bit set: 0-127; a client's unmasked: more
+            if length < 126:
+                start = pos + 6
+            elif length == 126 and end - pos >= 8:
+                length = data[pos + 2] << 8 | data[pos + 3]
+                start = pos + 8
+            else:  # a 64-bit length, an unmasked frame, an incomplete header
+                break
+            stop = start + length
+            if stop > end or length > cap:
+                break
+            try:
+                text = apply_mask(data[start:stop], data[start - 4:start]).decode()
+            except UnicodeDecodeError:
+                self.logger.exception("Invalid UTF-8 sequence received from client.")
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return end
+            self.queue.put_nowait({"type": "websocket.receive", "text": text})
+            if not self.read_paused:
+                self.read_paused = True
+                self.transport.pause_reading()
+            pos = stop
+        return pos
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
