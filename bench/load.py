@@ -167,7 +167,7 @@ class Target:
 
     def fits(self, games: list[str], limit: int) -> str | None:
         """Why a worker of it could not hold its sockets, or None."""
-        need = max(self.sockets_per_worker(games)) + SERVER_SPARE_FILES
+        need = max(self.sockets_per_worker(games)) + HTTP_LIMIT + SERVER_SPARE_FILES
         if need > limit:
             return (f"{self.name}: a worker would hold {need} open files "
                     f"({len(games)} games), a process may open {limit}")
@@ -552,7 +552,7 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     path.write_text(json.dumps(manifest), encoding="utf-8")
     options = {"live_js": args.live_js, "read_every": args.read_every, "read_via": args.read_via,
                "window": args.window, "drain": args.drain, "rate": args.rate,
-               "in_flight": max(1, CONNECT_IN_FLIGHT // procs)}
+               "in_flight": max(1, CONNECT_IN_FLIGHT // procs), "http_limit": max(16, HTTP_LIMIT // procs)}
     parts = split_games(names, procs)
     clients = await ClientProcs.start(parts, path, options, workdir)
     print(f"#   {len(parts)} client processes, {max(map(len, parts))} games each at most", flush=True)

@@ -53,7 +53,8 @@ CONNECT_IN_FLIGHT = 32
 TAG = re.compile(r"<[a-z]+\b[^>]*\bdata-live-src=\"[^\"]*\"[^>]*>")
 ATTR = re.compile(r"\b(data-live-[a-z]+)=\"([^\"]*)\"")
 HTTP_LIMIT = 256
-"""A generator's pooled HTTP connections (posts, re-fetches, read marks)."""
+"""Pooled HTTP connections (posts, re-fetches, read marks) over all generators (each takes
+its share, as with the connecting sockets: the servers see as many as from one process)."""
 SPARE_FILES = 64
 """Files a process holds besides its sockets (interpreter, logs, pipes, the event loop)."""
 
@@ -420,7 +421,8 @@ class Generator:
             self.pauses.append((self._gc_started, time.perf_counter() - self._gc_started))
 
     async def open(self) -> None:
-        self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=HTTP_LIMIT))
+        limit = int(getattr(self.args, "http_limit", HTTP_LIMIT))
+        self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=limit))
         self.ws_http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
 
     async def close(self) -> None:

@@ -170,7 +170,7 @@ def test_the_curve_plan_at_200_games(capsys: pytest.CaptureFixture[str]) -> None
                               client_procs=None, open_files=20_000, max_minutes=120.0)
     load.print_plan(args)
     out = capsys.readouterr().out
-    assert "project: a worker would hold 20200 open files (200 games), a process may open 20000: skipped" in out
+    assert "project: a worker would hold 20456 open files (200 games), a process may open 20000: skipped" in out
     assert "postgresql, 200 games: 4 client processes (each at most 10370 open files)" in out
     assert "project-2w-routed: sockets per process [" in out and "raw: sockets per process [" in out
     assert "min in all (--max-minutes 120)" in out
