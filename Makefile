@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install lock bench-load bench-fanout bench-capacity run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
+.PHONY: install lock bench-load bench-curve bench-fanout bench-capacity run demo test test-browser lint typecheck bench simulate liveness-sweep clean rules-doc services balance balance-doc lab-sweep bench-lab i18n i18n-new fuzz verify-sweep
 
 VENDOR   := src/lepromafia/web/static/vendor
 HTMX     := $(VENDOR)/htmx.min.js
@@ -167,6 +167,17 @@ lab-sweep: $(STAMP)
 BENCH_LOAD_ARGS ?= --games 1,5,10,25 --backends sqlite,postgresql --reps 3
 bench-load: $(STAMP) services
 	$(PY) bench/load.py $(BENCH_LOAD_ARGS)
+
+# Issue 17's curve (session 8): 1 to 200 games (20,000 players), one worker against two
+# routed by game (Redis), SQLite and PostgreSQL, the raw server in the same run; the clients
+# in several generator processes (one per 5,000 sockets). For an IDLE machine only (at 200
+# games 40,000 client sockets; one worker is skipped there: 20,000 open files a process).
+# About 90 minutes; nothing starts that would end after --max-minutes. Table: var/bench-load/
+# curve.jsonl, or `$(PY) bench/load.py --summarize var/bench-load/curve.jsonl`.
+BENCH_CURVE_ARGS ?= --games 1,10,25,50,100,150,200 --backends sqlite,postgresql --reps 3 --window 30 \
+	--two-workers-routed --max-minutes 120
+bench-curve: $(STAMP) services
+	$(PY) bench/load.py $(BENCH_CURVE_ARGS) --out var/bench-load/curve.jsonl
 
 # Issue 17's fan-out (session 6): rate and saturate tests, this tree vs main vs raw websockets.
 BENCH_FANOUT_ARGS ?= --reps 3 --before main

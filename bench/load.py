@@ -3,7 +3,10 @@ same clients on both, in one run (``make bench-load``; docs/performance.md, issu
 
     python bench/load.py [--games 1,5,10,25] [--backends sqlite,postgresql] [--reps 3]
                          [--window 10] [--rate 2] [--compare-session-cache] [--two-workers]
-                         [--out FILE]
+                         [--two-workers-routed] [--client-procs K] [--max-minutes M] [--out FILE]
+    python bench/load.py ... --plan          # each configuration's processes, sockets, time
+    python bench/load.py --summarize FILE    # the tables of an earlier run
+    make bench-curve                         # issue 17's curve, 1..200 games (idle machine)
 
 For each backend and game count: create the games (``load_setup``), start the servers
 (the project's ``load_server.py``, the raw ``load_raw.py``; with
@@ -31,21 +34,32 @@ sockets without pages. ``--live-js refetch`` models the live.js before pushed co
 (every matching region re-fetched 150 ms after each event, the read marker moved by the
 inbox region's fetch), to measure both client models against one server.
 
-Bounded: every wait has a timeout and the whole run stops after ``--max-minutes``. Only
-127.0.0.1 is ever contacted.
+The clients run in ``--client-procs`` generator processes (``bench/load_clients.py``; by
+default one per 5,000 of a target's sockets), each owning whole games: their clients on
+every target and their posting, so a post and its deliveries are timed by one process. The
+parent starts the servers, starts every window at one moment of the shared clock
+(``time.perf_counter``, CLOCK_MONOTONIC: one clock for every process of the machine,
+checked when the generators start) and merges the generators' raw measurements into the
+same row as one process would have made (every latency, ack, re-fetch and read mark; the
+percentiles over the merged lists). ``loadgen_cores`` is the generators' CPU (and the
+parent's) per second of the window, ``loadgen_cores_max`` the busiest generator's: near 1.0
+the generator, not the server, is the limit. Each process raises its open-files limit to
+the hard one; a server or generator that would need more sockets than it may open is
+refused before the games are set up (a one-worker target that does not fit is skipped; the
+raw baseline runs as several processes routed by game, as the routed workers are).
+
+Bounded: every wait has a timeout, and a configuration that would end after
+``--max-minutes`` (estimated) is not started. Only 127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import bisect
-import html
 import json
+import math
 import os
-import random
 import re
-import resource
 import shutil
 import signal
 import socket
@@ -53,38 +67,44 @@ import statistics
 import subprocess
 import sys
 import time
-import uuid
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 import aiohttp
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_setup import copy_schema, create_games, server_command, until_listening  # noqa: E402
+from load_clients import (  # noqa: E402
+    CONNECT_IN_FLIGHT,
+    HTTP_LIMIT,
+    READ_EVERY,
+    SPARE_FILES,
+    Route,
+    clock_name,
+    pct,
+    raise_open_files,
+)
+from load_setup import CITIES, POPULATION, copy_schema, create_games, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS_URL = "redis://127.0.0.1:6379/0"
-SESSION_COOKIE = "lepromafia_session"
-CSRF_COOKIE = "lepromafia_csrf"
-DEBOUNCE = 0.150
-WINDOW = 2.0
-"""live.js: at most one re-fetch per region per this many seconds (trailing)."""
-READ_EVERY = 5.0
-"""live.js: the batched read marker, at most once per this many seconds."""
-NUMBER = re.compile(r'data-seq="(\d+)"')
-CONNECT_IN_FLIGHT = 32
-TAG = re.compile(r"<[a-z]+\b[^>]*\bdata-live-src=\"[^\"]*\"[^>]*>")
-ATTR = re.compile(r"\b(data-live-[a-z]+)=\"([^\"]*)\"")
+PLAYERS = len(CITIES) * POPULATION
+"""Clients per game (one socket each, on every target)."""
+SOCKETS_PER_CLIENT_PROC = 5000
+"""The default ``--client-procs``: one generator process per this many of a target's sockets."""
+SERVER_SPARE_FILES = 200
+"""Files a server holds besides its clients' sockets (pool, Redis, logs, listening socket)."""
+START_AHEAD = 0.1
+"""Seconds between the parent's request for a window and the window's start (every
+generator has read it by then)."""
 
 
-# --- what a client is doing --------------------------------------------------------------
+class HarnessError(RuntimeError):
+    """The run cannot go on (a process that died, did not answer, or would run out of files)."""
 
 
 GC_LINE = re.compile(r"^lepromafia_gc_pause_seconds_(bucket|sum|count)\{([^}]*)\} (\S+)$", re.M)
@@ -103,33 +123,6 @@ def longest_bucket(before: dict[tuple[str, str], float], after: dict[tuple[str, 
     return None
 
 
-@dataclass
-class Region:
-    src: str
-    kinds: str
-    inbox: str | None
-    city: str | None
-    shown: str | None = None
-    """``data-live-shown``: "skip" for a region a message shown on the page does not change."""
-    thread: int | None = None
-    """For the region holding the inbox's thread: the last message number it shows."""
-    rendered: int = 0
-    timer: asyncio.TimerHandle | None = None
-    fetched_at: float = 0.0
-    inflight: bool = False
-
-    def matches(self, event: dict[str, Any], seq: int) -> bool:
-        """live.js ``matches``, line for line."""
-        if self.rendered and seq <= self.rendered:
-            return False
-        if not self.kinds:
-            return True
-        if event.get("type") not in self.kinds.split():
-            return False
-        if self.inbox and "inbox" in event and event["inbox"] != self.inbox:
-            return False
-        return not (self.city and "city" in event and event["city"] != self.city)
-
 
 @dataclass
 class Target:
@@ -139,288 +132,195 @@ class Target:
     proc: subprocess.Popen[bytes] | None = None
     db: DatabaseConfig | None = None
     session_cache: float | None = None
-    clients: list[Client] = field(default_factory=list)
-    writers: dict[str, Any] = field(default_factory=dict)
+    clients: int = 0
+    """Sockets its clients hold, over every generator."""
     others: list[Target] = field(default_factory=list)
-    """More workers of the same project server (with Redis): clients and posts are spread
-    over all, with no routing by game (the worst case for one writer per game), or by game."""
+    """More workers of the same server (the project's with Redis, or raw ones): clients and
+    posts are spread over all, with no routing by game (the worst case for one writer per
+    game), or by game."""
     routed: bool = False
     """Each game's clients and posts go to one worker, as nginx's ``hash $game`` does
-    (docs/deploy.md); the games are numbered, so game n goes to worker n mod workers."""
+    (docs/deploy.md)."""
+    redis_url: str = REDIS_URL
 
     @property
     def workers(self) -> list[Target]:
         return [self, *self.others]
 
-    redis_url: str = REDIS_URL
+    def route(self) -> dict[str, Any]:
+        """What a generator needs to reach it."""
+        return {"name": self.name, "kind": self.kind, "ports": [w.port for w in self.workers],
+                "routed": self.routed}
 
-    def port_for(self, n: int, game: str) -> int:
-        """A game's requests: its worker by nginx's ``hash $game consistent`` (routed), else
-        in turn. The routed harness sends a game's sockets there too (nginx's ``/ws`` has no
-        game in its URL and goes to any worker: that relays every event through Redis)."""
-        if self.routed:
-            servers = [f"127.0.0.1:{w.port}" for w in self.workers]
-            return self.workers[nginx_consistent_hash(game, servers)].port
-        return self.workers[n % len(self.workers)].port
-
-
-def nginx_consistent_hash(key: str, servers: list[str]) -> int:
-    """The server nginx's ``hash KEY consistent`` picks (ngx_http_upstream_hash_module's
-    ketama ring: 160 points per server of weight 1, each the CRC32 of "host\\0port" and the
-    previous point's 4 little-endian bytes; the key's CRC32 goes to the first point at or
-    above it, wrapping), all servers up."""
-    points: list[tuple[int, int]] = []
-    for index, server in enumerate(servers):
-        host, _, port = server.rpartition(":")
-        base, prev = f"{host}\0{port}".encode(), 0
-        for _ in range(160):
-            prev = zlib.crc32(base + prev.to_bytes(4, "little"))
-            points.append((prev, index))
-    points.sort()
-    wanted = zlib.crc32(key.encode())
-    hashes = [h for h, _ in points]
-    at = bisect.bisect_left(hashes, wanted)
-    return points[at % len(points)][1]
-
-
-@dataclass
-class Stats:
-    sent: dict[str, tuple[float, str]] = field(default_factory=dict)
-    """message id -> (send time, target name)"""
-    latencies: dict[str, list[float]] = field(default_factory=dict)
-    refused: int = 0
-    refresh_errors: int = 0
-    reconnects: int = 0
-    connect_failures: int = 0
-
-
-class Client:
-    def __init__(self, h: Harness, target: Target, game: str, user: str, regions: list[Region],
-                 since: int) -> None:
-        self.h, self.target, self.game, self.user = h, target, game, user
-        self.regions = [Region(r.src, r.kinds, r.inbox, r.city, r.shown, r.thread) for r in regions]
-        self.unread: dict[str, int] = {}
-        """Read URL -> the stream position of the last message shown, not yet reported."""
-        self.read_timer: asyncio.TimerHandle | None = None
-        self.read_at = 0.0
-        self.last = since
-        """Where his page was drawn (the city's page position, a few events early: the
-        catch-up brings him to his own)."""
-        self.drawn = False
-        self.ws: aiohttp.ClientWebSocketResponse | None = None
-        self.subscribed = asyncio.Event()
-        self.due: list[Region] = []
-        self.pending = False
-        self.delay = 0.5
-        self.stopped = False
-        self.task: asyncio.Task[None] | None = None
-        self.index = len(target.clients)
-        """Which of the target's workers this client's socket (and re-fetches) use."""
-
-    @property
-    def token(self) -> str:
-        return str(self.h.manifest["tokens"][self.user])
-
-    async def run(self) -> None:
-        while not self.stopped:
-            try:
-                await self._session()
-            except (TimeoutError, aiohttp.ClientError, OSError):
-                self.h.stats.connect_failures += 1
-            if self.stopped:
-                return
-            self.subscribed.clear()
-            self.h.stats.reconnects += 1
-            await asyncio.sleep(self.delay * random.uniform(0.5, 1.5))
-            self.delay = min(self.delay * 2, 15.0)
-
-    async def _session(self) -> None:
-        t = self.target
-        if t.kind == "raw":
-            url, headers = f"ws://127.0.0.1:{t.port}/ws?user={self.user}", {}
-        else:
-            url = f"ws://127.0.0.1:{t.port_for(self.index, self.game)}/ws?lang=ru"
-            headers = {"Cookie": f"{SESSION_COOKIE}={self.token}"}
-        timeout = aiohttp.ClientWSTimeout(ws_close=5)
-        async with self.h.ws_http.ws_connect(url, headers=headers, timeout=timeout,
-                                             max_msg_size=2**22, autoping=True) as ws:
-            self.ws = ws
-            self.delay = 0.5
-            await ws.send_str(json.dumps({"type": "subscribe", "game": self.game, "since_seq": self.last}))
-            async for msg in ws:
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    break
-                await self._frame(json.loads(msg.data))
-
-    async def _frame(self, data: dict[str, Any]) -> None:
-        kind = data.get("type")
-        if kind == "subscribed":
-            if not self.drawn:  # the page was just drawn at this position
-                self.drawn = True
-                for r in self.regions:
-                    r.rendered = int(data["version"])
-            elif int(data["version"]) > self.last:
-                self.refresh_legacy(None, 0) if self.h.args.live_js == "refetch" else self.refresh(None, 0)
-            self.subscribed.set()
-        elif kind == "event":
-            seq = int(data["seq"])
-            if seq <= self.last:
-                return
-            if seq > self.last + 1:
-                assert self.ws is not None
-                await self.ws.send_str(json.dumps({"type": "subscribe", "game": self.game,
-                                                   "since_seq": self.last}))
-                return
-            self.last = seq
-            payload = data.get("payload", {})
-            text = payload.get("text", "")
-            if payload.get("type") == "MessagePosted" and text.startswith("lg:"):
-                mid = text[3:].split(" ", 1)[0]
-                sent = self.h.stats.sent.get(mid)
-                if sent is not None:
-                    self.h.stats.latencies.setdefault(mid, []).append(time.perf_counter() - sent[0])
-            if self.h.args.live_js == "refetch":
-                self.refresh_legacy(payload, seq)
-                return
-            shown = self.pushed(payload, seq, data["html"]) if data.get("html") else None
-            self.refresh(payload, seq, shown)
-        elif kind == "resync":
-            self.last = 0 if data.get("reason") == "ahead_of_server" else int(data["since_seq"])
-            self.refresh_legacy(None, 0) if self.h.args.live_js == "refetch" else self.refresh(None, 0)
-            assert self.ws is not None
-            await self.ws.send_str(json.dumps({"type": "subscribe", "game": self.game,
-                                               "since_seq": self.last}))
-
-    def pushed(self, event: dict[str, Any], seq: int, fragment: str) -> Region | None:
-        """live.js ``applyPushed``: the region the message was put in, or None."""
-        region = next((r for r in self.regions if r.thread is not None and r.inbox == event.get("inbox")),
-                      None)
-        found = NUMBER.search(fragment)
-        if region is None or region.timer is not None or region.inflight or found is None \
-                or region.thread is None:
-            return None
-        number = int(found.group(1))
-        if event.get("type") == "MessageEdited":
-            if number > region.thread:
-                return None
-        elif number == region.thread + 1:
-            region.thread = number
-            self.read(region, seq)
-        elif number > region.thread:
-            return None  # not current: the region re-fetches
-        region.rendered = max(region.rendered, seq)
-        return region
-
-    def read(self, region: Region, seq: int) -> None:
-        url = region.src[:-len("/part")] + "/read"
-        self.unread[url] = max(seq, self.unread.get(url, 0))
-        if self.read_timer is None:
-            wait = max(0.0, self.read_at + self.h.args.read_every - time.monotonic())
-            self.read_timer = asyncio.get_running_loop().call_later(wait, self._flush_read)
-
-    def _flush_read(self) -> None:
-        self.read_timer = None
-        self.read_at = time.monotonic()
-        unread, self.unread = self.unread, {}
-        for url, upto in unread.items():
-            if self.h.args.read_via == "ws" and self.ws is not None and not self.ws.closed:
-                self._spawn(self._send_read(url, upto))  # live.js: on the open socket
+    def sockets_per_worker(self, games: list[str]) -> list[int]:
+        """The client sockets (and raw writer sockets) each worker would hold."""
+        r = Route(**self.route())
+        held = [0] * len(self.workers)
+        for n, game in enumerate(games):
+            if self.routed:
+                held[r.ports.index(r.port_for(0, game))] += PLAYERS + (self.kind == "raw")
             else:
-                self._spawn(self._post_read(url, upto))
+                for i in range(PLAYERS):
+                    held[(n * PLAYERS + i) % len(held)] += 1
+                held[n % len(held)] += self.kind == "raw"
+        return held
 
-    async def _send_read(self, url: str, upto: int) -> None:
-        game, _, inbox = url[len("/games/"):-len("/read")].partition("/inboxes/")
-        started = time.perf_counter()
+    def fits(self, games: list[str], limit: int) -> str | None:
+        """Why a worker of it could not hold its sockets, or None."""
+        need = max(self.sockets_per_worker(games)) + HTTP_LIMIT + SERVER_SPARE_FILES
+        if need > limit:
+            return (f"{self.name}: a worker would hold {need} open files "
+                    f"({len(games)} games), a process may open {limit}")
+        return None
+
+
+def game_names(games: int) -> list[str]:
+    """The games ``load_setup.create_games`` makes, in order."""
+    return [f"load{n:02d}" for n in range(games)]
+
+
+def split_games(games: list[str], procs: int) -> list[list[str]]:
+    """Whole games per generator, dealt in turn (each gets games of every worker)."""
+    return [games[i::procs] for i in range(procs) if games[i::procs]]
+
+
+def generator_files(games: list[str], targets: list[Target]) -> int:
+    """Open files a generator holding ``games`` on every target needs."""
+    return (sum(len(games) * (PLAYERS + (t.kind == "raw")) for t in targets)
+            + HTTP_LIMIT + SPARE_FILES)
+
+
+def client_procs(games: list[str], targets: list[Target], limit: int, wanted: int | None) -> int:
+    """``--client-procs``, or the default: one per 5,000 of a target's sockets and enough
+    that each holds its games' sockets on every target within ``limit`` open files."""
+    if wanted is not None:
+        worst = max(generator_files(part, targets) for part in split_games(games, wanted))
+        if worst > limit:
+            raise HarnessError(f"--client-procs {wanted}: a client process would hold {worst} open "
+                               f"files, a process may open {limit}; run more client processes")
+        return wanted
+    procs = max(1, math.ceil(len(games) * PLAYERS / SOCKETS_PER_CLIENT_PROC))
+    while procs < len(games) and max(generator_files(p, targets) for p in split_games(games, procs)) > limit:
+        procs += 1
+    return procs
+
+
+def raw_target(games: list[str], limit: int) -> Target:
+    """The raw baseline: one process, or as many as its sockets need (routed by game, as the
+    routed workers are)."""
+    for n in range(1, 9):
+        t = Target("raw", "raw", free_port(), routed=n > 1,
+                   others=[Target(f"raw:{i}", "raw", free_port()) for i in range(1, n)])
+        if t.fits(games, limit) is None:
+            return t
+    raise HarnessError(f"raw: {len(games)} games do not fit 8 processes of {limit} open files")
+
+
+def merge_windows(parts: list[dict[str, Any]], wall: float) -> dict[str, Any]:
+    """One window's row columns from every generator's raw measurements: the same figures
+    one process holding every client would have made (percentiles over the merged lists,
+    counts summed, rates over the parent's wall time)."""
+    lat = [x for p in parts for x in p["latencies"]]
+    acks = [x for p in parts for x in p["acks"]]
+    refreshes = [x for p in parts for x in p["refreshes"]]
+    reads = [x for p in parts for x in p["reads"]]
+    return {
+        "posts": sum(p["posts"] for p in parts),
+        "offered_s": round(max((p["offered"] for p in parts), default=0.0), 2),
+        "p50_ms": round(pct(lat, 0.50) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
+        "ack_p99_ms": round(pct(acks, 0.99) * 1000, 1),
+        "delivered": round(sum(p["delivered"] for p in parts) / max(1, sum(p["expected"] for p in parts)), 4),
+        "refused": sum(p["refused"] for p in parts),
+        "refreshes_per_s": round(len(refreshes) / wall, 1),
+        "refresh_p50_ms": round(pct(refreshes, 0.5) * 1000, 1),
+        "refresh_p99_ms": round(pct(refreshes, 0.99) * 1000, 1),
+        "reads_per_s": round(len(reads) / wall, 1),
+        "read_p99_ms": round(pct(reads, 0.99) * 1000, 1),
+        "refresh_errors": sum(p["refresh_errors"] for p in parts),
+        "reconnects": sum(p["reconnects"] for p in parts),
+        "loadgen_cpu_s": sum(p["cpu"] for p in parts),
+        "loadgen_cores_max": round(max((p["cpu"] / wall for p in parts), default=0.0), 3),
+        "loadgen_gc_max_ms": round(max((p["gc_max"] for p in parts), default=0.0) * 1000, 1),
+    }
+
+
+class ClientProcs:
+    """The generator processes (``bench/load_clients.py``), each owning whole games."""
+
+    def __init__(self, procs: list[asyncio.subprocess.Process], logs: list[Path]) -> None:
+        self.procs, self.logs = procs, logs
+
+    @classmethod
+    async def start(cls, parts: list[list[str]], manifest: Path, options: dict[str, Any],
+                    workdir: Path) -> ClientProcs:
+        procs, logs = [], []
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        for i, games in enumerate(parts):
+            logs.append(workdir / f"clients-{i}.log")
+            with open(logs[-1], "wb") as log:  # the child holds its own descriptor
+                procs.append(await asyncio.create_subprocess_exec(
+                    sys.executable, str(ROOT / "bench" / "load_clients.py"), "--manifest", str(manifest),
+                    "--games", ",".join(games), "--options", json.dumps(options),
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
+                    env=env, limit=2**28))
+        self = cls(procs, logs)
+        await self.check_clock()
+        return self
+
+    async def ask(self, i: int, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
+        p = self.procs[i]
+        assert p.stdin is not None and p.stdout is not None
         try:
-            assert self.ws is not None
-            await self.ws.send_str(json.dumps({"type": "read", "game": unquote(game),
-                                               "inbox": unquote(inbox), "upto": upto}))
-        except (ConnectionError, RuntimeError, AssertionError):
-            self.h.stats.refresh_errors += 1
-            return
-        self.h.reads.setdefault(self.target.name, []).append((started, time.perf_counter() - started))
+            p.stdin.write(json.dumps(msg).encode() + b"\n")
+            await asyncio.wait_for(p.stdin.drain(), timeout)
+            line = await asyncio.wait_for(p.stdout.readline(), timeout)
+        except (TimeoutError, ConnectionError) as e:
+            raise HarnessError(f"client process {i} did not answer {msg['op']} in {timeout:.0f} s "
+                               f"({type(e).__name__}); see {self.logs[i]}") from e
+        if not line:
+            raise HarnessError(f"client process {i} exited; see {self.logs[i]}")
+        reply: dict[str, Any] = json.loads(line)
+        if "error" in reply:
+            raise HarnessError(f"client process {i}: {reply['error']}; see {self.logs[i]}")
+        return reply
 
-    def http_url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.target.port_for(self.index, self.game)}{path}"
-
-    async def _post_read(self, url: str, upto: int) -> None:
-        started = time.perf_counter()
-        cookie, token = self.h.csrf
+    async def ask_all(self, msg: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
+        asks = [asyncio.ensure_future(self.ask(i, msg, timeout)) for i in range(len(self.procs))]
         try:
-            async with self.h.http.post(
-                    self.http_url(url), json={"upto": upto},
-                    headers={"Cookie": f"{SESSION_COOKIE}={self.token}; {CSRF_COOKIE}={cookie}",
-                             "X-CSRF-Token": token}) as resp:
-                await resp.read()
-                if resp.status != 204:
-                    self.h.stats.refresh_errors += 1
-                    return
-        except (TimeoutError, aiohttp.ClientError, OSError):
-            self.h.stats.refresh_errors += 1
-            return
-        self.h.reads.setdefault(self.target.name, []).append((started, time.perf_counter() - started))
+            return list(await asyncio.gather(*asks))
+        except BaseException:  # one failed: the others are not waited for
+            for ask in asks:
+                ask.cancel()
+            await asyncio.gather(*asks, return_exceptions=True)
+            raise
 
-    def refresh(self, event: dict[str, Any] | None, seq: int, shown: Region | None = None) -> None:
-        """live.js ``refresh``: each matching region re-fetched, coalesced."""
-        for r in self.regions:
-            if event is not None and not r.matches(event, seq):
-                continue
-            if shown is not None and (r.shown == "skip" or r is shown):
-                continue
-            if r.timer is None:
-                wait = max(DEBOUNCE, r.fetched_at + WINDOW - time.monotonic() if r.fetched_at else 0.0)
-                r.timer = asyncio.get_running_loop().call_later(wait, self._fetch_one, r)
+    async def check_clock(self) -> None:
+        """Every generator reads the parent's clock: CLOCK_MONOTONIC is one clock for the
+        whole machine, so a time taken in one process is comparable with another's."""
+        for i in range(len(self.procs)):
+            before = time.perf_counter()
+            reply = await self.ask(i, {"op": "hello"}, 60)
+            after = time.perf_counter()
+            if reply["clock"] != clock_name() or not before <= reply["t"] <= after:
+                raise HarnessError(f"client process {i} reads another clock ({reply['clock']}, "
+                                   f"{reply['t']:.6f} not in [{before:.6f}, {after:.6f}])")
 
-    def _fetch_one(self, r: Region) -> None:
-        r.timer = None
-        r.fetched_at = time.monotonic()
-        self._spawn(self._fetch(r))
+    async def close(self) -> None:
+        """Ask each to quit (after the request it may be finishing), reading what it still
+        writes; kill one that has not exited within a minute."""
+        async def one(p: asyncio.subprocess.Process) -> None:
+            if p.returncode is not None:
+                return
+            try:
+                await asyncio.wait_for(p.communicate(b'{"op": "quit"}\n'), 60)
+            except (TimeoutError, ConnectionError):
+                p.kill()
+                await p.wait()
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self.h.background.add(task)
-        task.add_done_callback(self.h.background.discard)
+        await asyncio.gather(*(one(p) for p in self.procs))
 
-    def refresh_legacy(self, event: dict[str, Any] | None, seq: int) -> None:
-        """The live.js before pushed content: every matching region, 150 ms after the event."""
-        for r in self.regions:
-            if (event is None or r.matches(event, seq)) and r not in self.due:
-                self.due.append(r)
-        if self.pending or not self.due:
-            return
-        self.pending = True
-        asyncio.get_running_loop().call_later(DEBOUNCE, self._fetch_due)
-
-    def _fetch_due(self) -> None:
-        self.pending = False
-        regions, self.due = self.due, []
-        for r in regions:
-            task = asyncio.ensure_future(self._fetch(r))
-            self.h.background.add(task)
-            task.add_done_callback(self.h.background.discard)
-
-    async def _fetch(self, r: Region) -> None:
-        started = time.perf_counter()
-        r.inflight = True
-        try:
-            async with self.h.http.get(self.http_url(r.src),
-                                       headers={"Cookie": f"{SESSION_COOKIE}={self.token}",
-                                                "HX-Request": "true"}) as resp:
-                body = await resp.read()
-                if resp.status != 200:
-                    self.h.stats.refresh_errors += 1
-                    return
-                if r.thread is not None:
-                    r.thread = max([int(n) for n in NUMBER.findall(body.decode())] or [0])
-                seq = resp.headers.get("X-Live-Seq")
-                if seq:
-                    r.rendered = int(seq)
-        except (TimeoutError, aiohttp.ClientError, OSError):
-            self.h.stats.refresh_errors += 1
-            return
-        finally:
-            r.inflight = False
-        self.h.refreshes.setdefault(self.target.name, []).append((started, time.perf_counter() - started))
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs]
 
 
 # --- the run -----------------------------------------------------------------------------
@@ -452,33 +352,12 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
 
 class Harness:
-    def __init__(self, args: argparse.Namespace, manifest: dict[str, Any], workdir: Path) -> None:
-        self.args, self.manifest, self.workdir = args, manifest, workdir
-        self.stats = Stats()
-        self.refreshes: dict[str, list[tuple[float, float]]] = {}
-        self.reads: dict[str, list[tuple[float, float]]] = {}
-        """target name -> (start, latency) of every batched read-marker POST"""
-        self.csrf: tuple[str, str] = ("", "")
-        """A CSRF cookie and a token of a page (bound to the cookie, not to a user)."""
-        self.acks: dict[str, list[tuple[float, float]]] = {}
-        """target name -> (sent, latency) of every acknowledged post (project only)"""
-        """target name -> (start, latency) of every region re-fetch, across windows"""
-        self.background: set[asyncio.Task[Any]] = set()
-        self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
-        self.ws_http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-        self.deadline = time.monotonic() + args.max_minutes * 60
-
-    async def close(self) -> None:
-        await self.http.close()
-        await self.ws_http.close()
+    def __init__(self, args: argparse.Namespace, manifest: dict[str, Any], workdir: Path,
+                 clients: ClientProcs) -> None:
+        self.args, self.manifest, self.workdir, self.clients = args, manifest, workdir, clients
+        self.deadline: float = args.deadline
 
     async def start(self, t: Target) -> None:
         log = open(self.workdir / f"{t.name}.log", "wb")  # noqa: SIM115 - closed with the process
@@ -500,150 +379,57 @@ class Harness:
             except subprocess.TimeoutExpired:
                 t.proc.kill()
 
-    async def regions_of(self, t: Target) -> dict[tuple[str, str], tuple[list[Region], int]]:
-        """The live regions of each city's inbox page and its position, as one of its
-        residents sees it (every resident's page has the same regions)."""
-        found: dict[tuple[str, str], tuple[list[Region], int]] = {}
-        for game, spec in self.manifest["games"].items():
-            for city, c in spec["cities"].items():
-                user = c["residents"][0]
-                url = f"http://127.0.0.1:{t.port}/games/{game}/inboxes/{c['inbox']}"
-                async with self.http.get(url, headers={"Cookie": f"{SESSION_COOKIE}="
-                                                       f"{self.manifest['tokens'][user]}"}) as resp:
-                    page = await resp.text()
-                    assert resp.status == 200, (url, resp.status, page[:300])
-                    cookie = resp.cookies.get(CSRF_COOKIE)
-                token = re.search(r'data-live-csrf="([^"]+)"', page)
-                if cookie is not None and token is not None:
-                    self.csrf = (cookie.value, token.group(1))
-                regions = []
-                last = max([int(n) for n in NUMBER.findall(page)] or [0])
-                for tag in TAG.findall(page):
-                    attrs = {k: html.unescape(v) for k, v in ATTR.findall(tag)}
-                    src, inbox = attrs["data-live-src"], attrs.get("data-live-inbox")
-                    holds = bool(inbox) and src.endswith("/part") and 'class="thread"' in page
-                    regions.append(Region(src, attrs.get("data-live-kinds", ""), inbox,
-                                          attrs.get("data-live-city"), attrs.get("data-live-shown"),
-                                          last if holds else None))
-                seq = re.search(r'data-live-seq="(\d+)"', page)
-                found[(game, city)] = (regions, max(0, int(seq.group(1)) - 5) if seq else 0)
-        return found
 
     async def connect(self, t: Target) -> float:
-        regions = await self.regions_of(t) if t.kind == "project" else {}
-        gate = asyncio.Semaphore(CONNECT_IN_FLIGHT)
-        started = time.perf_counter()
-
-        async def one(c: Client) -> None:
-            async with gate:
-                c.task = asyncio.ensure_future(c.run())
-                await asyncio.wait_for(c.subscribed.wait(), 120)
-
-        for game, spec in self.manifest["games"].items():
-            for city, c in spec["cities"].items():
-                for user in c["residents"]:
-                    drawn, since = regions.get((game, city), ([], 0))
-                    t.clients.append(Client(self, t, game, user, drawn, since))
-        await asyncio.gather(*(one(c) for c in t.clients))
-        if t.kind == "raw":
-            for game in self.manifest["games"]:
-                t.writers[game] = await self.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
-        return time.perf_counter() - started
-
-    async def post(self, t: Target, game: str, city: str, author: str) -> None:
-        mid = uuid.uuid4().hex[:12]
-        text = f"lg:{mid} сообщение в городской чат"
-        sent = time.perf_counter()
-        self.stats.sent[mid] = (sent, t.name)
-        try:
-            if t.kind == "raw":
-                ws = t.writers[game]
-                await ws.send_str(json.dumps({"game": game, "city": city, "author": author, "text": text,
-                                              "id": mid}))
-                return  # the raw ack is not awaited per post (one writer socket per game)
-            inbox = self.manifest["games"][game]["cities"][city]["inbox"]
-            port = t.port_for(len(self.stats.sent), game)  # several workers: in turn, or by game
-            async with self.http.post(
-                    f"http://127.0.0.1:{port}/api/games/{game}/commands/PostMessage",
-                    headers={"Authorization": f"Bearer {self.manifest['tokens'][author]}"},
-                    json={"command_id": mid, "inbox": inbox, "text": text}) as resp:
-                await resp.read()
-                if resp.status != 200:
-                    self.stats.refused += 1
-                    return
-            self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
-        except (TimeoutError, aiohttp.ClientError, OSError):
-            self.stats.refused += 1
+        """Every generator connects its games' clients to ``t``; the slowest one's time."""
+        replies = await self.clients.ask_all({"op": "connect", "target": t.route()},
+                                             timeout=120 + len(self.manifest["games"]) * PLAYERS / 50)
+        t.clients = sum(r["clients"] for r in replies)
+        return max(r["took"] for r in replies)
 
     async def window(self, t: Target, rep: int) -> dict[str, Any]:
-        self.stats = Stats()
         args = self.args
-        rng = random.Random(rep * 1000 + zlib.crc32(t.name.encode()) % 1000)
         pids = [w.proc.pid for w in t.workers if w.proc]
         pid = pids[0] if pids else 0
+        gc0 = await self.gc_pauses(t)
         cpu0, own0, wall0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.perf_counter()
         sched0 = [main_thread_sched(p) for p in pids]
-        gc0 = await self.gc_pauses(t)
-        posts: list[asyncio.Task[None]] = []
         profilers = self.profile(t, rep)
-
-        async def stream(game: str) -> None:
-            end = time.perf_counter() + args.window
-            cities = self.manifest["games"][game]["cities"]
-            while True:
-                await asyncio.sleep(rng.expovariate(args.rate))
-                if time.perf_counter() >= end:
-                    return
-                city = rng.choice(sorted(cities))
-                author = rng.choice(cities[city]["residents"])
-                posts.append(asyncio.ensure_future(self.post(t, game, city, author)))
-
-        await asyncio.gather(*(stream(g) for g in self.manifest["games"]))
-        offered = time.perf_counter() - wall0
+        parts = await self.clients.ask_all(
+            {"op": "window", "target": t.name, "rep": rep, "start": wall0 + START_AHEAD},
+            timeout=START_AHEAD + args.window + args.drain + 120)
+        wall = time.perf_counter() - wall0
         for prof in profilers:
             await asyncio.to_thread(prof.wait, 30)
-        expected = {mid: 20 for mid, (_, name) in self.stats.sent.items() if name == t.name}
-        drain_end = time.perf_counter() + args.drain
-        while time.perf_counter() < drain_end:
-            if all(len(self.stats.latencies.get(m, ())) >= n for m, n in expected.items()):
-                break
-            await asyncio.sleep(0.05)
-        await asyncio.wait(posts, timeout=max(0.1, drain_end - time.perf_counter()))
-        if self.background:  # the re-fetches this window caused, as far as the drain allows
-            await asyncio.wait(list(self.background), timeout=max(0.1, drain_end - time.perf_counter()))
-        wall = time.perf_counter() - wall0
         gc1 = await self.gc_pauses(t)
         sched = [main_thread_sched(p) for p in pids]
         loop_cpu = sum(a[0] - b[0] for a, b in zip(sched, sched0, strict=True)) / wall
         loop_queued = sum(a[1] - b[1] for a, b in zip(sched, sched0, strict=True)) / wall
-        lat = [x for m in expected for x in self.stats.latencies.get(m, [])]
-        refreshes = [x for start, x in self.refreshes.get(t.name, []) if start >= wall0]
-        reads = [x for start, x in self.reads.get(t.name, []) if start >= wall0]
-        acks = [x for start, x in self.acks.get(t.name, []) if start >= wall0]
-        delivered = sum(min(n, len(self.stats.latencies.get(m, []))) for m, n in expected.items())
-        clients = len(t.clients)
+        m = merge_windows(parts, wall)
         return {
             "target": t.name, "kind": t.kind, "backend": args.current_backend,
             "games": len(self.manifest["games"]),
-            "clients": clients, "rep": rep, "posts": len(expected), "offered_s": round(offered, 2),
-            "p50_ms": round(pct(lat, 0.50) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
-            "ack_p99_ms": round(pct(acks, 0.99) * 1000, 1),
-            "delivered": round(delivered / max(1, sum(expected.values())), 4),
-            "refused": self.stats.refused,
-            "refreshes_per_s": round(len(refreshes) / wall, 1),
-            "refresh_p50_ms": round(pct(refreshes, 0.5) * 1000, 1),
-            "refresh_p99_ms": round(pct(refreshes, 0.99) * 1000, 1),
-            "reads_per_s": round(len(reads) / wall, 1),
-            "read_p99_ms": round(pct(reads, 0.99) * 1000, 1),
+            "clients": t.clients, "rep": rep, "posts": m["posts"], "offered_s": m["offered_s"],
+            "p50_ms": m["p50_ms"], "p99_ms": m["p99_ms"], "ack_p99_ms": m["ack_p99_ms"],
+            "delivered": m["delivered"], "refused": m["refused"],
+            "refreshes_per_s": m["refreshes_per_s"],
+            "refresh_p50_ms": m["refresh_p50_ms"], "refresh_p99_ms": m["refresh_p99_ms"],
+            "reads_per_s": m["reads_per_s"], "read_p99_ms": m["read_p99_ms"],
             "live_js": args.live_js, "read_via": args.read_via,
-            "refresh_errors": self.stats.refresh_errors, "reconnects": self.stats.reconnects,
+            "refresh_errors": m["refresh_errors"], "reconnects": m["reconnects"],
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
+            "server_procs": len(pids),
+            "games_per_worker": [n // PLAYERS for n in t.sockets_per_worker(list(self.manifest["games"]))]
+            if t.routed else None,
             # per worker's event loop, summed: on a CPU, waiting for one, asleep (the rest)
             "loop_cpu": round(loop_cpu, 3) if pid else None,
             "loop_queued": round(loop_queued, 3) if pid else None,
             "loop_asleep": round(len(pids) - loop_cpu - loop_queued, 3) if pid else None,
-            "loadgen_cores": round((time.process_time() - own0) / wall, 3),
-            "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, clients), 1) if pid else None,
+            # the load generator: its processes' CPU (and the parent's), the busiest one's
+            "loadgen_cores": round((m["loadgen_cpu_s"] + time.process_time() - own0) / wall, 3),
+            "loadgen_cores_max": m["loadgen_cores_max"], "loadgen_procs": len(parts),
+            "loadgen_gc_max_ms": m["loadgen_gc_max_ms"],
+            "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, t.clients), 1) if pid else None,
             "load1": round(os.getloadavg()[0], 2),
             # the garbage collector's pauses in the window (the server's /metrics), by generation
             **{f"gc{g}_{k}": round(gc1.get((g, k), 0) - gc0.get((g, k), 0), 3)
@@ -657,12 +443,12 @@ class Harness:
         if t.kind == "raw":
             return {}
         found: dict[tuple[str, str], float] = {}
-        async with aiohttp.ClientSession() as http:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http:
             for w in t.workers:
                 try:
                     async with http.get(f"http://127.0.0.1:{w.port}/metrics") as r:
                         text = await r.text()
-                except (aiohttp.ClientError, OSError):
+                except (TimeoutError, aiohttp.ClientError, OSError):
                     continue
                 for m in GC_LINE.finditer(text):
                     kind, labels, value = m.group(1), m.group(2), float(m.group(3))
@@ -685,36 +471,21 @@ class Harness:
              "-o", str(self.workdir / f"{w.name}-rep{rep}.pyspy.txt")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for w in t.workers if w.proc]
 
-    async def disconnect(self, t: Target) -> None:
-        for c in t.clients:
-            c.stopped = True
-            if c.ws is not None:
-                await c.ws.close()
-            if c.task is not None:
-                c.task.cancel()
-        for ws in t.writers.values():
-            await ws.close()
-        await asyncio.gather(*(c.task for c in t.clients if c.task), return_exceptions=True)
-        t.clients.clear()
 
 
-async def one_configuration(args: argparse.Namespace, backend: str, games: int,
-                            out: Any) -> list[dict[str, Any]]:
-    args.current_backend = backend
-    workdir = ROOT / "var" / "bench-load" / f"{backend}-{games}"
-    shutil.rmtree(workdir, ignore_errors=True)
-    workdir.mkdir(parents=True)
+def plan(args: argparse.Namespace, backend: str, games: int,
+         workdir: Path) -> tuple[DatabaseConfig, list[Target], int]:
+    """A configuration's store, servers and generator count, checked against the open-files
+    limit before anything is set up (a one-worker target that cannot hold its sockets is
+    left out, with the reason printed)."""
     if backend == "sqlite":
         db = DatabaseConfig(f"sqlite:///{workdir}/games.db")
     else:
         db = DatabaseConfig(PG_URL, f"bench_load_{games}_{os.getpid()}")
-    t0 = time.perf_counter()
-    manifest = await create_games(db, games)
-    print(f"# {backend}, {games} games: set up in {time.perf_counter() - t0:.1f} s", flush=True)
+    names, limit = game_names(games), args.open_files
     targets = [Target("project", "project", free_port(), db=db)]
     compare = {int(g) for g in args.compare_session_cache.split(",") if g}
     if games in compare and backend == "sqlite":  # a copy of the same games: neither writes the other's
-        shutil.copy(workdir / "games.db", workdir / "before.db")
         before = DatabaseConfig(f"sqlite:///{workdir}/before.db")
         targets.insert(0, Target("no-session-cache", "project", free_port(), db=before, session_cache=0))
     if args.two_workers and backend == "postgresql":
@@ -723,31 +494,82 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     if args.two_workers_routed:
         # Its own copy of the games: on one database the other target's posts would be
         # holes in these workers' streams (they are not on its Redis), each one re-fetched.
-        if backend == "sqlite":
-            shutil.copy(workdir / "games.db", workdir / "routed.db")
-            routed_db = DatabaseConfig(f"sqlite:///{workdir}/routed.db")
-        else:
-            t1 = time.perf_counter()
-            routed_db = await copy_schema(db, f"{db.schema}_routed")
-            print(f"#   copied for the routed workers in {time.perf_counter() - t1:.1f} s", flush=True)
         # Its own Redis channels too (redis_bus names them after the database number).
+        routed_db = (DatabaseConfig(f"sqlite:///{workdir}/routed.db") if backend == "sqlite"
+                     else DatabaseConfig(db.url, f"{db.schema}_routed"))
         redis_url = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + os.getpid() % 15}"
         second = Target("project-2w-routed:b", "project", free_port(), db=routed_db, redis_url=redis_url)
         targets.append(Target("project-2w-routed", "project", free_port(), db=routed_db,
                               others=[second], routed=True, redis_url=redis_url))
-    targets.append(Target("raw", "raw", free_port()))
-    h = Harness(args, manifest, workdir)
+    for t in list(targets):  # before any set-up: a server that cannot hold its sockets
+        why = t.fits(names, limit)
+        if why is not None:
+            print(f"# {backend}, {games} games: {why}: skipped", flush=True)
+            targets.remove(t)
+    targets.append(raw_target(names, limit))
+    return db, targets, client_procs(names, targets, limit, args.client_procs)
+
+
+def print_plan(args: argparse.Namespace) -> None:
+    """``--plan``: what each configuration would run, and about how long; nothing started."""
+    total = 0.0
+    for games in (int(g) for g in args.games.split(",")):
+        for backend in args.backends.split(","):
+            args.current_backend = backend
+            _, targets, procs = plan(args, backend, games, ROOT / "var" / "bench-load" / "plan")
+            names = game_names(games)
+            need = estimated_seconds(args, games, len(targets))
+            total += need
+            held = max(generator_files(p, targets) for p in split_games(names, procs))
+            print(f"{backend}, {games} games: {procs} client processes (each at most {held} open files); "
+                  + "; ".join(f"{t.name}: sockets per process {t.sockets_per_worker(names)}" for t in targets)
+                  + f"; about {need / 60:.1f} min", flush=True)
+    print(f"about {total / 60:.0f} min in all (--max-minutes {args.max_minutes:g})")
+
+
+async def one_configuration(args: argparse.Namespace, backend: str, games: int,
+                            out: Any) -> list[dict[str, Any]]:
+    args.current_backend = backend
+    workdir = ROOT / "var" / "bench-load" / f"{backend}-{games}"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    db, targets, procs = plan(args, backend, games, workdir)
+    names = game_names(games)
+    t0 = time.perf_counter()
+    manifest = await create_games(db, games)
+    took = time.perf_counter() - t0
+    SETUP_SECONDS_PER_GAME[backend] = took / games
+    print(f"# {backend}, {games} games: set up in {took:.1f} s ({took / games:.2f} s a game)", flush=True)
+    copies = {(t.db.url, t.db.schema): t for t in targets if t.db is not None and t.db is not db}
+    for copy, t in copies.items():  # each compared server on its own copy of the same games
+        t1 = time.perf_counter()
+        if backend == "sqlite":
+            shutil.copy(workdir / "games.db", copy[0].removeprefix("sqlite:///"))
+        else:
+            await copy_schema(db, str(copy[1]))
+        print(f"#   copied for {t.name} in {time.perf_counter() - t1:.1f} s", flush=True)
+    path = workdir / "manifest.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    options = {"live_js": args.live_js, "read_every": args.read_every, "read_via": args.read_via,
+               "window": args.window, "drain": args.drain, "rate": args.rate,
+               "in_flight": max(1, CONNECT_IN_FLIGHT // procs), "http_limit": max(16, HTTP_LIMIT // procs)}
+    parts = split_games(names, procs)
+    clients = await ClientProcs.start(parts, path, options, workdir)
+    print(f"#   {len(parts)} client processes, {max(map(len, parts))} games each at most", flush=True)
+    h = Harness(args, manifest, workdir, clients)
     rows: list[dict[str, Any]] = []
     try:
         for t in targets:
+            if time.monotonic() > h.deadline:
+                print("# time limit reached", flush=True)
+                return rows
             for worker in t.workers:
                 await h.start(worker)
             took = await h.connect(t)
             if t.routed:
-                split = [sum(t.port_for(0, g) == w.port for g in manifest["games"]) for w in t.workers]
+                split = [n // PLAYERS for n in t.sockets_per_worker(names)]
                 print(f"#   {t.name}: games per worker {split}", flush=True)
-            print(f"#   {t.name}: {len(t.clients)} clients subscribed in {took:.1f} s "
-                  f"(failures {h.stats.connect_failures})", flush=True)
+            print(f"#   {t.name}: {t.clients} clients subscribed in {took:.1f} s", flush=True)
         await asyncio.sleep(1)
         for rep in range(args.reps):
             for t in targets:
@@ -760,17 +582,28 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
                 out.flush()
                 print("  " + " ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     finally:
-        for t in targets:
-            await h.disconnect(t)
-        for task in list(h.background):
-            task.cancel()
+        await clients.close()
         for t in targets:
             for worker in t.workers:
                 h.stop(worker)
-        await h.close()
         if backend == "postgresql":
             await drop_schemas([t.db for t in targets if t.db is not None])
     return rows
+
+
+SETUP_SECONDS_PER_GAME = {"sqlite": 0.4, "postgresql": 1.0}
+"""Set-up time per game (on this machine at load 2–6: SQLite 0.15–0.6 s, PostgreSQL
+0.4–1.3 s; the run's latest set-up replaces it), for the time a configuration needs."""
+
+
+def estimated_seconds(args: argparse.Namespace, games: int, targets: int | None = None) -> float:
+    """About how long one configuration takes: set-up, start-up, connecting (about 1,000
+    sockets a second per target) and its windows; a configuration that would not end before
+    ``--max-minutes`` is not started."""
+    targets = targets or 2 + bool(args.two_workers_routed)
+    setup = SETUP_SECONDS_PER_GAME.get(args.current_backend, 1.3) * games
+    return setup + 10 * targets + targets * games * PLAYERS / 1000 \
+        + args.reps * targets * (args.window + 3)
 
 
 async def drop_schemas(configs: list[DatabaseConfig]) -> None:
@@ -785,6 +618,33 @@ async def drop_schemas(configs: list[DatabaseConfig]) -> None:
     await engine.dispose()
 
 
+def curve(rows: list[dict[str, Any]]) -> str:
+    """Markdown: issue 17's curve, one line per backend and game count, medians over the
+    repetitions: one worker against two routed by game, the raw server of the same run, and
+    the load generator's busiest process (near 1.0 core: the generator is the limit)."""
+    def med(group: list[dict[str, Any]], key: str, digits: int = 0) -> str:
+        values = [r[key] for r in group if r.get(key) is not None and r[key] == r[key]]
+        return f"{statistics.median(values):.{digits}f}" if values else "–"
+
+    lines = ["| backend | games | players | 1 worker p99 ms | 2 workers p99 ms | raw p99 ms "
+             "| delivered 1w / 2w | refused 1w / 2w | server cores 1w / 2w | generator cores (busiest) "
+             "| load1 |", "|---|---:|---:|---:|---:|---:|---|---|---|---|---:|"]
+    keys = sorted({(r["backend"], r["games"]) for r in rows}, key=lambda k: (k[0] != "sqlite", k[1]))
+    for backend, games in keys:
+        group = [r for r in rows if (r["backend"], r["games"]) == (backend, games)]
+        one = [r for r in group if r["target"] == "project"]
+        two = [r for r in group if r["target"] == "project-2w-routed"]
+        raw = [r for r in group if r["kind"] == "raw"]
+        lines.append(
+            f"| {backend} | {games} | {games * PLAYERS:,} | {med(one, 'p99_ms')} | {med(two, 'p99_ms')} "
+            f"| {med(raw, 'p99_ms', 1)} | {med(one, 'delivered', 2)} / {med(two, 'delivered', 2)} "
+            f"| {med(one, 'refused')} / {med(two, 'refused')} "
+            f"| {med(one, 'server_cores', 2)} / {med(two, 'server_cores', 2)} "
+            f"| {med(group, 'loadgen_cores', 2)} ({med(group, 'loadgen_cores_max', 2)}) "
+            f"| {med(group, 'load1', 1)} |")
+    return "\n".join(lines)
+
+
 def summary(rows: list[dict[str, Any]]) -> str:
     """Markdown: min / median / max over the repetitions, each p99 as a ratio to the raw
     server's p99 in the same repetition."""
@@ -795,8 +655,9 @@ def summary(rows: list[dict[str, Any]]) -> str:
         return " / ".join(f"{v:.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
 
     lines = ["| backend | games | clients | server | p50 ms | p99 ms | raw p99 ms | p99 ÷ raw "
-             "| delivered in time | raw delivered | refreshes/s | read marks/s | server cores | load1 |",
-             "|---|---:|---:|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| delivered in time | raw delivered | refreshes/s | read marks/s | server cores "
+             "| generator cores (busiest) | load1 |",
+             "|---|---:|---:|---|---|---|---|---|---|---|---|---|---|---|---|"]
     keys = sorted({(r["backend"], r["games"]) for r in rows}, key=lambda k: (k[0] != "sqlite", k[1]))
     for backend, games in keys:
         group = [r for r in rows if (r["backend"], r["games"]) == (backend, games)]
@@ -815,15 +676,9 @@ def summary(rows: list[dict[str, Any]]) -> str:
                 f"| {col('p99_ms')} | {col('p99_ms', 0, same_raw)} | **{mmm(ratios)}** "
                 f"| {col('delivered', 2)} | {col('delivered', 2, same_raw)} | {col('refreshes_per_s')} "
                 f"| {mmm([r.get('reads_per_s', 0) for r in mine], 0)} "
-                f"| {col('server_cores', 2)} | {col('load1', 1)} |")
+                f"| {col('server_cores', 2)} | {col('loadgen_cores', 2)} "
+                f"({mmm([r.get('loadgen_cores_max', float('nan')) for r in mine], 2)}) | {col('load1', 1)} |")
     return "\n".join(lines)
-
-
-def raise_open_files() -> int:
-    """Soft RLIMIT_NOFILE up to the hard one (thousands of sockets); the servers inherit it."""
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return hard
 
 
 async def main() -> None:
@@ -854,26 +709,54 @@ async def main() -> None:
     parser.add_argument("--read-via", choices=("ws", "http"), default="ws",
                         help="how a client reports its read marker: on its socket (live.js while "
                              "the socket is open) or by POST …/read (before session 6)")
+    parser.add_argument("--client-procs", type=int, default=None,
+                        help="load generator processes, each owning whole games (default: one per "
+                             f"{SOCKETS_PER_CLIENT_PROC} of a target's sockets, and enough for the "
+                             "open-files limit)")
     parser.add_argument("--max-minutes", type=float, default=60.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-load" / "results.jsonl"))
     parser.add_argument("--summarize", metavar="JSONL", help="only print the table of an earlier run")
+    parser.add_argument("--plan", action="store_true",
+                        help="only print each configuration's processes, sockets and time")
     args = parser.parse_args()
     if args.summarize:
         with open(args.summarize, encoding="utf-8") as f:
-            print(summary([json.loads(line) for line in f if line.strip()]))
+            rows = [json.loads(line) for line in f if line.strip()]
+        print(summary(rows))
+        if any(r["target"] == "project-2w-routed" for r in rows):
+            print()
+            print(curve(rows))
         return
-    print(f"# open files: {raise_open_files()} per process", flush=True)
+    args.open_files = raise_open_files()
+    if args.plan:
+        try:
+            print_plan(args)
+        except HarnessError as e:
+            raise SystemExit(f"bench/load.py: {e}") from None
+        return
+    print(f"# open files: {args.open_files} per process", flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
-    started = time.monotonic()
+    args.deadline = time.monotonic() + args.max_minutes * 60
     with open(args.out, "a", encoding="utf-8") as out:
         for games in (int(g) for g in args.games.split(",")):  # the time limit cuts the largest
             for backend in args.backends.split(","):
-                if time.monotonic() > started + args.max_minutes * 60:
-                    break
-                rows += await one_configuration(args, backend, games, out)
+                args.current_backend = backend
+                need = estimated_seconds(args, games)
+                if time.monotonic() + need > args.deadline:
+                    print(f"# {backend}, {games} games: not started, about {need / 60:.0f} min "
+                          f"and {(args.deadline - time.monotonic()) / 60:.0f} min left (--max-minutes)",
+                          flush=True)
+                    continue
+                try:
+                    rows += await one_configuration(args, backend, games, out)
+                except HarnessError as e:
+                    raise SystemExit(f"bench/load.py: {e}") from None
     print()
     print(summary(rows))
+    if args.two_workers_routed:
+        print()
+        print(curve(rows))
 
 
 if __name__ == "__main__":

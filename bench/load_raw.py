@@ -15,11 +15,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import ServerConnection, broadcast, serve
+
+
+def raise_open_files() -> None:
+    """Soft RLIMIT_NOFILE up to the hard one: thousands of sockets (bench/load.py checks
+    beforehand that they fit)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 class Raw:
@@ -78,6 +86,7 @@ class Raw:
 
 
 async def main() -> None:
+    raise_open_files()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--manifest", required=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 
 import uvicorn
@@ -20,6 +21,13 @@ from lepromafia.cli.config import settings as load_settings
 from lepromafia.cli.serve_cmd import server_config
 from lepromafia.web import observability
 from lepromafia.web.app import create_app
+
+
+def raise_open_files() -> None:
+    """Soft RLIMIT_NOFILE up to the hard one: thousands of sockets (bench/load.py checks
+    beforehand that they fit)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 class ShiftedClock:
@@ -53,6 +61,7 @@ def dump_young_objects(path: str) -> None:
 
 
 def main() -> None:
+    raise_open_files()
     if os.environ.get("LEPROMAFIA_BENCH_GC_DUMP"):  # kill -USR1 <pid> writes the census there
         dump_young_objects(os.environ["LEPROMAFIA_BENCH_GC_DUMP"])
     if os.environ.get("LEPROMAFIA_BENCH_GC_THRESHOLD"):  # an experiment: "700,10,10" is Python's

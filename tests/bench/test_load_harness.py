@@ -1,0 +1,176 @@
+"""The load harness in several processes (``bench/load.py``, ``bench/load_clients.py``;
+issue 17, docs/performance.md "Session 8").
+
+The clients of a run are spread over generator processes, each owning whole games; the
+parent merges their windows. These tests prove what the figures rest on: the merged row is
+the one a single process would have made, every process reads one clock, every game's
+clients live in exactly one process, and a process that would run out of open files is
+refused before anything is set up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+
+import load  # noqa: E402
+from load_clients import Route, nginx_consistent_hash, pct  # noqa: E402
+
+
+def fake_window(rng: random.Random, posts: int, lost: int) -> dict[str, object]:
+    """One generator's raw window: ``posts`` messages of 20 deliveries, ``lost`` missing."""
+    latencies = [rng.lognormvariate(-4, 1) for _ in range(posts * 20 - lost)]
+    return {"posts": posts, "expected": posts * 20, "delivered": posts * 20 - lost,
+            "latencies": latencies, "acks": [rng.random() / 10 for _ in range(posts)],
+            "refreshes": [rng.random() for _ in range(posts // 3)],
+            "reads": [rng.random() / 100 for _ in range(posts * 4)],
+            "refused": 1, "refresh_errors": 2, "reconnects": 0, "offered": 10.3 + rng.random(),
+            "cpu": 2.5, "wall": 11.0, "gc_max": rng.random() / 100, "gc_total": 0.05}
+
+
+def concatenated(parts: list[dict[str, object]]) -> dict[str, object]:
+    """The window one process holding every client would have measured."""
+    one = dict(parts[0])
+    for key in ("latencies", "acks", "refreshes", "reads"):
+        one[key] = [x for p in parts for x in p[key]]  # type: ignore[attr-defined]
+    for key in ("posts", "expected", "delivered", "refused", "refresh_errors", "reconnects", "cpu"):
+        one[key] = sum(p[key] for p in parts)  # type: ignore[misc]
+    one["offered"] = max(p["offered"] for p in parts)  # type: ignore[type-var]
+    one["gc_max"] = max(p["gc_max"] for p in parts)  # type: ignore[type-var]
+    return one
+
+
+def test_two_generators_merge_to_the_row_of_one() -> None:
+    """Latencies, acks, re-fetches and read marks from two generators give the same p50,
+    p99, delivered share and rates as the same measurements in one list."""
+    rng = random.Random(17)
+    parts = [fake_window(rng, 200, 13), fake_window(rng, 350, 0)]
+    merged = load.merge_windows(parts, wall=12.0)
+    single = load.merge_windows([concatenated(parts)], wall=12.0)
+    for key in ("posts", "offered_s", "p50_ms", "p99_ms", "ack_p99_ms", "delivered", "refused",
+                "refreshes_per_s", "refresh_p99_ms", "reads_per_s", "read_p99_ms", "refresh_errors",
+                "loadgen_cpu_s", "loadgen_gc_max_ms"):
+        assert merged[key] == single[key], key
+    everything = parts[0]["latencies"] + parts[1]["latencies"]  # type: ignore[operator]
+    assert merged["p99_ms"] == round(pct(everything, 0.99) * 1000, 1)
+    assert merged["delivered"] == round((550 * 20 - 13) / (550 * 20), 4)
+    # not the mean of the generators' own p99s: the tail of the merged list
+    own = [round(pct(p["latencies"], 0.99) * 1000, 1) for p in parts]  # type: ignore[arg-type]
+    assert min(own) <= merged["p99_ms"] <= max(own)
+    # the busiest generator's share of a core, and their sum: the generator as the limit
+    assert merged["loadgen_cores_max"] == round(2.5 / 12.0, 3)
+    assert single["loadgen_cpu_s"] == 5.0
+
+
+def test_a_window_with_nothing_delivered_reads_nan_not_zero() -> None:
+    empty = {**fake_window(random.Random(1), 0, 0), "latencies": [], "acks": [], "reads": [],
+             "refreshes": []}
+    merged = load.merge_windows([empty, empty], wall=10.0)
+    assert merged["p99_ms"] != merged["p99_ms"]  # NaN: the summary prints "–"
+    assert merged["delivered"] == 0.0
+
+
+def test_another_process_reads_the_same_clock() -> None:
+    """time.perf_counter is CLOCK_MONOTONIC, one clock for every process of the machine: a
+    child's reading falls between the parent's readings before and after it."""
+    assert time.get_clock_info("perf_counter").implementation == "clock_gettime(CLOCK_MONOTONIC)"
+    before = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", "import time; print(repr(time.perf_counter()))"],
+                         capture_output=True, text=True, check=True, timeout=60)
+    after = time.perf_counter()
+    assert before <= float(out.stdout) <= after
+
+
+def test_generator_processes_start_answer_and_quit(tmp_path: Path) -> None:
+    """Two ``load_clients.py`` processes: each passes the parent's clock check (hello),
+    has raised its open-files limit to the hard one, and quits when asked."""
+    manifest = {"now": 0, "tokens": {}, "games": {
+        g: {"cities": {"Лепроград": {"inbox": "x", "residents": []}}} for g in ("load00", "load01")}}
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+
+    async def scenario() -> None:
+        procs = await load.ClientProcs.start([["load00"], ["load01"]], path, {"in_flight": 1}, tmp_path)
+        try:
+            replies = await procs.ask_all({"op": "hello"}, timeout=30)
+            assert [r["nofile"] for r in replies] == [hard, hard]
+            with pytest.raises(load.HarnessError, match="unknown op"):
+                await procs.ask(0, {"op": "dance"}, timeout=30)
+        finally:
+            await procs.close()
+        assert all(p.returncode == 0 for p in procs.procs)
+
+    asyncio.run(scenario())
+
+
+def test_every_game_lives_in_exactly_one_generator() -> None:
+    games = load.game_names(200)
+    for procs in (1, 3, 4, 7):
+        parts = load.split_games(games, procs)
+        assert sorted(g for part in parts for g in part) == sorted(games)
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1
+    assert load.game_names(200)[-1] == "load199"
+
+
+def test_200_games_fit_two_routed_workers_not_one() -> None:
+    """A process may hold 20,000 open files here: one worker cannot hold 200 games' 20,000
+    sockets; two workers routed by game can; the raw baseline takes two processes; the
+    default generators each hold their games' sockets on every target."""
+    games, limit = load.game_names(200), 20_000
+    one = load.Target("project", "project", load.free_port())
+    assert "a process may open 20000" in str(one.fits(games, limit))
+    assert one.fits(games[:150], limit) is None
+    routed = load.Target("project-2w-routed", "project", load.free_port(), routed=True,
+                         others=[load.Target("project-2w-routed:b", "project", load.free_port())])
+    assert routed.fits(games, limit) is None
+    assert sum(routed.sockets_per_worker(games)) == 20_000
+    raw = load.raw_target(games, limit)
+    assert len(raw.workers) == 2 and raw.routed
+    targets = [routed, raw]
+    procs = load.client_procs(games, targets, limit, None)
+    assert procs >= 4
+    assert max(load.generator_files(p, targets) for p in load.split_games(games, procs)) <= limit
+    with pytest.raises(load.HarnessError, match="--client-procs 1: a client process would hold"):
+        load.client_procs(games, targets, limit, 1)
+    assert load.client_procs(load.game_names(10), targets, limit, None) == 1
+
+
+def test_routed_sockets_go_where_nginx_sends_the_game() -> None:
+    ports = [4101, 4102]
+    r = Route("project-2w-routed", "project", ports, routed=True)
+    for n in range(50):
+        game = f"load{n:02d}"
+        want = ports[nginx_consistent_hash(game, [f"127.0.0.1:{p}" for p in ports])]
+        assert r.port_for(n, game) == r.port_for(0, game) == want
+    spread = Route("project-2w", "project", ports)
+    assert [spread.port_for(n, "load00") for n in range(4)] == [4101, 4102, 4101, 4102]
+
+
+def test_the_curve_plan_at_200_games(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--plan`` for the curve's largest configuration, nothing started: one worker is left
+    out with the reason, two routed workers and two raw processes hold 20,000 sockets each
+    target, four generators each within the limit, and the time is estimated."""
+    import argparse
+
+    args = argparse.Namespace(games="200", backends="postgresql", reps=3, window=30.0,
+                              two_workers_routed=True, two_workers=False, compare_session_cache="",
+                              client_procs=None, open_files=20_000, max_minutes=120.0)
+    load.print_plan(args)
+    out = capsys.readouterr().out
+    assert "project: a worker would hold 20456 open files (200 games), a process may open 20000: skipped" in out
+    assert "postgresql, 200 games: 4 client processes (each at most 10370 open files)" in out
+    assert "project-2w-routed: sockets per process [" in out and "raw: sockets per process [" in out
+    assert "min in all (--max-minutes 120)" in out
