@@ -30,22 +30,15 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load import (  # noqa: E402
-    READ_EVERY,
-    Client,
-    Harness,
-    Target,
-    cpu_seconds,
-    free_port,
-    pct,
-    rss_kb,
-)
+from load import cpu_seconds, free_port, merge_windows, rss_kb  # noqa: E402
+from load_clients import READ_EVERY, Generator, Region, Route, pct  # noqa: E402
 from load_setup import create_games, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
@@ -54,11 +47,39 @@ MEMBERS = 20
 """Deliveries per chat message: the city's residents."""
 
 
-class FanoutHarness(Harness):
-    """``load.Harness`` with bare sockets (no regions: no re-fetch, no read marker) and
-    servers started from a given tree."""
+@dataclass
+class Target:
+    """One server of the run: its process, port, store and tree."""
 
-    trees: dict[str, Path]
+    name: str
+    kind: str  # "project" | "raw"
+    port: int
+    db: Any = None
+    proc: subprocess.Popen[bytes] | None = None
+
+    def route(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "ports": [self.port], "routed": False}
+
+
+class BareSockets(Generator):
+    """``load_clients.Generator`` (in this process) whose clients are bare subscribed
+    sockets: the page's position but none of its regions (no re-fetch, no read marker)."""
+
+    async def regions_of(self, t: Route) -> dict[tuple[str, str], tuple[list[Region], int]]:
+        found = await super().regions_of(t)
+        return {key: ([], position) for key, (_, position) in found.items()}
+
+
+class FanoutHarness:
+    """Starts each server from its tree, connects the bare sockets, runs the two tests."""
+
+    def __init__(self, args: argparse.Namespace, manifest: dict[str, Any], workdir: Path,
+                 trees: dict[str, Path]) -> None:
+        self.args, self.manifest, self.workdir, self.trees = args, manifest, workdir, trees
+        self.gen = BareSockets({"live_js": "push", "read_every": READ_EVERY, "read_via": "ws",
+                                "window": args.window, "drain": args.drain, "rate": args.rate,
+                                "in_flight": 32}, manifest, list(manifest["games"]))
+        self.deadline = 0.0
 
     async def start(self, t: Target) -> None:
         log = open(self.workdir / f"{t.name}.log", "wb")  # noqa: SIM115 - closed with the process
@@ -68,48 +89,36 @@ class FanoutHarness(Harness):
         t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         await until_listening(t.proc, t.port, t.name, self.workdir / f"{t.name}.log", every=0.5)
 
-    async def connect(self, t: Target) -> float:
-        positions = await self.regions_of(t) if t.kind == "project" else {}
-        gate = asyncio.Semaphore(32)
-        started = time.perf_counter()
+    def stop(self, t: Target) -> None:
+        if t.proc is not None and t.proc.poll() is None:
+            t.proc.terminate()
+            try:
+                t.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                t.proc.kill()
 
-        async def one(c: Client) -> None:
-            async with gate:
-                c.task = asyncio.ensure_future(c.run())
-                await asyncio.wait_for(c.subscribed.wait(), 120)
-
-        for game, spec in self.manifest["games"].items():
-            for city, c in spec["cities"].items():
-                since = positions.get((game, city), ([], 0))[1]
-                for user in c["residents"]:
-                    t.clients.append(Client(self, t, game, user, [], since))
-        await asyncio.gather(*(one(c) for c in t.clients))
-        return time.perf_counter() - started
-
-    async def raw_writer(self, t: Target, game: str, city: str, author: str, ws: Any) -> None:
-        mid = uuid.uuid4().hex[:12]
-        self.stats.sent[mid] = (time.perf_counter(), t.name)
-        await ws.send_str(json.dumps({"game": game, "city": city, "author": author,
-                                      "text": f"lg:{mid} сообщение в городской чат", "id": mid}))
-        await asyncio.wait_for(ws.receive(), 30)  # the ack: closed loop
+    async def connect(self, t: Target) -> tuple[float, int]:
+        done = await self.gen.connect(t.route())
+        return done["took"], done["clients"]
 
     def arrived(self) -> int:
-        return sum(len(v) for v in self.stats.latencies.values())
+        return sum(len(v) for v in self.gen.stats.latencies.values())
 
     async def drained(self, t: Target, seconds: float) -> None:
         end = time.perf_counter() + seconds
         while time.perf_counter() < end:
-            sent = [m for m, (_, name) in self.stats.sent.items() if name == t.name]
-            if all(len(self.stats.latencies.get(m, ())) >= MEMBERS for m in sent):
+            sent = [m for m, (_, name) in self.gen.stats.sent.items() if name == t.name]
+            if all(len(self.gen.stats.latencies.get(m, ())) >= MEMBERS for m in sent):
                 return
             await asyncio.sleep(0.05)
 
     async def rate(self, t: Target, rep: int) -> dict[str, Any]:
         pid = t.proc.pid if t.proc else 0
         cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
-        row = await self.window(t, rep)
+        part = await self.gen.window(t.name, rep, wall0)
         cpu, wall = cpu_seconds(pid) - cpu0, time.perf_counter() - wall0
-        n = self.arrived()
+        row = merge_windows([part], wall)
+        n = len(part["latencies"])
         return {"test": "rate", "target": t.name, "rep": rep,
                 "p50_ms": row["p50_ms"], "p99_ms": row["p99_ms"],
                 "delivered": row["delivered"], "deliveries_per_s": round(n / wall, 1),
@@ -117,12 +126,12 @@ class FanoutHarness(Harness):
                 "load1": round(os.getloadavg()[0], 2)}
 
     async def saturate(self, t: Target, rep: int) -> dict[str, Any]:
-        from load import Stats
+        from load_clients import Stats
 
-        self.stats = Stats()
+        self.gen.stats = Stats()
         args = self.args
+        route = self.gen.routes[t.name]
         pid = t.proc.pid if t.proc else 0
-        sockets: list[Any] = []
         loops = []
         end = time.perf_counter() + args.window
         for game, spec in self.manifest["games"].items():
@@ -132,9 +141,8 @@ class FanoutHarness(Harness):
                 author = spec["cities"][city]["residents"][w % MEMBERS]
                 ws = None
                 if t.kind == "raw":
-                    ws = await self.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
-                    sockets.append(ws)
-                loops.append(self._writer(t, game, city, author, ws, end))
+                    ws = await self.gen.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
+                loops.append(self._writer(route, game, city, author, ws, end))
         cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
         spies = self.profile_server(t, f"saturate-rep{rep}")
         await asyncio.wait_for(asyncio.gather(*loops), args.window + 35)
@@ -142,14 +150,12 @@ class FanoutHarness(Harness):
             spy.wait(30)
         cpu, wall = cpu_seconds(pid) - cpu0, time.perf_counter() - wall0
         n = self.arrived()
-        lat = [x for v in self.stats.latencies.values() for x in v]
+        lat = [x for v in self.gen.stats.latencies.values() for x in v]
         await self.drained(t, args.drain)  # the backlog leaves before the next server's window
-        for ws in sockets:
-            await ws.close()
-        return {"test": "saturate", "target": t.name, "rep": rep, "posts": len(self.stats.sent),
+        return {"test": "saturate", "target": t.name, "rep": rep, "posts": len(self.gen.stats.sent),
                 "deliveries_per_s": round(n / wall, 1), "per_cpu_s": round(n / cpu, 1) if cpu > 0 else None,
                 "p50_ms": round(pct(lat, 0.5) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
-                "server_cores": round(cpu / wall, 3), "refused": self.stats.refused,
+                "server_cores": round(cpu / wall, 3), "refused": self.gen.stats.refused,
                 "load1": round(os.getloadavg()[0], 2)}
 
     def profile_server(self, t: Target, label: str) -> list[subprocess.Popen[bytes]]:
@@ -164,12 +170,21 @@ class FanoutHarness(Harness):
              "-o", str(self.workdir / f"{t.name}-{label}.pyspy.txt")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
 
-    async def _writer(self, t: Target, game: str, city: str, author: str, ws: Any, end: float) -> None:
-        while time.perf_counter() < end:
+    async def _writer(self, t: Route, game: str, city: str, author: str, ws: Any, end: float) -> None:
+        """Post, await the acknowledgement, post again (raw: its writer socket's echo)."""
+        try:
+            while time.perf_counter() < end:
+                if ws is None:
+                    await self.gen.post(t, game, city, author)
+                    continue
+                mid = uuid.uuid4().hex[:12]
+                self.gen.stats.sent[mid] = (time.perf_counter(), t.name)
+                await ws.send_str(json.dumps({"game": game, "city": city, "author": author,
+                                              "text": f"lg:{mid} сообщение в городской чат", "id": mid}))
+                await asyncio.wait_for(ws.receive(), 30)  # the ack: closed loop
+        finally:
             if ws is not None:
-                await self.raw_writer(t, game, city, author, ws)
-            else:
-                await self.post(t, game, city, author)
+                await ws.close()
 
 
 def mmm(values: list[float], digits: int = 2) -> str:
@@ -224,8 +239,6 @@ async def main() -> None:
     parser.add_argument("--max-minutes", type=float, default=20.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-fanout" / "results.jsonl"))
     args = parser.parse_args()
-    args.live_js, args.read_every, args.current_backend = "push", READ_EVERY, "sqlite"
-    args.read_via = "ws"  # load.Harness reads it (bare sockets send no report)
     workdir = ROOT / "var" / "bench-fanout" / "run"
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
@@ -246,9 +259,9 @@ async def main() -> None:
         targets.append(Target("before", "project", free_port(), db=before))
         trees["before"] = base / "bench"
     targets += [Target("project", "project", free_port(), db=db), Target("raw", "raw", free_port())]
-    h = FanoutHarness(args, manifest, workdir)
-    h.trees = trees
+    h = FanoutHarness(args, manifest, workdir, trees)
     h.deadline = time.monotonic() + args.max_minutes * 60
+    await h.gen.open()
     rows: list[dict[str, Any]] = []
     memory: dict[str, float] = {}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -257,13 +270,10 @@ async def main() -> None:
             await h.start(t)
             await asyncio.sleep(2)
             idle = rss_kb(t.proc.pid) if t.proc else 0
-            took = await h.connect(t)
-            if t.kind == "raw":
-                for game in manifest["games"]:
-                    t.writers[game] = await h.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
+            took, clients = await h.connect(t)
             await asyncio.sleep(3)
-            memory[t.name] = (rss_kb(t.proc.pid) - idle) / len(t.clients) if t.proc else 0.0
-            print(f"#   {t.name}: {len(t.clients)} clients in {took:.1f} s, {memory[t.name]:.1f} KB each",
+            memory[t.name] = (rss_kb(t.proc.pid) - idle) / clients if t.proc else 0.0
+            print(f"#   {t.name}: {clients} clients in {took:.1f} s, {memory[t.name]:.1f} KB each",
                   flush=True)
         with open(args.out, "a", encoding="utf-8") as out:
             for rep in range(args.reps):
@@ -279,11 +289,9 @@ async def main() -> None:
     except TimeoutError as exc:
         print(f"# {exc}", flush=True)
     finally:
-        for t in targets:
-            await h.disconnect(t)
+        await h.gen.close()
         for t in targets:
             h.stop(t)
-        await h.close()
     print()
     print(summary(rows, memory))
 
