@@ -10,15 +10,12 @@ mafia; Vera lives in the other city."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from lepromafia.cli.serve_cmd import server_config
@@ -27,7 +24,7 @@ from lepromafia.web.app import create_app
 from lepromafia.web.ws import endpoint
 from lepromafia.web.ws.endpoint import Connection
 
-from ..server_thread import free_port
+from ..server_thread import serving
 from .conftest import make_api, settings_for, setup_game_via_api, small_cast
 
 
@@ -59,19 +56,8 @@ def served(tmp_path: Path) -> Iterator[tuple[int, dict[str, str], dict[str, Any]
         tokens = {name: api.tokens[user] for name, user in seats.items()}
         moment = api.clock.now()
     app = create_app(settings_for(tmp_path), clock=ManualClock(moment))
-    port = free_port()
-    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    try:
-        for _ in range(200):
-            if srv.started:
-                break
-            time.sleep(0.05)
+    with serving(lambda port: server_config(app, "127.0.0.1", port, log_level="warning")) as port:
         yield port, tokens, inboxes
-    finally:
-        srv.should_exit = True
-        thread.join(10)
 
 
 def _subscribed(port: int, token: str) -> ClientConnection:
