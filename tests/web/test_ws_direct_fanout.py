@@ -2,7 +2,9 @@
 it, with the lean transport) a published event is written to each subscribed reader's
 socket as it is published, with no task woken per delivery (``Connection._direct``), and
 each reader still gets exactly his own stream: every event he may see, numbered one past
-the previous, with the message rendered in the frame; nothing of what he may not see.
+the previous, with the message rendered in the frame; nothing of what he may not see. The
+other direction likewise: a read report memory can answer, and a ping, are taken as the
+transport reads them (``endpoint.taken_at_once``), with no wake-up of the receive loop.
 
 Cast: a small game of two cities; in the first, Anna and Boris (residents), and the city's
 mafia; Vera lives in the other city."""
@@ -10,6 +12,7 @@ mafia; Vera lives in the other city."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
 from lepromafia.web.ws import endpoint
 from lepromafia.web.ws.endpoint import Connection
+from lepromafia.web.ws.reads import SocketReads
 
 from ..server_thread import serving
 from .conftest import make_api, settings_for, setup_game_via_api, small_cast
@@ -137,3 +141,87 @@ def test_the_mafia_inbox_reaches_the_mafia_and_no_one_else(
     finally:
         for ws in (mafioso, anna, boris):
             ws.close()
+
+
+# --- the other direction: frames the app takes as they are read ---------------------------
+
+
+@pytest.fixture
+def loop_reports(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``upto`` of each read report the receive loop handled (the path a frame taken
+    at once by ``endpoint.taken_at_once`` avoids)."""
+    seen: list[int] = []
+    original = SocketReads.report
+
+    def spy(self: SocketReads, msg: Any) -> None:
+        seen.append(msg.upto)
+        original(self, msg)
+
+    monkeypatch.setattr(SocketReads, "report", spy)
+    return seen
+
+
+def _unread(port: int, token: str, inbox: str) -> int:
+    rows = httpx.get(f"http://127.0.0.1:{port}/api/games/g/inboxes",
+                     headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+    return int(next(r["unread"] for r in rows if r["inbox"] == inbox))
+
+
+def _eventually(check: Any, within: float = 5.0) -> bool:
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.05)
+    return bool(check())
+
+
+@pytest.mark.timeout(60)
+def test_read_reports_and_pings_are_taken_as_read_without_waking_the_receive_loop(
+        served: tuple[int, dict[str, str], dict[str, Any]], loop_reports: list[int]) -> None:
+    """Anna posts three messages in her city's inbox; Boris's page shows them and reports
+    each on his socket (INBOX-CITY-1). His first report reads the game through the receive
+    loop; the next ones are answered from memory as the transport reads them, and the
+    loop never wakes. His unread count drops to 0; his ping is answered with a pong."""
+    port, tokens, inboxes = served
+    boris = _subscribed(port, tokens["boris"])
+    try:
+        for n in range(3):
+            _post(port, tokens["anna"], inboxes["city"], f"вечер {n}", f"evening-{n}")
+        seqs = [f["seq"] for f in _frames(boris) if f.get("type") == "event"]
+        assert len(seqs) == 3
+        report = {"type": "read", "game": "g", "inbox": inboxes["city"]}
+        boris.send(json.dumps({**report, "upto": seqs[0]}))
+        assert _eventually(lambda: _unread(port, tokens["boris"], inboxes["city"]) <= 2)
+        for seq in seqs[1:]:
+            boris.send(json.dumps({**report, "upto": seq}))
+        boris.send(json.dumps({"type": "ping"}))
+        assert json.loads(boris.recv(timeout=5)) == {"type": "pong"}
+        assert _eventually(lambda: _unread(port, tokens["boris"], inboxes["city"]) == 0)
+        assert loop_reports == [seqs[0]]  # the later two never reached the receive loop
+    finally:
+        boris.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_refused_report_still_gets_its_error_in_words_and_in_order(
+        served: tuple[int, dict[str, str], dict[str, Any]], loop_reports: list[int]) -> None:
+    """Boris, of the town, reports a read of his city's mafia inbox (INBOX-MAFIA-1): memory
+    refuses it, so the receive loop takes it and answers with an error in words; his ping
+    sent right after is answered after that error, never before it; no marker moves."""
+    port, tokens, inboxes = served
+    boris = _subscribed(port, tokens["boris"])
+    try:
+        _post(port, tokens["anna"], inboxes["city"], "разминка", "warm-up")
+        seq = next(f["seq"] for f in _frames(boris) if f.get("type") == "event")
+        boris.send(json.dumps({"type": "read", "game": "g", "inbox": inboxes["city"], "upto": seq}))
+        assert _eventually(lambda: _unread(port, tokens["boris"], inboxes["city"]) == 0)
+        boris.send(json.dumps({"type": "read", "game": "g", "inbox": inboxes["mafia"], "upto": seq}))
+        boris.send(json.dumps({"type": "ping"}))
+        refused, pong = json.loads(boris.recv(timeout=5)), json.loads(boris.recv(timeout=5))
+        assert refused["type"] == "error" and refused["code"] == "not_found"
+        assert refused["message"] and "_" not in refused["message"]
+        assert pong == {"type": "pong"}
+        assert loop_reports == [seq, seq]  # the first (game not held yet) and the refused one
+    finally:
+        boris.close()

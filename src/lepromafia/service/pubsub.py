@@ -78,6 +78,11 @@ class Buffer(Generic[T]):
             raise asyncio.QueueEmpty
         return self.items.popleft()
 
+    def awaited(self) -> bool:
+        """Its reader waits for the next item (on ``wait``'s future), with none queued."""
+        waiter = self._waiter
+        return waiter is not None and not waiter.done() and not self.items
+
     def wait(self) -> asyncio.Future[None]:
         """A future done when an item arrives: a reader that awaits it directly makes no
         coroutine per wait (a pump's waits were a quarter of what the collector's young

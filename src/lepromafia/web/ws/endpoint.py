@@ -270,6 +270,35 @@ def origin_allowed(ws: WebSocket, extra: list[str]) -> bool:
     return parsed.scheme in ("http", "https") and bool(host) and parsed.netloc.lower() == host.lower()
 
 
+PONG = Pong().model_dump_json()
+
+
+def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
+    """A received frame handled as the transport reads it (``LeanWebSocketProtocol.on_text``),
+    without waking the receive loop: a read report answered from memory, or a ping whose
+    pong is written at once (issue 17). Anything else, and anything that needs an answer
+    that cannot be written now (a refusal), is declined: the receive loop then takes it,
+    validating it again, exactly as if this did not exist."""
+    if len(text) > MAX_MESSAGE:
+        return False
+    try:
+        decoded = json.loads(text)
+    except ValueError:
+        return False
+    if type(decoded) is not dict:
+        return False
+    kind = decoded.get("type")
+    if kind == "read" and json_ok(decoded):
+        try:
+            report = ReadReport.model_validate(decoded)
+        except ValidationError:
+            return False
+        return reads.take_known(report)
+    if kind == "ping" and len(decoded) == 1 and conn.transport is not None:
+        return bool(conn.transport.try_send_text(PONG))
+    return False
+
+
 @router.websocket("/ws")
 async def websocket(ws: WebSocket) -> None:
     web: Web = ws.app.state.web
@@ -283,6 +312,8 @@ async def websocket(ws: WebSocket) -> None:
     pushed = pushed_content(web)
     pushed.joined(lang)
     reads = SocketReads(conn)
+    if conn.transport is not None:
+        conn.transport.on_text = lambda text: taken_at_once(text, conn, reads)
     quiet = None  # issue 13: the viewer's unread count, live, for a client that asks (?unread=1)
     if conn.viewer and web.notify is not None and ws.query_params.get("unread") == "1":
         quiet = web.notify.bells.listen(conn.viewer, lambda n: conn.send(Unread(count=n)))
@@ -321,6 +352,8 @@ async def websocket(ws: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        if conn.transport is not None:
+            conn.transport.on_text = None  # the closure holds the connection: no cycle left
         pushed.left(lang)
         reads.close()
         conn.close()

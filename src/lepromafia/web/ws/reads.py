@@ -142,6 +142,18 @@ class SocketReads:
             return
         self._take(msg, viewer, seq)
 
+    def take_known(self, msg: ReadReport) -> bool:
+        """Take a report that memory accepts at once (True); False for one ``report`` must
+        handle (no viewer, a game not held yet, a refusal to answer): nothing taken then."""
+        viewer = self.conn.viewer
+        if viewer is None:
+            return False
+        seq = self.gate.answer(msg.game, msg.inbox, viewer, msg.upto)
+        if seq is None or seq == NOT_IN_STREAM:
+            return False
+        self._take(msg, viewer, seq)
+        return True
+
     def _take(self, msg: ReadReport, viewer: str, seq: int) -> None:
         if seq == NOT_IN_STREAM:
             raise WebError(WebErrorCode.NOT_FOUND, what=msg.inbox)

@@ -23,6 +23,12 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   control frame, binary, a fragment, a partial frame, an unmasked or oversize one) and
   everything after it in that read go to websockets, which then owns the stream until its
   parser is idle again at a frame boundary: bytes are never reordered or parsed twice.
+- **The app may take a received text frame synchronously** (``on_text``): while its receive
+  loop waits with nothing queued, a frame the app can handle at once (a read report answered
+  from memory, a ping) is handed to it as it is read, and the waiting loop is not woken: no
+  coroutine, future or task step per frame, which were most of what the collector's young
+  generations held with 5,000 sockets (docs/performance.md, session 9). A frame it declines
+  is queued as before.
 - **The app may write a text frame synchronously** (``try_send_text``), found in the ASGI
   scope's extensions under ``TRANSPORT``: the fan-out writes each subscriber's frame as an
   event is published, with no task, coroutine or ASGI ``send`` chain per delivery
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -114,6 +121,11 @@ def parser_idle(conn: Protocol) -> bool:
 
 
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
+    on_text: Callable[[str], bool] | None = None
+    """Set by the app: takes a received text message at once (True), or declines it (False:
+    it is queued for the app's receive loop). Called only while that loop waits with nothing
+    queued, so messages are never taken out of order; it must not raise."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = Buffer[Any]()  # type: ignore[assignment]
@@ -156,12 +168,26 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
                 self.conn.send_close(1007)
                 self.handle_parser_exception()
                 return end
+            pos = stop
+            if self._taken(text):
+                continue
             self.queue.put_nowait({"type": "websocket.receive", "text": text})
             if not self.read_paused:
                 self.read_paused = True
                 self.transport.pause_reading()
-            pos = stop
         return pos
+
+    def _taken(self, text: str) -> bool:
+        """The app took ``text`` at once (``on_text``), its receive loop left waiting."""
+        handler = self.on_text
+        queue: Buffer[Any] = self.queue  # type: ignore[assignment]
+        if handler is None or not queue.awaited():
+            return False
+        try:
+            return handler(text)
+        except Exception:  # a bug of the app's: its receive loop handles the message instead
+            self.logger.exception("on_text failed")
+            return False
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
