@@ -526,3 +526,75 @@ def test_after_the_app_closes_later_reports_are_dropped_until_the_close_reply() 
     assert seen == ["first", {"type": "websocket.disconnect", "code": 4000, "reason": ""}]
     assert frames_of(written) == [(Opcode.CLOSE, struct.pack("!H", 4000))]
     assert closed
+
+
+# --- the keepalive: pings written as six bytes, pongs taken on the fast path -------------
+
+@pytest.fixture(scope="module")
+def pinging() -> Iterator[dict[str, int]]:
+    """Both protocols pinging every 0.2 s, giving up after 0.6 s without the pong."""
+    def config(kind: str) -> Any:
+        def make(port: int) -> uvicorn.Config:
+            made: uvicorn.Config = server_config(echo(kind), "127.0.0.1", port, log_level="critical",
+                                                 ws=PROTOCOLS[kind], ws_max_size=MAX_SIZE,
+                                                 ws_ping_interval=0.2, ws_ping_timeout=0.6)
+            return made
+        return make
+
+    with serving(config("stock")) as stock, serving(config("lean")) as lean:
+        yield {"stock": stock, "lean": lean}
+
+
+def keepalive(port: int, answer: bool, seconds: float) -> tuple[list[tuple[Opcode, bytes]], bool]:
+    """A raw client that answers each ping with its pong (or never), interleaved with a
+    read report, for ``seconds``: the frames the server sent, and whether it closed."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(HANDSHAKE)
+        got = b""
+        while b"\r\n\r\n" not in got:
+            got += sock.recv(65536)
+        pending, frames, closed = got.partition(b"\r\n\r\n")[2], [], False
+        sock.settimeout(0.05)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not closed:
+            with contextlib.suppress(TimeoutError):
+                data = sock.recv(65536)
+                closed = not data
+                pending += data
+            while len(pending) >= 2 and len(pending) >= 2 + (pending[1] & 0x7F):
+                (frame,) = frames_of(pending[:2 + (pending[1] & 0x7F)])
+                pending = pending[2 + (pending[1] & 0x7F):]
+                frames.append(frame)
+                if frame[0] is Opcode.PING and answer:
+                    sock.sendall(masked(Opcode.PONG, frame[1]) + text("still here"))
+                closed = closed or frame[0] is Opcode.CLOSE
+        return frames, closed
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("answer", [True, False], ids=["answered", "silent"])
+def test_the_keepalive_pings_and_gives_up_as_the_stock_protocol_does(
+        pinging: dict[str, int], answer: bool) -> None:
+    """A client that answers every ping stays connected, pinged again and again, each ping a
+    4-byte payload and each of its reports echoed; one that never answers is closed with
+    1011 once the pong is overdue, by both protocols alike."""
+    runs = {kind: keepalive(port, answer, 1.5) for kind, port in pinging.items()}
+    for kind, (frames, closed) in runs.items():
+        pings = [data for op, data in frames if op is Opcode.PING]
+        if answer:
+            assert not closed and len(pings) >= 4, kind
+            assert all(len(p) == 4 for p in pings) and len(set(pings)) == len(pings)
+            assert sum(op is Opcode.TEXT and data == b"still here" for op, data in frames) == len(pings)
+        else:
+            assert closed and len(pings) == 1, kind
+            assert [close_code(d) for op, d in frames if op is Opcode.CLOSE] == [1011]
+
+
+def test_a_pong_and_the_reports_around_it_never_reach_the_websockets_parser() -> None:
+    """The keepalive's answer between two reports is taken by the lean protocol itself, as
+    are the reports: websockets' parser sees none of that read."""
+    reads = [text("before") + masked(Opcode.PONG, b"\x01\x02\x03\x04") + text("after")]
+    lean = asyncio.run(feed("lean", reads))
+    assert PARSED == []
+    assert lean == asyncio.run(feed("stock", reads))
+    assert [m.get("text") for m in lean[0]] == ["before", "after", None]

@@ -19,10 +19,12 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   is open and websockets' parser waits, with nothing buffered, for the next frame, the whole,
   final, masked text frames at the start of a read (live.js's read reports and pings: small
   JSON) are unmasked and decoded here and queued for the app as uvicorn queues them, with no
-  ``Frame``, no generator step and no event list per message. The first other frame (a
-  control frame, binary, a fragment, a partial frame, an unmasked or oversize one) and
-  everything after it in that read go to websockets, which then owns the stream until its
-  parser is idle again at a frame boundary: bytes are never reordered or parsed twice.
+  ``Frame``, no generator step and no event list per message; so are pongs (the keepalive's
+  answers), handed to uvicorn's ``handle_pong``. The keepalive ping itself is written as its
+  six bytes. The first other frame (another control frame, binary, a fragment, a partial
+  frame, an unmasked or oversize one) and everything after it in that read go to
+  websockets, which then owns the stream until its parser is idle again at a frame
+  boundary: bytes are never reordered or parsed twice.
 - **The app may take a received text frame synchronously** (``on_text``): while its receive
   loop waits with nothing queued, a frame the app can handle at once (a read report answered
   from memory, a ping) is handed to it as it is read, and the waiting loop is not woken: no
@@ -38,6 +40,7 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
 from __future__ import annotations
 
 import asyncio
+import random
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -107,6 +110,19 @@ _FAST_MAX = 65535
 """The largest payload the receive path takes itself (a 16-bit length); larger frames, rare
 from a browser's read reports, go to websockets."""
 _FRAME_START = StreamReader.at_eof.__code__
+_PING = b"\x89\x04"
+"""FIN, the ping opcode, a 4-byte payload: the keepalive ping's header."""
+_RECEIVED_PONG = 0x8A
+"""FIN and the pong opcode: a client's answer to the keepalive ping."""
+
+
+class _Pong:
+    """What uvicorn's ``handle_pong`` reads of a pong ``Frame``."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
 
 
 def parser_idle(conn: Protocol) -> bool:
@@ -149,11 +165,11 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         cap = _FAST_MAX if limit is None or limit > _FAST_MAX else limit
         end = len(data)
         pos = 0
-        while end - pos >= 6 and data[pos] == _RECEIVED_TEXT:
+        while end - pos >= 6 and (first := data[pos]) in (_RECEIVED_TEXT, _RECEIVED_PONG):
             length = data[pos + 1] ^ 0x80  # the mask bit set: 0-127; a client's unmasked: more
             if length < 126:
                 start = pos + 6
-            elif length == 126 and end - pos >= 8:
+            elif length == 126 and first == _RECEIVED_TEXT and end - pos >= 8:
                 length = data[pos + 2] << 8 | data[pos + 3]
                 start = pos + 8
             else:  # a 64-bit length, an unmasked frame, an incomplete header
@@ -161,6 +177,10 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             stop = start + length
             if stop > end or length > cap:
                 break
+            if first == _RECEIVED_PONG:  # the keepalive's answer: uvicorn's own bookkeeping
+                self.handle_pong(_Pong(apply_mask(data[start:stop], data[start - 4:start])))  # type: ignore[arg-type]
+                pos = stop
+                continue
             try:
                 text = apply_mask(data[start:stop], data[start - 4:start]).decode()
             except UnicodeDecodeError:
@@ -200,6 +220,21 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
                 and not self.close_sent and not self.disconnected
                 and self.initial_response is None and self.conn.state is State.OPEN
                 and not self.conn.extensions)
+
+    def send_keepalive_ping(self) -> None:
+        """uvicorn's keepalive ping, its 6 bytes written at once (no ``Frame``, no sans-I/O
+        output list): with 5,000 sockets, 250 pings a second were 3-4 % of the loop."""
+        if not self._open():
+            super().send_keepalive_ping()
+            return
+        self.ping_timer = None
+        self.pending_ping_payload = payload = struct.pack("!I", random.getrandbits(32))
+        self.ping_sent_at = self.loop.time()
+        self.transport.write(_PING + payload)
+        if self.ping_timeout is not None:
+            self.pong_timer = self.loop.call_later(self.ping_timeout, self.keepalive_timeout)
+        else:
+            self.schedule_ping()
 
     def try_send_text(self, text: str) -> bool:
         """Write one text frame now, if the socket is open and writable; False (nothing
