@@ -3,6 +3,7 @@ filtered per viewer (publish after commit across processes). Uses the real Redis
 127.0.0.1:6379 and fails if it is unreachable."""
 
 import asyncio
+import json
 import os
 import secrets
 
@@ -79,5 +80,21 @@ def test_workers_on_two_redis_databases_do_not_hear_each_other():
         finally:
             for broker in (a5, b5, b6):
                 await broker.close()
+
+    asyncio.run(run())
+
+
+def test_a_worker_drops_only_its_own_publications_before_decoding_them():
+    """The pattern subscription returns a worker's own batches: they are recognised from
+    their first bytes; another worker's, even one whose name begins with this one's, are not."""
+    async def run() -> None:
+        broker = RedisBroker(URL, "w1", "lepromafia-test-own:")
+        try:
+            batch = {"game": "g1", "events": []}
+            assert broker._mine(json.dumps({"origin": "w1", **batch}, ensure_ascii=False).encode())
+            assert not broker._mine(json.dumps({"origin": "w10", **batch}).encode())
+            assert not broker._mine(json.dumps({"origin": "w", **batch}))
+        finally:
+            await broker.close()
 
     asyncio.run(run())

@@ -72,6 +72,9 @@ class RedisBroker(Broker):
         self._rings: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
         self._confirmed = 0
+        self._own = json.dumps({"origin": self.worker})[:-1].encode()
+        """How this worker's own publications begin (``publish`` writes ``origin`` first):
+        they come back through the pattern subscription and are dropped undecoded."""
         self.on_eviction: Eviction | None = None
         """Where another worker's session evictions go (``AccountService.evict``)."""
         self.on_ring: Callable[[list[str]], Awaitable[None]] | None = None
@@ -134,15 +137,19 @@ class RedisBroker(Broker):
                     else:
                         self._evicted(json.loads(message["data"]))
                     continue
-                if message["type"] != "pmessage":
-                    continue
+                if message["type"] != "pmessage" or self._mine(message["data"]):
+                    continue  # already delivered locally
                 data = json.loads(message["data"])
                 if data["origin"] == self.worker:
-                    continue  # already delivered locally
+                    continue
                 events = [(seq, codec.decode_event(raw)) for seq, raw in data["events"]]
                 Broker.publish(self, data["game"], events)
         finally:
             await pubsub.aclose()
+
+    def _mine(self, raw: bytes | str) -> bool:
+        own = self._own
+        return raw.startswith(own) if isinstance(raw, bytes) else raw.startswith(own.decode())
 
     async def _rung(self, data: dict[str, Any]) -> None:
         if data.get("origin") != self.worker and self.on_ring is not None:
