@@ -11,7 +11,8 @@ same clients on both, in one run (``make bench-load``; docs/performance.md, issu
 For each backend and game count: create the games (``load_setup``), start the servers
 (the project's ``load_server.py``, the raw ``load_raw.py``; with
 ``--compare-session-cache`` also the project with the session cache off, on its own copy
-of the database; with ``--two-workers`` on PostgreSQL also the project as two workers
+of the database; with ``--before DIR`` also the server of another checkout, on its own
+copy; with ``--two-workers`` on PostgreSQL also the project as two workers
 with Redis, clients and posts alternating between them with no routing by game), connect
 100 clients per game to each, then take measurement windows in
 turn (project, raw, … three repetitions). In a window every game posts a Poisson stream of
@@ -142,6 +143,8 @@ class Target:
     """Each game's clients and posts go to one worker, as nginx's ``hash $game`` does
     (docs/deploy.md)."""
     redis_url: str = REDIS_URL
+    src: str | None = None
+    """Another checkout whose ``src`` the server imports (``--before``)."""
 
     @property
     def workers(self) -> list[Target]:
@@ -368,6 +371,8 @@ class Harness:
                 cmd += ["--session-cache", str(t.session_cache)]
             if "-2w" in t.name:
                 env["LEPROMAFIA_REDIS_URL"] = t.redis_url
+            if t.src is not None:
+                env["PYTHONPATH"] = str(Path(t.src) / "src")
         t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         await until_listening(t.proc, t.port, t.name, self.workdir / f"{t.name}.log", every=0.5)
 
@@ -488,6 +493,10 @@ def plan(args: argparse.Namespace, backend: str, games: int,
     if games in compare and backend == "sqlite":  # a copy of the same games: neither writes the other's
         before = DatabaseConfig(f"sqlite:///{workdir}/before.db")
         targets.insert(0, Target("no-session-cache", "project", free_port(), db=before, session_cache=0))
+    if args.before:  # an earlier tree on its own copy of the same games, windows interleaved
+        copy = (DatabaseConfig(f"sqlite:///{workdir}/earlier.db") if backend == "sqlite"
+                else DatabaseConfig(db.url, f"{db.schema}_before"))
+        targets.insert(0, Target("before", "project", free_port(), db=copy, src=args.before))
     if args.two_workers and backend == "postgresql":
         second = Target("project-2w:b", "project", free_port(), db=db)
         targets.append(Target("project-2w", "project", free_port(), db=db, others=[second]))
@@ -701,6 +710,10 @@ async def main() -> None:
                              "and posts on one of them (nginx's hash $game), on its own copy of the "
                              "games (SQLite: a copy of the file; PostgreSQL: a copy of the schema) and its "
                              "own Redis channels")
+    parser.add_argument("--before", default=None, metavar="DIR",
+                        help="also run the server of another checkout (e.g. `git worktree add "
+                             "/tmp/before main~3`; its src imported), on its own copy of the games, "
+                             "its windows interleaved with this tree's: before/after in one run")
     parser.add_argument("--live-js", choices=("push", "refetch"), default="push",
                         help="the client model: today's live.js (pushed messages, batched read "
                              "marker, coalesced re-fetches) or the one before (a re-fetch per event)")

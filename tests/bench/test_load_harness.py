@@ -167,10 +167,29 @@ def test_the_curve_plan_at_200_games(capsys: pytest.CaptureFixture[str]) -> None
 
     args = argparse.Namespace(games="200", backends="postgresql", reps=3, window=30.0,
                               two_workers_routed=True, two_workers=False, compare_session_cache="",
-                              client_procs=None, open_files=20_000, max_minutes=120.0)
+                              client_procs=None, open_files=20_000, max_minutes=120.0, before=None)
     load.print_plan(args)
     out = capsys.readouterr().out
     assert "project: a worker would hold 20456 open files (200 games), a process may open 20000: skipped" in out
     assert "postgresql, 200 games: 4 client processes (each at most 10370 open files)" in out
     assert "project-2w-routed: sockets per process [" in out and "raw: sockets per process [" in out
     assert "min in all (--max-minutes 120)" in out
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_an_earlier_tree_runs_beside_this_one_on_its_own_copy(backend: str, tmp_path: Path) -> None:
+    """``--before DIR``: a third server, first in each repetition, importing the other
+    checkout's ``src``, on its own copy of the same games (never the database this tree's
+    server writes), beside this tree's and the raw one."""
+    import argparse
+
+    args = argparse.Namespace(games="10", backends=backend, reps=3, window=30.0,
+                              two_workers_routed=False, two_workers=False, compare_session_cache="",
+                              client_procs=None, open_files=20_000, max_minutes=120.0,
+                              before="/tmp/earlier-checkout", current_backend=backend)
+    db, targets, _ = load.plan(args, backend, 10, tmp_path)
+    assert [t.name for t in targets] == ["before", "project", "raw"]
+    before, project = targets[0], targets[1]
+    assert before.src == "/tmp/earlier-checkout" and project.src is None
+    assert before.db is not None and project.db is db
+    assert (before.db.url, before.db.schema) != (db.url, db.schema)
