@@ -11,7 +11,7 @@ same clients on both, in one run (``make bench-load``; docs/performance.md, issu
 For each backend and game count: create the games (``load_setup``), start the servers
 (the project's ``load_server.py``, the raw ``load_raw.py``; with
 ``--compare-session-cache`` also the project with the session cache off, on its own copy
-of the database; with ``--before DIR`` also the server of another checkout, on its own
+of the database; with ``--before COMMIT`` also the server at that commit, on its own
 copy; with ``--two-workers`` on PostgreSQL also the project as two workers
 with Redis, clients and posts alternating between them with no routing by game), connect
 100 clients per game to each, then take measurement windows in
@@ -144,7 +144,7 @@ class Target:
     (docs/deploy.md)."""
     redis_url: str = REDIS_URL
     src: str | None = None
-    """Another checkout whose ``src`` the server imports (``--before``)."""
+    """A tree whose ``src`` the server imports instead of this one's (``--before``)."""
 
     @property
     def workers(self) -> list[Target]:
@@ -496,7 +496,7 @@ def plan(args: argparse.Namespace, backend: str, games: int,
     if args.before:  # an earlier tree on its own copy of the same games, windows interleaved
         copy = (DatabaseConfig(f"sqlite:///{workdir}/earlier.db") if backend == "sqlite"
                 else DatabaseConfig(db.url, f"{db.schema}_before"))
-        targets.insert(0, Target("before", "project", free_port(), db=copy, src=args.before))
+        targets.insert(0, Target("before", "project", free_port(), db=copy, src=str(workdir / "before-tree")))
     if args.two_workers and backend == "postgresql":
         second = Target("project-2w:b", "project", free_port(), db=db)
         targets.append(Target("project-2w", "project", free_port(), db=db, others=[second]))
@@ -517,6 +517,19 @@ def plan(args: argparse.Namespace, backend: str, games: int,
             targets.remove(t)
     targets.append(raw_target(names, limit))
     return db, targets, client_procs(names, targets, limit, args.client_procs)
+
+
+def extract_tree(commit: str, into: Path) -> None:
+    """``src`` at ``commit`` (``git archive``, as ``bench/fanout.py --before`` does), with this
+    tree's compiled catalogs (built files, not committed): the server of ``--before``."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    for built in (ROOT / "src").rglob("*.mo"):
+        target = into / built.relative_to(ROOT)
+        if target.parent.is_dir():
+            shutil.copy(built, target)
 
 
 def print_plan(args: argparse.Namespace) -> None:
@@ -557,6 +570,8 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
         else:
             await copy_schema(db, str(copy[1]))
         print(f"#   copied for {t.name} in {time.perf_counter() - t1:.1f} s", flush=True)
+    if args.before:
+        extract_tree(args.before, workdir / "before-tree")
     path = workdir / "manifest.json"
     path.write_text(json.dumps(manifest), encoding="utf-8")
     options = {"live_js": args.live_js, "read_every": args.read_every, "read_via": args.read_via,
@@ -710,10 +725,10 @@ async def main() -> None:
                              "and posts on one of them (nginx's hash $game), on its own copy of the "
                              "games (SQLite: a copy of the file; PostgreSQL: a copy of the schema) and its "
                              "own Redis channels")
-    parser.add_argument("--before", default=None, metavar="DIR",
-                        help="also run the server of another checkout (e.g. `git worktree add "
-                             "/tmp/before main~3`; its src imported), on its own copy of the games, "
-                             "its windows interleaved with this tree's: before/after in one run")
+    parser.add_argument("--before", default=None, metavar="COMMIT",
+                        help="also run the server at this commit (git archive of its src), on its "
+                             "own copy of the games, its windows interleaved with this tree's: "
+                             "before/after in one run")
     parser.add_argument("--live-js", choices=("push", "refetch"), default="push",
                         help="the client model: today's live.js (pushed messages, batched read "
                              "marker, coalesced re-fetches) or the one before (a re-fetch per event)")

@@ -178,18 +178,31 @@ def test_the_curve_plan_at_200_games(capsys: pytest.CaptureFixture[str]) -> None
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_an_earlier_tree_runs_beside_this_one_on_its_own_copy(backend: str, tmp_path: Path) -> None:
-    """``--before DIR``: a third server, first in each repetition, importing the other
-    checkout's ``src``, on its own copy of the same games (never the database this tree's
-    server writes), beside this tree's and the raw one."""
+    """``--before COMMIT``: a third server, first in each repetition, importing that
+    commit's ``src`` (extracted into the run's directory), on its own copy of the same games
+    (never the database this tree's server writes), beside this tree's and the raw one."""
     import argparse
 
     args = argparse.Namespace(games="10", backends=backend, reps=3, window=30.0,
                               two_workers_routed=False, two_workers=False, compare_session_cache="",
                               client_procs=None, open_files=20_000, max_minutes=120.0,
-                              before="/tmp/earlier-checkout", current_backend=backend)
+                              before="0e818df", current_backend=backend)
     db, targets, _ = load.plan(args, backend, 10, tmp_path)
     assert [t.name for t in targets] == ["before", "project", "raw"]
     before, project = targets[0], targets[1]
-    assert before.src == "/tmp/earlier-checkout" and project.src is None
+    assert before.src == str(tmp_path / "before-tree") and project.src is None
     assert before.db is not None and project.db is db
     assert (before.db.url, before.db.schema) != (db.url, db.schema)
+
+
+def test_the_earlier_tree_is_that_commit_s_src_with_the_built_catalogs(tmp_path: Path) -> None:
+    """The extracted tree holds the commit's package, byte for byte, and the Russian catalog
+    this tree has built, if any (built files are not committed)."""
+    load.extract_tree("HEAD", tmp_path / "tree")
+    committed = subprocess.run(["git", "-C", str(BENCH.parent), "show", "HEAD:src/lepromafia/web/ws/transport.py"],
+                               check=True, capture_output=True, text=True).stdout
+    transport = (tmp_path / "tree/src/lepromafia/web/ws/transport.py").read_text(encoding="utf-8")
+    assert transport == committed and "class LeanWebSocketProtocol" in transport
+    built = BENCH.parent / "src/lepromafia/web/locale/ru/LC_MESSAGES/messages.mo"
+    copied = tmp_path / "tree/src/lepromafia/web/locale/ru/LC_MESSAGES/messages.mo"
+    assert copied.exists() == built.exists()

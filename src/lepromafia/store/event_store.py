@@ -375,7 +375,7 @@ def _move_game_statement() -> Any:
 
 _MOVE_GAME = _move_game_statement()
 """A batch's statements are built once per process, not per commit: building a Core
-statement and its cache key was a tenth of the writer's CPU (issue 17, session 9)."""
+statement and its cache key was several percent of the loop (issue 17, session 9)."""
 _INSERTS: dict[str, Any] = {}
 _UPSERTS: dict[tuple[bool, str, tuple[str, ...] | None], Any] = {}
 
