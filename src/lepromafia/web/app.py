@@ -253,8 +253,12 @@ class Limits:
         if lang and cookies.get(LANG_COOKIE) != lang:
             extra.append((b"set-cookie", f"{LANG_COOKIE}={lang}; Path=/; Max-Age=31536000; "
                                          f"SameSite=Lax{self.secure}".encode()))
+        if not extra:  # most requests: no wrapper around every send
+            await self.app(scope, receive, send)
+            return
+
         async def send_with_cookies(message: Message) -> None:
-            if message["type"] == "http.response.start" and extra:
+            if message["type"] == "http.response.start":
                 message = dict(message)
                 message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
