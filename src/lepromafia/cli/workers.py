@@ -36,6 +36,9 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
 def supervise(count: int, host: str, port: int, server: Callable[[], Any]) -> None:
     """Run ``count`` workers of ``server()`` (a ``uvicorn.Server``) on one socket until
     told to stop; replace any that exits."""
@@ -46,15 +49,24 @@ def supervise(count: int, host: str, port: int, server: Callable[[], Any]) -> No
     def spawn(slot: int) -> None:
         sys.stdout.flush()  # a buffered line would be written again by the child
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the worker
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            try:
-                server().run(sockets=[sock])
-            finally:
-                os._exit(0)
-        children[pid] = slot
+        # No stop signal is handled between the fork and the bookkeeping on either side: the
+        # supervisor's ``stop`` would miss a child not yet in ``children`` (left running,
+        # the supervisor waiting for it forever), and a child would run the supervisor's
+        # handler instead of stopping. A signal sent meanwhile waits, then acts.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                try:
+                    server().run(sockets=[sock])
+                finally:
+                    os._exit(0)
+            children[pid] = slot
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         nonlocal stopping
