@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load import cpu_seconds, free_port, merge_windows, rss_kb  # noqa: E402
+from load import cpu_seconds, extract_tree, free_port, merge_windows, rss_kb  # noqa: E402
 from load_clients import READ_EVERY, Generator, Region, Route, pct  # noqa: E402
 from load_setup import create_games, server_command, until_listening  # noqa: E402
 
@@ -250,10 +250,7 @@ async def main() -> None:
     targets = []
     if args.before:
         base = workdir / "before-tree"
-        base.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before, "src", "bench"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+        extract_tree(args.before, base, ("src", "bench"))
         shutil.copy(workdir / "games.db", workdir / "before.db")
         before = DatabaseConfig(f"sqlite:///{workdir}/before.db")
         targets.append(Target("before", "project", free_port(), db=before))

@@ -519,11 +519,11 @@ def plan(args: argparse.Namespace, backend: str, games: int,
     return db, targets, client_procs(names, targets, limit, args.client_procs)
 
 
-def extract_tree(commit: str, into: Path) -> None:
-    """``src`` at ``commit`` (``git archive``, as ``bench/fanout.py --before`` does), with this
-    tree's compiled catalogs (built files, not committed): the server of ``--before``."""
+def extract_tree(commit: str, into: Path, paths: tuple[str, ...] = ("src",)) -> None:
+    """``paths`` at ``commit`` (``git archive``), with this tree's compiled catalogs (built
+    files, not committed): the server of ``--before`` (here and in ``bench/fanout.py``)."""
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src"],
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, *paths],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     for built in (ROOT / "src").rglob("*.mo"):

@@ -96,5 +96,10 @@ def test_a_worker_drops_only_its_own_publications_before_decoding_them():
             assert not broker._mine(json.dumps({"origin": "w", **batch}))
         finally:
             await broker.close()
+        named = RedisBroker(URL, "сервер-1", "lepromafia-test-own:")  # written as publish writes it
+        try:
+            assert named._mine(json.dumps({"origin": "сервер-1", "game": "g1"}, ensure_ascii=False).encode())
+        finally:
+            await named.close()
 
     asyncio.run(run())

@@ -72,7 +72,7 @@ class RedisBroker(Broker):
         self._rings: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
         self._confirmed = 0
-        self._own = json.dumps({"origin": self.worker})[:-1].encode()
+        self._own = json.dumps({"origin": self.worker}, ensure_ascii=False)[:-1].encode()
         """How this worker's own publications begin (``publish`` writes ``origin`` first):
         they come back through the pattern subscription and are dropped undecoded."""
         self.on_eviction: Eviction | None = None
@@ -140,8 +140,6 @@ class RedisBroker(Broker):
                 if message["type"] != "pmessage" or self._mine(message["data"]):
                     continue  # already delivered locally
                 data = json.loads(message["data"])
-                if data["origin"] == self.worker:
-                    continue
                 events = [(seq, codec.decode_event(raw)) for seq, raw in data["events"]]
                 Broker.publish(self, data["game"], events)
         finally:
