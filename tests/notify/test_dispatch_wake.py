@@ -8,6 +8,7 @@ the message within a second was woken by the commit.
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 from lepromafia.engine import commands as cmd
@@ -19,7 +20,7 @@ from lepromafia.store.migrate import upgrade
 from lepromafia.store.notify import NotifyStore
 
 from ..service.helpers import at, manual_clock, run, setup_game, small_cast, sqlite_config
-from .helpers import Recorder, dispatcher
+from .helpers import Recorder, dispatcher, profile
 
 
 class Counting(Dispatcher):
@@ -72,6 +73,67 @@ def test_a_commit_wakes_the_dispatcher_and_an_idle_one_sleeps(tmp_path: Any) -> 
             assert await until(lambda: d.passes > idle, 1.0), "the commit woke it"
             await d.stop()
             assert svc.store.listeners == listeners
+        finally:
+            await svc.close()
+
+    run(main())
+
+
+class CountingClaims(NotifyStore):
+    delivery_claims = 0
+
+    async def claim_deliveries(self, claim: Any) -> list[dict[str, Any]]:
+        self.delivery_claims += 1
+        return await super().claim_deliveries(claim)
+
+
+def test_a_message_nobody_is_told_of_costs_no_delivery_claim_and_one_that_is_sent_in_its_pass(
+        tmp_path: Any) -> None:
+    """A resident writes in his city inbox, which nobody follows: the pass that expands it
+    writes no delivery and claims none (issue 17: a chat message's pass is one claim, not
+    two). Then Cleo, who has a verified address, follows the inbox, and the next message's
+    pass writes her e-mail and sends it at once. With nothing of its own waiting, the
+    dispatcher still claims deliveries once its fallback poll (``idle``) has passed: another
+    worker's or a retry's (INBOX-CITY-1)."""
+    config = sqlite_config(tmp_path)
+
+    async def main() -> None:
+        await upgrade(config)
+        clock = manual_clock()
+        svc = GameService(EventStore.open(config), clock=clock)
+        await svc.start(sweep=False)
+        try:
+            await setup_game(svc, "g", small_cast(), settings={"supreme_court_mode": "never"})
+            clock.set(at(1, "10:05"))
+            store = CountingClaims(svc.store)
+            mail = Recorder("email")
+            d = dispatcher(svc, store, [mail], idle=30.0, interval=0.0)
+            await svc.sweep()  # Day 1's opening: its day post and duties
+            while await d.step():  # the set-up's own rows
+                pass
+            state = await svc.state("g")
+            city = next(iter(state.cities))
+            inbox = live_inbox(state, "city", city)
+            assert inbox
+            author, cleo = state.living(city)[:2]
+            claims = store.delivery_claims
+            await svc.execute("g", cmd.PostMessage(actor=author, inbox=inbox, text="Доброе утро"), "m-1")
+            assert await d.step() == 1  # the message's outbox row, expanded to nobody
+            assert store.delivery_claims == claims, "no delivery written, none claimed"
+
+            await profile(store, cleo, email="cleo@example.org")
+            await store.follow(cleo, "g", inbox, True, clock.now())
+            await svc.execute("g", cmd.PostMessage(actor=author, inbox=inbox, text="Кто за Даню?"), "m-2")
+            await d.step()
+            assert len(mail.sent) == 1, "her e-mail goes out in the pass that wrote it"
+            assert [r["status"] for r in await store.deliveries_of(game_id="g")] == ["sent"]
+
+            claims = store.delivery_claims
+            await d.step()
+            assert store.delivery_claims == claims
+            clock.advance(timedelta(seconds=31))
+            await d.step()
+            assert store.delivery_claims == claims + 1, "the fallback poll claims"
         finally:
             await svc.close()
 

@@ -39,13 +39,13 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
         yield api
 
 
-def submit(api: Api, who: str, action: str, **fields: str) -> str:
+def submit(api: Api, who: str, action: str, game_id: str = GAME, **fields: str) -> str:
     """Open the draw page as ``who``, post one of its forms, land where it redirects."""
-    page = api.get(who, f"/games/{GAME}/draw")
+    page = api.get(who, f"/games/{game_id}/draw")
     assert page.status_code == 200, page.text
     token = TOKEN.search(page.text)
     assert token
-    r = api.client.post(f"/games/{GAME}/draw/{action}", headers=api.headers(who),
+    r = api.client.post(f"/games/{game_id}/draw/{action}", headers=api.headers(who),
                         data={"csrf_token": token.group(1), **fields}, follow_redirects=False)
     assert r.status_code == 303, r.text
     landed = api.get(who, r.headers["location"]).text
@@ -91,7 +91,12 @@ def test_a_player_and_both_hosts_draw_the_deal_from_the_page(game: Api) -> None:
 
 
 def test_the_draw_page_shows_the_hosts_by_office_in_words(game: Api) -> None:
-    """HOST-CONS-5: the hosts take part by office; no party code reaches a person."""
+    """HOST-CONS-5: the hosts take part by office; no party code reaches a person. Its own
+    game, in which both hosts have committed (it does not rely on the test before it)."""
+    own = "drawn-offices"
+    setup_game_via_api(game, own, CAST, settings={"deal_method": "commit_reveal"}, start=False)
+    for host in (CAST.procurator, CAST.consigliere):
+        submit(game, host, "commit", digest=sha(VALUES[host]), game_id=own)
     for lang, word in (("ru", "Консильери"), ("en", "The Consigliere")):
-        html = game.get(None, f"/games/{GAME}/draw", lang=lang).text
+        html = game.get(None, f"/games/{own}/draw", lang=lang).text
         assert word in html and "office:" not in html

@@ -123,6 +123,11 @@ class Dispatcher:
         self._titles: dict[str, str] = {}
         self._watched = float("-inf")
         self._wake: asyncio.Event | None = None
+        self._sends_checked = float("-inf")
+        self._sends_waiting = True
+        """Whether deliveries may be due that this process knows of (it wrote some, or its
+        last claim was full): a pass claims deliveries then, and otherwise only once per
+        ``idle`` (another worker's, a retry's, a lease run out), not on every commit."""
 
     # --- running -------------------------------------------------------------------
 
@@ -173,11 +178,15 @@ class Dispatcher:
             await asyncio.sleep(max(0.0, started + self.config.interval - loop.time()))
 
     async def step(self) -> int:
-        """One pass of both kinds; the number of rows handled."""
+        """One pass of both kinds; the number of rows handled. Deliveries are claimed when
+        this process may have some due (``_sends_waiting``) or ``idle`` seconds after the
+        last claim: a chat message's pass, which writes none, costs no claim (issue 17)."""
         if self.clock.now() - self._watched >= self.config.watch_every:
             await self.watch()
         expanded = await self.expand_due()
-        sent = await self.send_due()
+        sent = 0
+        if self._sends_waiting or self.clock.now() - self._sends_checked >= self.config.idle:
+            sent = await self.send_due()
         if self.telegram is not None and "telegram" in self.senders:
             try:
                 self._offset = await self.telegram.poll_telegram(self._offset)
@@ -223,6 +232,8 @@ class Dispatcher:
             except Exception:
                 log.exception("expanding notification %s failed", row["key"])
         finished = await self.store.expand_many(self.worker, items)
+        if any(sends for i, _, _, sends in items if i in finished):
+            self._sends_waiting = True
         if self.on_notes:
             rung = self.on_notes(sorted({n["user_id"] for i, _, notes, _ in items if i in finished
                                          for n in notes}))
@@ -316,7 +327,10 @@ class Dispatcher:
     # --- 2. send -----------------------------------------------------------------------
 
     async def send_due(self) -> int:
-        rows = await self.store.claim_deliveries(self._claim())
+        claim = self._claim()
+        self._sends_checked = claim.now
+        rows = await self.store.claim_deliveries(claim)
+        self._sends_waiting = len(rows) >= claim.limit  # a full batch: more may wait
         by_channel: dict[str, list[Row]] = defaultdict(list)
         for row in rows:
             by_channel[row["channel"]].append(row)
