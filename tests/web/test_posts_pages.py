@@ -177,3 +177,39 @@ def test_a_version_renders_once_whoever_reads_it() -> None:
     first = render("**x** @anna", residents, "Спойлер")
     assert render("**x** @anna", residents, "Спойлер") is first
     assert render.cache_info().hits == 1 and render.cache_info().misses == 1
+
+
+def test_a_chat_composer_answers_with_its_own_card_and_a_vote_with_the_whole_region(game: Api) -> None:
+    """Issue 17: the city inbox's composer posts into its card (htmx target
+    ``composer-card``): the answer is the emptied card, with no thread in it; a refusal is
+    the card with the refusal in words and the text kept. The answer of a post whose
+    target is the whole region (the voting inbox's buttons, or no htmx target) still
+    carries the thread (INBOX-GEN-1, EXEC-5)."""
+    talker, listener, _ = cast(game)
+    _, path = inbox_path(game, "city")
+    page = game.get(talker, path).text
+    assert 'hx-target="#composer-card"' in page and 'id="composer-card"' in page
+
+    def card(text: str) -> Any:
+        csrf = TOKEN.search(game.get(talker, path).text)
+        assert csrf
+        return game.client.post(f"{path}/post", data={"csrf_token": csrf.group(1), "text": text},
+                                headers={**game.headers(talker), "hx-request": "1",
+                                         "hx-target": "composer-card"})
+
+    r = card("Карточка, а не весь ящик.")
+    assert r.status_code == 200
+    assert 'data-testid="composer"' in r.text and "<textarea" in r.text
+    assert 'class="thread"' not in r.text and "Карточка, а не весь ящик." not in r.text
+    assert 'id="composer-card"' not in r.text  # its inside: htmx swaps it into the card
+    shown = game.get(listener, path).text
+    assert "Карточка, а не весь ящик." in shown  # posted all the same
+
+    refused = card("x" * 20_001)
+    assert refused.status_code == 200 and 'data-testid="error"' in refused.text
+    assert 'data-code="message_too_long"' in refused.text and 'class="thread"' not in refused.text
+    assert "x" * 20_001 in refused.text  # the draft kept in the field
+    assert "message_too_long" not in re.sub(r'data-code="[^"]*"', "", refused.text)
+
+    whole = post(game, talker, path, "А этот ответ — весь ящик.")  # no htmx target: the region
+    assert 'class="thread"' in whole and "А этот ответ — весь ящик." in whole

@@ -252,6 +252,15 @@ class GameQueries:
         return InboxView(**vars(_header(game, inbox_id, viewer)),
                          messages=messages, tally=tally, read_upto=read_upto)
 
+    async def inbox_header(self, game_id: str, inbox_id: str, viewer: str | None,
+                           game: Current | None = None) -> InboxHeader | None:
+        """The inbox without its messages, if the viewer may read it (the composer after
+        a post: issue 17, no read of the thread and no read marker moved); else None."""
+        game = game or await self.current(game_id)
+        if inbox_id not in game.state.inboxes or not can_read(game.state, inbox_id, viewer):
+            return None
+        return _header(game, inbox_id, viewer)
+
     async def mark_read_upto(self, game_id: str, inbox_id: str, viewer: str, position: int) -> bool:
         """Move the viewer's read marker of an inbox forward to his stream ``position`` (the
         frame of the last message his page showed, issue 17): one in-memory lookup and one

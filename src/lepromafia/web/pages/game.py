@@ -648,6 +648,10 @@ async def post_message(
         await web.service.execute(game_id, command, command_id)
     except CodedError as exc:
         error = describe(exc, lang, field="text")
+    if request.headers.get("hx-request") and request.headers.get("hx-target") == COMPOSER_CARD:
+        card = await composer_card(request, web, game_id, inbox_id, user.user_id, lang, error, body)
+        if card is not None:
+            return card
     if request.headers.get("hx-request"):
         game = await load_game(web, game_id)
         ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
@@ -658,6 +662,26 @@ async def post_message(
     if error is not None:
         return redirect(back, error=error, draft=body, lang=lang)
     return redirect(back, lang=lang)
+
+
+COMPOSER_CARD = "composer-card"
+"""The id of a chat composer's card: its own htmx target (``partials/composer_card.html``)."""
+
+
+async def composer_card(request: Request, web: Any, game_id: str, inbox_id: str, uid: str, lang: str,
+                        error: Any, body: str) -> Response | None:
+    """A chat composer's answer to its own post: its card alone, emptied, or with the
+    refusal and the draft kept (issue 17: the message reaches the thread by the socket's
+    push, as everyone else's does; the thread is neither read nor rendered). None where the
+    card no longer fits (the author may not write here any more): the whole region then."""
+    game = await load_game(web, game_id)
+    header = await web.queries.inbox_header(game_id, inbox_id, uid, game=game.current)
+    if header is None or header.access != "write" or header.keywords_only or keywords_of(header.kind):
+        return None
+    ctx = {"game": {"id": game_id}, "inbox": {"id": inbox_id}, "card_only": True, "vote_buttons": [],
+           "keywords_only": False, "max_length": game.state.settings.message_max_length,
+           "error": error, "draft": body if error else "", "flash": None}
+    return render(request, "partials/composer_card.html", ctx, lang=lang)
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}", include_in_schema=False)

@@ -365,6 +365,12 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var target = e.detail && e.detail.target, xhr = e.detail && e.detail.xhr;
     var seq = xhr ? xhr.getResponseHeader("X-Live-Seq") : null;
     if (target && seq && target.hasAttribute("data-live-src")) { target.setAttribute("data-live-rendered", seq); }
+    // A chat composer's post answers with its own card: the message comes by the socket.
+    // With the socket down, the thread is fetched once instead.
+    if (target && target.id === "composer-card" && e.detail.successful && !(ws && ws.readyState === 1)) {
+      var region = target.closest("[data-live-src]");
+      if (region) { schedule(region); }
+    }
   });
   document.body.addEventListener("htmx:afterSwap", function () {
     document.querySelectorAll(".thread").forEach(function (t) { t.scrollTop = t.scrollHeight; });

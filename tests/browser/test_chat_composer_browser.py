@@ -1,0 +1,98 @@
+"""A chat composer's post in Chromium: the message reaches the thread by the socket's push
+and the composer's answer is its own card, never the thread again (issue 17: an htmx post
+used to re-render up to 500 messages, ~0.5 MB, for its author alone). A refusal stays
+beside the composer in words, the text kept, and the thread is untouched (INBOX-GEN-1,
+review M9). Without a socket, the thread is fetched once after the post. Screenshots in Russian and English at 1280×800 and 390×844 under
+var/screenshots/ (not committed).
+
+Cast: residents alice, boris, carol of Лепроград.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from playwright.sync_api import expect
+
+from lepromafia.engine.calendar import MOSCOW
+
+from .conftest import LiveServer, login
+
+GAME = "chat-composer"
+TOWN = "Лепроград"
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+WAIT = 10_000
+
+
+def test_a_chat_post_comes_back_by_the_push_and_a_refusal_stays_beside_the_composer(
+        live: LiveServer, browser: Any) -> None:
+    live.start_one_city_game(GAME, "Лепромафия: чат", TOWN, ("alice", "boris", "carol"))
+    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), GAME)
+    box = live.state(GAME).current_inbox("city", TOWN)
+    assert box
+    inbox = f"{live.url}/games/{GAME}/inboxes/{quote(box, safe='')}"
+
+    alice = login(browser, live, "alice", width=1280)
+    alice.goto(inbox)
+    expect(alice.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    answers: list[tuple[str, str, int]] = []
+    alice.on("response", lambda r: answers.append((r.request.method, r.url, len(r.body()))))
+
+    # Her message: in the thread from the push, the composer emptied, the thread not fetched.
+    alice.fill("#text", "Доброе утро, Лепроград!")
+    alice.click("[data-testid=composer] button[type=submit]")
+    expect(alice.locator("#m1 .text")).to_have_text("Доброе утро, Лепроград!", timeout=WAIT)
+    expect(alice.locator("#text")).to_have_value("", timeout=WAIT)
+    assert alice.locator("#composer-card").count() == 1
+    posts = [a for a in answers if a[0] == "POST" and a[1].endswith("/post")]
+    assert len(posts) == 1 and posts[0][2] < 20_000, posts  # the card, not the thread
+    assert not [a for a in answers if a[0] == "GET" and "/part" in a[1]], answers
+
+    # boris, on the page already, sees it arrive too.
+    boris = login(browser, live, "boris", width=1280)
+    boris.goto(inbox)
+    expect(boris.locator("#m1 .text")).to_have_text("Доброе утро, Лепроград!", timeout=WAIT)
+
+    # A message over the limit: refused beside the composer, in words, the text kept.
+    long_text = "слово " * 3400  # 20,400 characters: over the 20,000 a message may hold
+    alice.locator("#text").evaluate("(t, v) => { t.removeAttribute('maxlength'); t.value = v; }", long_text)
+    alice.click("[data-testid=composer] button[type=submit]")
+    error = alice.locator("[data-testid=field-error]")
+    expect(error).to_be_visible(timeout=WAIT)
+    assert "message_too_long" not in error.inner_text() and error.inner_text().strip()
+    expect(alice.locator("#text")).to_have_value(long_text, timeout=WAIT)
+    assert alice.locator(".thread > li.msg").count() == 1
+
+    # With her socket down for good, her next message still reaches her thread: the
+    # composer's answer has the page fetch the thread once (static/js/live.js).
+    alice.evaluate("() => { window.WebSocket = function () { throw new Error('offline'); }; "
+                   "window.lepromafiaLive.drop(); }")
+    expect(alice.locator("#live-status")).to_have_attribute("data-state", "closed", timeout=WAIT)
+    alice.fill("#text", "Связь пропала, но я здесь.")
+    alice.click("[data-testid=composer] button[type=submit]")
+    expect(alice.locator("#m2 .text")).to_have_text("Связь пропала, но я здесь.", timeout=WAIT)
+    expect(alice.locator("#text")).to_have_value("", timeout=WAIT)
+    shoot(browser, live, inbox, long_text)
+    alice.context.close()
+    boris.context.close()
+
+
+def shoot(browser: Any, live: LiveServer, inbox: str, long_text: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for lang in ("ru", "en"):
+        for size, (w, h) in SIZES.items():
+            page = login(browser, live, "carol", width=w)
+            page.set_viewport_size({"width": w, "height": h})
+            page.goto(f"{inbox}?lang={lang}")
+            expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+            page.locator("#text").evaluate("(t, v) => { t.removeAttribute('maxlength'); t.value = v; }",
+                                           long_text)
+            page.click("[data-testid=composer] button[type=submit]")
+            expect(page.locator("[data-testid=field-error]")).to_be_visible(timeout=WAIT)
+            page.locator("[data-testid=field-error]").scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"chat-composer-refused-{lang}-{size}.png"))
+            page.context.close()
