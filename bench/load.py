@@ -420,7 +420,7 @@ class Harness:
             "refreshes_per_s": m["refreshes_per_s"],
             "refresh_p50_ms": m["refresh_p50_ms"], "refresh_p99_ms": m["refresh_p99_ms"],
             "reads_per_s": m["reads_per_s"], "read_p99_ms": m["read_p99_ms"],
-            "live_js": args.live_js, "read_via": args.read_via,
+            "live_js": args.live_js, "read_via": args.read_via, "post_via": args.post_via,
             "refresh_errors": m["refresh_errors"], "reconnects": m["reconnects"],
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
             "server_procs": len(pids),
@@ -575,7 +575,7 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     path = workdir / "manifest.json"
     path.write_text(json.dumps(manifest), encoding="utf-8")
     options = {"live_js": args.live_js, "read_every": args.read_every, "read_via": args.read_via,
-               "window": args.window, "drain": args.drain, "rate": args.rate,
+               "post_via": args.post_via, "window": args.window, "drain": args.drain, "rate": args.rate,
                "in_flight": max(1, CONNECT_IN_FLIGHT // procs), "http_limit": max(16, HTTP_LIMIT // procs)}
     parts = split_games(names, procs)
     clients = await ClientProcs.start(parts, path, options, workdir)
@@ -737,6 +737,9 @@ async def main() -> None:
     parser.add_argument("--read-via", choices=("ws", "http"), default="ws",
                         help="how a client reports its read marker: on its socket (live.js while "
                              "the socket is open) or by POST …/read (before session 6)")
+    parser.add_argument("--post-via", choices=("form", "api"), default="form",
+                        help="posts as the browser's chat composer sends them (htmx form, cookies, "
+                             "form token) or through the JSON API (sessions 5-9)")
     parser.add_argument("--client-procs", type=int, default=None,
                         help="load generator processes, each owning whole games (default: one per "
                              f"{SOCKETS_PER_CLIENT_PROC} of a target's sockets, and enough for the "

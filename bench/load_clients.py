@@ -24,6 +24,8 @@ import argparse
 import asyncio
 import bisect
 import gc
+import hashlib
+import hmac
 import html
 import json
 import os
@@ -36,7 +38,7 @@ import uuid
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import aiohttp
 
@@ -55,6 +57,8 @@ ATTR = re.compile(r"\b(data-live-[a-z]+)=\"([^\"]*)\"")
 HTTP_LIMIT = 256
 """Pooled HTTP connections (posts, re-fetches, read marks) over all generators (each takes
 its share, as with the connecting sockets: the servers see as many as from one process)."""
+BENCH_SECRET = "lepromafia-bench-signing-key"
+"""``load_setup.BENCH_SECRET``: the servers' signing key (this module imports no project code)."""
 SPARE_FILES = 64
 """Files a process holds besides its sockets (interpreter, logs, pipes, the event loop)."""
 
@@ -392,6 +396,15 @@ def since(entries: list[tuple[float, float]], start: float) -> list[float]:
     return [round(x, 6) for at, x in entries if at >= start]
 
 
+def form_token(key: str, seed: str, nonce: str, expires: int) -> str:
+    """The CSRF token a rendered composer carries (``web.deps.csrf_token``): its nonce, its
+    expiry and their MAC under the server's key, bound to the browser's CSRF cookie
+    ``seed``. A browser gets a fresh one with each composer it is served; a generator
+    mints it, so a post costs what a browser's post costs and no page load more."""
+    mac = hmac.new(key.encode(), f"{seed}|{nonce}|{expires}".encode(), hashlib.sha256).hexdigest()[:40]
+    return f"{nonce}.{expires}.{mac}"
+
+
 class Generator:
     """One generator process's games: their clients on every target and their posting."""
 
@@ -514,6 +527,12 @@ class Generator:
                 return  # the raw ack is not awaited per post (one writer socket per game)
             inbox = self.manifest["games"][game]["cities"][city]["inbox"]
             port = t.port_for(len(self.stats.sent), game)  # several workers: in turn, or by game
+            if getattr(self.args, "post_via", "api") == "form":
+                if not await self._post_form(port, game, inbox, author, mid, text):
+                    self.stats.refused += 1
+                    return
+                self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
+                return
             async with self.http.post(
                     f"http://127.0.0.1:{port}/api/games/{game}/commands/PostMessage",
                     headers={"Authorization": f"Bearer {self.manifest['tokens'][author]}"},
@@ -525,6 +544,20 @@ class Generator:
             self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
         except (TimeoutError, aiohttp.ClientError, OSError):
             self.stats.refused += 1
+
+    async def _post_form(self, port: int, game: str, inbox: str, author: str, mid: str, text: str) -> bool:
+        """The chat composer's htmx post, as live.js's page sends it (cookies, form token,
+        ``HX-Target: composer-card``); True if the answer is not a refusal."""
+        seed, session = self.csrf[0], self.manifest["tokens"][author]
+        nonce = uuid.uuid4().hex
+        token = form_token(BENCH_SECRET, seed, nonce, int(max(time.time(), self.manifest["now"])) + 7 * 86400)
+        async with self.http.post(
+                f"http://127.0.0.1:{port}/games/{game}/inboxes/{quote(inbox, safe='')}/post",
+                headers={"Cookie": f"{SESSION_COOKIE}={session}; {CSRF_COOKIE}={seed}",
+                         "HX-Request": "true", "HX-Target": "composer-card"},
+                data={"csrf_token": token, "command_id": nonce, "text": text}) as resp:
+            answer = await resp.text()
+            return resp.status == 200 and 'data-testid="error"' not in answer
 
     async def window(self, name: str, rep: int, start: float) -> dict[str, Any]:
         """From ``start`` (the parent's clock, which is this one's): the games' Poisson

@@ -130,6 +130,11 @@ def serve_offset(manifest: dict[str, Any], real_now: float) -> float:
     return float(manifest["now"]) - real_now
 
 
+BENCH_SECRET = "lepromafia-bench-signing-key"
+"""The benchmarked servers' signing key: a generator mints each post's form token with it
+(``load_clients.form_token``), as the composer a browser was served would carry one."""
+
+
 def server_command(kind: str, port: int, manifest: dict[str, Any], workdir: Path, db: Any,
                    bench: Path) -> tuple[list[str], dict[str, str]]:
     """The command and environment that start one benchmarked server: the raw ``websockets``
@@ -141,6 +146,7 @@ def server_command(kind: str, port: int, manifest: dict[str, Any], workdir: Path
         return ([sys.executable, str(bench / "load_raw.py"), "--port", str(port), "--manifest", str(path)],
                 env)
     assert db is not None
+    env["LEPROMAFIA_SECRET_KEY"] = BENCH_SECRET  # the generators mint the composer's tokens
     env["LEPROMAFIA_DATABASE_URL"] = db.url
     env["LEPROMAFIA_DATABASE_SCHEMA"] = db.schema or ""
     return ([sys.executable, str(bench / "load_server.py"), "--port", str(port),

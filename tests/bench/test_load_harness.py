@@ -16,6 +16,7 @@ import random
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -206,3 +207,45 @@ def test_the_earlier_tree_is_that_commit_s_src_with_the_built_catalogs(tmp_path:
     built = BENCH.parent / "src/lepromafia/web/locale/ru/LC_MESSAGES/messages.mo"
     copied = tmp_path / "tree/src/lepromafia/web/locale/ru/LC_MESSAGES/messages.mo"
     assert copied.exists() == built.exists()
+
+
+def test_a_minted_form_token_posts_as_the_browser_s_composer_does(tmp_path: Path) -> None:
+    """``--post-via form`` (the default since session 10): a generator's chat post is the
+    composer's htmx post with a token it mints under the servers' key (``form_token``).
+    The server accepts it as one message, answers with the composer's card, and refuses a
+    token minted under another key or bound to another cookie (CSRF, SEC-2)."""
+    from urllib.parse import quote
+
+    from load_clients import BENCH_SECRET, CSRF_COOKIE, form_token
+
+    from ..web.conftest import at, make_api, setup_game_via_api, small_cast
+
+    cast = small_cast()
+    city = next(iter(cast.cities))
+    for api in make_api(tmp_path, secret_key=BENCH_SECRET):
+        setup_game_via_api(api, "bench", cast)
+        api.advance_to(at(1, "10:05"))
+        inbox = api.state("bench").current_inbox("city", city)
+        assert inbox
+        author = api.state("bench").living(city)[0]
+        path = f"/games/bench/inboxes/{quote(inbox, safe='')}"
+        posts = [(key, seed, cookie, text) for key, seed, cookie, text in (
+            (BENCH_SECRET, "seed-1", "seed-1", "lg:abc сообщение в городской чат"),
+            ("another-key", "seed-1", "seed-1", "чужой ключ"),
+            (BENCH_SECRET, "seed-1", "seed-2", "чужая кука"))]
+        answers = []
+        for key, seed, cookie, text in posts:
+            nonce = uuid.uuid4().hex
+            api.client.cookies.set(CSRF_COOKIE, cookie)
+            answers.append(api.client.post(
+                f"{path}/post", data={"csrf_token": form_token(key, seed, nonce, int(time.time()) + 3600),
+                                      "command_id": nonce, "text": text},
+                headers={**api.headers(author), "hx-request": "true", "hx-target": "composer-card"}))
+        answer, *refused = answers
+        assert answer.status_code == 200
+        assert 'data-testid="error"' not in answer.text and 'class="thread"' not in answer.text
+        assert 'data-testid="composer"' in answer.text
+        for r in refused:
+            assert r.status_code == 403 and 'data-code="csrf_invalid"' in r.text
+        shown = api.get(author, path).text
+        assert "lg:abc" in shown and "чужой ключ" not in shown and "чужая кука" not in shown
