@@ -205,6 +205,22 @@ def test_a_chat_composer_answers_with_its_own_card_and_a_vote_with_the_whole_reg
     shown = game.get(listener, path).text
     assert "Карточка, а не весь ящик." in shown  # posted all the same
 
+    # The card's own form posts the next message, as the browser does; each card has its
+    # own token, its nonce the form's command id (one token, one command).
+    tokens = []
+    for text in ("Второе из карточки.", "Третье из карточки."):
+        token = TOKEN.search(r.text)
+        assert token
+        tokens.append(token.group(1))
+        assert f'name="command_id" value="{token.group(1).split(".")[0]}"' in r.text
+        r = game.client.post(f"{path}/post", data={"csrf_token": token.group(1), "text": text,
+                                                    "command_id": token.group(1).split(".")[0]},
+                             headers={**game.headers(talker), "hx-request": "1", "hx-target": "composer-card"})
+        assert r.status_code == 200 and 'data-testid="error"' not in r.text
+    assert len(set(tokens)) == 2
+    shown = game.get(listener, path).text
+    assert "Второе из карточки." in shown and "Третье из карточки." in shown
+
     refused = card("x" * 20_001)
     assert refused.status_code == 200 and 'data-testid="error"' in refused.text
     assert 'data-code="message_too_long"' in refused.text and 'class="thread"' not in refused.text

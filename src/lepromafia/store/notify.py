@@ -26,6 +26,7 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    bindparam,
     delete,
     func,
     or_,
@@ -166,6 +167,39 @@ class Claim:
     limit: int = 200
 
 
+_CLAIMS: dict[tuple[str, bool], Any] = {}
+
+
+def _claim_statement(table: Table, is_sqlite: bool) -> Any:
+    """The claim of up to ``:limit`` due, pending, unleased rows of ``table`` (the outbox
+    by ``due_real``, deliveries by ``next_real``) for ``:worker`` until ``:until``,
+    returning them; built once per process (issue 17: not a statement and its cache key
+    per pass)."""
+    key = (table.name, is_sqlite)
+    if key not in _CLAIMS:
+        due = table.c.due_real if table is outbox else table.c.next_real
+        now: Any = bindparam("now")
+        free = or_(table.c.claimed_until.is_(None), table.c.claimed_until < now)
+        ids = select(table.c.id).where(and_(table.c.status == "pending", due <= now, free)) \
+            .order_by(due).limit(bindparam("limit"))
+        lease: dict[str, Any] = {"claimed_until": bindparam("until"), "claimed_by": bindparam("worker")}
+        if is_sqlite:  # one writer at a time: the subquery is read once
+            pending = and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending")
+            _CLAIMS[key] = update(table).where(pending).values(**lease).returning(*table.c)
+        else:
+            # A materialized CTE locks its rows exactly once. As an ``IN (subquery)`` the
+            # planner may run the ``LIMIT … FOR UPDATE SKIP LOCKED`` subquery again for
+            # each row it updates: every run skips the rows the earlier ones locked, so one
+            # claim took every due row (the batch limit ignored) in quadratic time. The
+            # update then finds its rows by primary key only (the lock already re-checked
+            # them): a second condition on ``status`` led an unanalyzed table's plan to
+            # scan every pending row once per claimed one.
+            picked = ids.with_for_update(skip_locked=True).cte("picked").prefix_with("MATERIALIZED")
+            _CLAIMS[key] = (update(table).where(table.c.id == picked.c.id)
+                            .values(**lease).returning(*table.c))
+    return _CLAIMS[key]
+
+
 class NotifyStore:
     """Plain reads and writes; what to send and to whom is the service's."""
 
@@ -192,35 +226,18 @@ class NotifyStore:
 
     # --- claiming (several workers, SIGKILL-safe) ----------------------------------
 
-    async def _claim(self, table: Table, due: Any, order: Any, claim: Claim) -> list[Row]:
-        free = or_(table.c.claimed_until.is_(None), table.c.claimed_until < claim.now)
-        ids = select(table.c.id).where(and_(table.c.status == "pending", due, free)) \
-            .order_by(order).limit(claim.limit)
-        lease = {"claimed_until": claim.now + claim.lease, "claimed_by": claim.worker}
-        if self.is_sqlite:  # one writer at a time: the subquery is read once
-            pending = and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending")
-            stmt = update(table).where(pending).values(**lease).returning(*table.c)
-        else:
-            # A materialized CTE locks its rows exactly once. As an ``IN (subquery)`` the
-            # planner may run the ``LIMIT … FOR UPDATE SKIP LOCKED`` subquery again for
-            # each row it updates: every run skips the rows the earlier ones locked, so one
-            # claim took every due row (the batch limit ignored) in quadratic time. The
-            # update then finds its rows by primary key only (the lock already re-checked
-            # them): a second condition on ``status`` led an unanalyzed table's plan to
-            # scan every pending row once per claimed one.
-            picked = ids.with_for_update(skip_locked=True).cte("picked").prefix_with("MATERIALIZED")
-            stmt = (update(table).where(table.c.id == picked.c.id)
-                    .values(**lease).returning(*table.c))
+    async def _claim(self, table: Table, claim: Claim) -> list[Row]:
+        params = {"now": claim.now, "limit": claim.limit, "until": claim.now + claim.lease,
+                  "worker": claim.worker}
         async with self._write() as conn:
-            rows = (await conn.execute(stmt)).all()
+            rows = (await conn.execute(_claim_statement(table, self.is_sqlite), params)).all()
         return sorted((dict(r._mapping) for r in rows), key=lambda r: r["id"])
 
     async def claim_outbox(self, claim: Claim) -> list[Row]:
-        return await self._claim(outbox, outbox.c.due_real <= claim.now, outbox.c.due_real, claim)
+        return await self._claim(outbox, claim)
 
     async def claim_deliveries(self, claim: Claim) -> list[Row]:
-        return await self._claim(deliveries, deliveries.c.next_real <= claim.now,
-                                 deliveries.c.next_real, claim)
+        return await self._claim(deliveries, claim)
 
     async def expand(self, outbox_id: int, worker: str, status: str, notes: Sequence[Row],
                      sends: Sequence[Row]) -> bool:

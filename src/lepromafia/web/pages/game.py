@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -27,7 +28,7 @@ from ...service.outbound import visible, visible_now
 from ...service.transparency import day_post_heads, published_heads
 from ..api.commands import platform_rng
 from ..api.games import scoped
-from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep
+from ..deps import CommandCsrfChecked, CurrentUser, Lang, RequireUser, WebDep, csrf_token
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import N_
 from . import votes as vote_record
@@ -681,7 +682,40 @@ async def composer_card(request: Request, web: Any, game_id: str, inbox_id: str,
     ctx = {"game": {"id": game_id}, "inbox": {"id": inbox_id}, "card_only": True, "vote_buttons": [],
            "keywords_only": False, "max_length": game.state.settings.message_max_length,
            "error": error, "draft": body if error else "", "flash": None}
-    return render(request, "partials/composer_card.html", ctx, lang=lang)
+    if error is not None:
+        return render(request, "partials/composer_card.html", ctx, lang=lang)
+    return EMPTY_CARDS.card(request, ctx, lang)
+
+
+class EmptyCards:
+    """The emptied composer card of each (game, inbox, language, length limit), rendered
+    once: every author's answer is the same but for its form token, which is put in (one
+    ``csrf_token`` per answer, as a render would make). Bounded; oldest first out."""
+
+    PLACEHOLDER = "cardnonce0.0.cardmac0"
+    """What the cached card holds where a token goes (the nonce part also as command id)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._html: OrderedDict[tuple[str, str, str, int], str] = OrderedDict()
+
+    def card(self, request: Request, ctx: dict[str, Any], lang: str) -> HTMLResponse:
+        key = (ctx["game"]["id"], ctx["inbox"]["id"], lang, ctx["max_length"])
+        html = self._html.get(key)
+        if html is None:
+            drawn = render(request, "partials/composer_card.html",
+                           {**ctx, "csrf_token": lambda: self.PLACEHOLDER}, lang=lang)
+            html = bytes(drawn.body).decode()
+            self._html[key] = html
+            while len(self._html) > self.size:
+                self._html.popitem(last=False)
+        token = csrf_token(request)
+        nonce = self.PLACEHOLDER.split(".", 1)[0]
+        fresh = html.replace(self.PLACEHOLDER, token).replace(nonce, token.split(".", 1)[0])
+        return HTMLResponse(fresh, headers={"Cache-Control": "no-store"})
+
+
+EMPTY_CARDS = EmptyCards()
 
 
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}", include_in_schema=False)
