@@ -1,0 +1,169 @@
+"""What one chat post costs the server: the composer's htmx post against the JSON API, in a
+city inbox whose thread is full (issue 17, docs/performance.md "Session 10").
+
+One 100-player game on SQLite, set up as the load benchmark sets it up
+(``load_setup.create_games``); its first city's inbox is filled with ``--fill`` messages
+first (a thread of up to 500 shown, as late in a game day). Then, for each server in turn
+(this tree, and with ``--before COMMIT`` the project at that commit, each on its own copy
+of the store), ``--posts`` sequential posts of one resident: the composer's htmx post
+(cookies, its form token, ``HX-Target: composer-card``) and the same message through
+``POST /api/games/{g}/commands/PostMessage``. Per post: the server's CPU time (/proc, all
+threads), the answer's wall time and size. ``--rounds`` rounds, servers interleaved.
+
+    python bench/post_cost.py [--before d31aff2] [--posts 200] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from load import cpu_seconds, extract_tree, free_port  # noqa: E402
+from load_clients import BENCH_SECRET, CSRF_COOKIE, SESSION_COOKIE, form_token  # noqa: E402
+from load_setup import create_games, server_command, until_listening  # noqa: E402
+
+from lepromafia.store.database import DatabaseConfig  # noqa: E402
+
+TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+class Server:
+    def __init__(self, name: str, tree: Path, db: Path, manifest: dict[str, Any], workdir: Path) -> None:
+        self.name, self.tree, self.db, self.manifest, self.workdir = name, tree, db, manifest, workdir
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    async def start(self) -> None:
+        cmd, env = server_command("project", self.port, self.manifest, self.workdir,
+                                  DatabaseConfig(f"sqlite+aiosqlite:///{self.db}"), ROOT / "bench")
+        env["PYTHONPATH"] = str(self.tree / "src")
+        log = self.workdir / f"{self.name}.log"
+        self.proc = subprocess.Popen(cmd, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+        await until_listening(self.proc, self.port, self.name, log)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
+async def measure(server: Server, http: aiohttp.ClientSession, posts: int) -> list[dict[str, Any]]:
+    """``posts`` htmx posts, then as many API posts, by one resident of the first city."""
+    m = server.manifest
+    game = sorted(m["games"])[0]
+    city = sorted(m["games"][game]["cities"])[0]
+    spec = m["games"][game]["cities"][city]
+    author, inbox = spec["residents"][0], spec["inbox"]
+    base = f"http://127.0.0.1:{server.port}"
+    assert server.proc is not None
+    seed = uuid.uuid4().hex
+    cookies = f"{SESSION_COOKIE}={m['tokens'][author]}; {CSRF_COOKIE}={seed}"
+
+    async def htmx(text: str) -> int:
+        nonce = uuid.uuid4().hex
+        token = form_token(BENCH_SECRET, seed, nonce, int(max(time.time(), m["now"])) + 86400)
+        async with http.post(f"{base}/games/{game}/inboxes/{quote(inbox, safe='')}/post",
+                             headers={"Cookie": cookies, "HX-Request": "true", "HX-Target": "composer-card"},
+                             data={"csrf_token": token, "command_id": nonce, "text": text}) as r:
+            body = await r.read()
+            assert r.status == 200 and b'data-testid="error"' not in body, (r.status, body[:300])
+            return len(body)
+
+    async def api(text: str) -> int:
+        async with http.post(f"{base}/api/games/{game}/commands/PostMessage",
+                             headers={"Authorization": f"Bearer {m['tokens'][author]}"},
+                             json={"command_id": uuid.uuid4().hex, "inbox": inbox, "text": text}) as r:
+            body = await r.read()
+            assert r.status == 200, (r.status, body[:300])
+            return len(body)
+
+    rows = []
+    for way, post in (("htmx", htmx), ("api", api)):
+        cpu, started, size = cpu_seconds(server.proc.pid), time.perf_counter(), 0
+        for i in range(posts):
+            size = await post(f"Сообщение {i} в городской чат")
+        rows.append({"server": server.name, "post": way,
+                     "cpu_ms": (cpu_seconds(server.proc.pid) - cpu) / posts * 1000,
+                     "wall_ms": (time.perf_counter() - started) / posts * 1000, "bytes": size})
+    return rows
+
+
+async def fill(server: Server, http: aiohttp.ClientSession, messages: int) -> None:
+    """The first city's inbox filled with ``messages`` posts of its residents (the API)."""
+    m = server.manifest
+    game = sorted(m["games"])[0]
+    spec = m["games"][game]["cities"][sorted(m["games"][game]["cities"])[0]]
+    for i in range(messages):
+        author = spec["residents"][i % len(spec["residents"])]
+        async with http.post(f"http://127.0.0.1:{server.port}/api/games/{game}/commands/PostMessage",
+                             headers={"Authorization": f"Bearer {m['tokens'][author]}"},
+                             json={"command_id": f"fill-{i}", "inbox": spec["inbox"],
+                                   "text": f"Сообщение {i}: кто за кого голосует сегодня?"}) as r:
+            assert r.status == 200, await r.text()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--before", default="", help="also the project at this commit")
+    parser.add_argument("--posts", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--fill", type=int, default=600)
+    parser.add_argument("--out", default=str(ROOT / "var" / "bench-post-cost"))
+    args = parser.parse_args()
+    workdir = Path(args.out)
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    filled = workdir / "filled.db"
+    manifest = await create_games(DatabaseConfig(f"sqlite+aiosqlite:///{filled}"), 1)
+    trees = {"project": ROOT}
+    if args.before:
+        extract_tree(args.before, workdir / "before-tree")
+        trees = {"before": workdir / "before-tree", **trees}
+    async with aiohttp.ClientSession() as http:
+        first = Server("fill", ROOT, filled, manifest, workdir)
+        await first.start()
+        try:
+            await fill(first, http, args.fill)
+        finally:
+            first.stop()
+        rows: list[dict[str, Any]] = []
+        for rnd in range(args.rounds):
+            for name, tree in trees.items():
+                db = workdir / f"{name}-{rnd}.db"
+                shutil.copy(filled, db)
+                server = Server(name, tree, db, manifest, workdir)
+                await server.start()
+                try:
+                    for row in await measure(server, http, args.posts):
+                        rows.append({**row, "round": rnd})
+                        print(json.dumps(rows[-1]), flush=True)
+                finally:
+                    server.stop()
+    print("\n| server | post | server CPU ms per post | answer ms | answer bytes |\n|---|---|---|---|---|")
+    for name in trees:
+        for way in ("htmx", "api"):
+            mine = [r for r in rows if r["server"] == name and r["post"] == way]
+            print(f"| {name} | {way} | " + " | ".join(
+                " / ".join(f"{v:,.1f}" for v in (min(vals), statistics.median(vals), max(vals)))
+                for vals in ([r["cpu_ms"] for r in mine], [r["wall_ms"] for r in mine],
+                             [float(r["bytes"]) for r in mine])) + " |")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
