@@ -6,8 +6,10 @@ server beside the raw ``websockets`` baseline in the same run.
 ``--games`` games of 100 players (``capacity_games``; 2 games = 10 cities) at Day 2, 20:01,
 three candidates' voting inboxes open in every city (EXEC-4). Every resident of every city
 has a socket subscribed to his game. A rush: every living resident who is not a candidate
-(17 per city, 170 for 10 cities) votes «казнить» for a random candidate through the HTTP
-API (``PostMessage`` into the voting inbox, EXEC-5), all within ``--seconds`` seconds, the
+(17 per city, 170 for 10 cities) votes «казнить» for a random candidate with the voting
+inbox's button as the browser sends it (``--post-via form``: the htmx form, whose answer is the
+voting inbox's region; ``--post-via api``: ``PostMessage`` through the JSON API, sessions
+5-9; EXEC-5), all within ``--seconds`` seconds, the
 arrivals denser towards the end (density ∝ t: the last moments at twice the mean rate);
 then the same voters withdraw («не казнить», EXEC-8) in a second rush of the same shape.
 Measured per vote: **ack** (HTTP answer) and **tally** (the ``VoteCast`` event reaching each
@@ -37,6 +39,7 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import aiohttp
 
@@ -44,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from capacity_games import append_rows, cached, positions, working_copy  # noqa: E402
+from load_clients import BENCH_SECRET, CSRF_COOKIE, SESSION_COOKIE, form_token  # noqa: E402
 from load_setup import server_command, until_listening  # noqa: E402
 from reconnect import Server, raise_file_limit, subscribe_once  # noqa: E402
 
@@ -77,8 +81,12 @@ def arrivals(n: int, seconds: float, rng: random.Random) -> list[float]:
 
 
 class Rush:
-    def __init__(self, server: Server, manifest: dict[str, Any], since: dict[str, int]) -> None:
-        self.server, self.manifest, self.since = server, manifest, since
+    def __init__(self, server: Server, manifest: dict[str, Any], since: dict[str, int],
+                 post_via: str = "form") -> None:
+        self.server, self.manifest, self.since, self.post_via = server, manifest, since, post_via
+        self.seed = uuid.uuid4().hex
+        """The voters' CSRF cookie (``--post-via form``), to which each minted token is bound."""
+        self.answer_bytes: list[int] = []
         self.sent: dict[str, float] = {}
         """vote key -> send time"""
         self.tally: dict[str, list[float]] = {}
@@ -151,6 +159,10 @@ class Rush:
                     {"game": game, "city": city, "author": voter, "text": f"lg:{mid} {keyword}", "id": mid},
                     ensure_ascii=False))
                 await asyncio.wait_for(future, DRAIN)
+            elif self.post_via == "form":  # the vote button: htmx, the whole region back
+                self.sent[f"{game}/{voter}/{keyword}"] = sent
+                if not await self.press(game, inbox, voter, keyword):
+                    return
             else:
                 self.sent[f"{game}/{voter}/{keyword}"] = sent
                 async with self.http.post(
@@ -166,10 +178,30 @@ class Rush:
         except (TimeoutError, aiohttp.ClientError, OSError):
             self.refused += 1
 
+    async def press(self, game: str, inbox: str, voter: str, keyword: str) -> bool:
+        """The voting inbox's button, as the browser sends it (htmx, cookies, the form's
+        token; its answer the region with the tally and the vote log); False if refused."""
+        nonce = uuid.uuid4().hex
+        token = form_token(BENCH_SECRET, self.seed, nonce, int(time.time()) + 30 * 86400)
+        cookies = f"{SESSION_COOKIE}={self.manifest['tokens'][voter]}; {CSRF_COOKIE}={self.seed}"
+        async with self.http.post(
+                f"http://127.0.0.1:{self.server.port}/games/{game}/inboxes/{quote(inbox, safe='')}/post",
+                headers={"Cookie": cookies,
+                         "HX-Request": "true", "HX-Target": "inbox-live"},
+                data={"csrf_token": token, "command_id": nonce, "text": keyword}) as resp:
+            body = await resp.read()
+        if resp.status != 200 or b'data-testid="error"' in body:
+            self.refused += 1
+            print(f"refused {resp.status}: {body[:200]!r}", file=sys.stderr)
+            return False
+        self.answer_bytes.append(len(body))
+        return True
+
     async def rush(self, keyword: str, seconds: float, rng: random.Random) -> dict[str, Any]:
         self.sent.clear()
         self.tally.clear()
         self.acks.clear()
+        self.answer_bytes.clear()
         self.refused = 0
         ballots = []
         for game, cities in self.manifest["votes"].items():
@@ -198,7 +230,9 @@ class Rush:
                 "ack_p50_ms": round(1000 * pct(self.acks, 0.5), 1),
                 "ack_p99_ms": round(1000 * pct(self.acks, 0.99), 1),
                 "tally_p50_ms": round(1000 * pct(tallies, 0.5), 1),
-                "tally_p99_ms": round(1000 * pct(tallies, 0.99), 1)}
+                "tally_p99_ms": round(1000 * pct(tallies, 0.99), 1),
+                "answer_kb": round(statistics.median(self.answer_bytes) / 1024, 1)
+                if self.answer_bytes else None}
 
     async def close(self) -> None:
         for ws in [*self.sockets, *self.writers.values()]:
@@ -226,7 +260,7 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         for server in servers.values():
             await server.start()
         since = await positions(name, project, manifest)
-        rushes = {name: Rush(s, manifest, since) for name, s in servers.items()}
+        rushes = {name: Rush(s, manifest, since, args.post_via) for name, s in servers.items()}
         try:
             for r in rushes.values():
                 await r.connect()
@@ -297,6 +331,9 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--post-via", choices=("form", "api"), default="form",
+                        help="votes as the browser's buttons send them (htmx form) or through the JSON "
+                             "API (sessions 5-9)")
     parser.add_argument("--before-src", default="",
                         help="also run the project's server from this src directory (e.g. a worktree "
                              "of the commit before a change), same clients, same run")
