@@ -58,7 +58,9 @@ HTTP_LIMIT = 256
 """Pooled HTTP connections (posts, re-fetches, read marks) over all generators (each takes
 its share, as with the connecting sockets: the servers see as many as from one process)."""
 BENCH_SECRET = "lepromafia-bench-signing-key"
-"""``load_setup.BENCH_SECRET``: the servers' signing key (this module imports no project code)."""
+"""The benchmarked servers' signing key (``load_setup.server_command`` sets it): a generator
+mints each post's form token with it (``form_token``), as the composer a browser was served
+would carry one."""
 SPARE_FILES = 64
 """Files a process holds besides its sockets (interpreter, logs, pipes, the event loop)."""
 
@@ -528,7 +530,7 @@ class Generator:
             inbox = self.manifest["games"][game]["cities"][city]["inbox"]
             port = t.port_for(len(self.stats.sent), game)  # several workers: in turn, or by game
             if getattr(self.args, "post_via", "api") == "form":
-                if not await self._post_form(port, game, inbox, author, mid, text):
+                if not await self._post_form(port, game, inbox, author, text):
                     self.stats.refused += 1
                     return
                 self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
@@ -545,7 +547,7 @@ class Generator:
         except (TimeoutError, aiohttp.ClientError, OSError):
             self.stats.refused += 1
 
-    async def _post_form(self, port: int, game: str, inbox: str, author: str, mid: str, text: str) -> bool:
+    async def _post_form(self, port: int, game: str, inbox: str, author: str, text: str) -> bool:
         """The chat composer's htmx post, as live.js's page sends it (cookies, form token,
         ``HX-Target: composer-card``); True if the answer is not a refusal."""
         seed, session = self.csrf[0], self.manifest["tokens"][author]

@@ -20,6 +20,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from load_clients import BENCH_SECRET  # the servers' key: generators mint form tokens with it
 from sqlalchemy import insert
 
 from lepromafia.bots.service_bots import setup_service_game
@@ -128,11 +129,6 @@ def serve_offset(manifest: dict[str, Any], real_now: float) -> float:
     """Seconds to add to the real clock so that the server's game time starts at the
     manifest's ``now`` and then runs at the real pace."""
     return float(manifest["now"]) - real_now
-
-
-BENCH_SECRET = "lepromafia-bench-signing-key"
-"""The benchmarked servers' signing key: a generator mints each post's form token with it
-(``load_clients.form_token``), as the composer a browser was served would carry one."""
 
 
 def server_command(kind: str, port: int, manifest: dict[str, Any], workdir: Path, db: Any,
