@@ -145,6 +145,8 @@ class Target:
     redis_url: str = REDIS_URL
     src: str | None = None
     """A tree whose ``src`` the server imports instead of this one's (``--before``)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment for this server only (``--before-env``: an A/B of a setting)."""
 
     @property
     def workers(self) -> list[Target]:
@@ -373,6 +375,7 @@ class Harness:
                 env["LEPROMAFIA_REDIS_URL"] = t.redis_url
             if t.src is not None:
                 env["PYTHONPATH"] = str(Path(t.src) / "src")
+            env.update(t.env)
         t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         await until_listening(t.proc, t.port, t.name, self.workdir / f"{t.name}.log", every=0.5)
 
@@ -496,7 +499,8 @@ def plan(args: argparse.Namespace, backend: str, games: int,
     if args.before:  # an earlier tree on its own copy of the same games, windows interleaved
         copy = (DatabaseConfig(f"sqlite:///{workdir}/earlier.db") if backend == "sqlite"
                 else DatabaseConfig(db.url, f"{db.schema}_before"))
-        targets.insert(0, Target("before", "project", free_port(), db=copy, src=str(workdir / "before-tree")))
+        targets.insert(0, Target("before", "project", free_port(), db=copy, src=str(workdir / "before-tree"),
+                                 env=dict(kv.split("=", 1) for kv in getattr(args, "before_env", []))))
     if args.two_workers and backend == "postgresql":
         second = Target("project-2w:b", "project", free_port(), db=db)
         targets.append(Target("project-2w", "project", free_port(), db=db, others=[second]))
@@ -729,6 +733,9 @@ async def main() -> None:
                         help="also run the server at this commit (git archive of its src), on its "
                              "own copy of the games, its windows interleaved with this tree's: "
                              "before/after in one run")
+    parser.add_argument("--before-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an environment variable for the --before server only (repeatable): "
+                             "with --before HEAD, an A/B of a setting in one run")
     parser.add_argument("--live-js", choices=("push", "refetch"), default="push",
                         help="the client model: today's live.js (pushed messages, batched read "
                              "marker, coalesced re-fetches) or the one before (a re-fetch per event)")

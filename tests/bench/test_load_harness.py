@@ -181,17 +181,21 @@ def test_the_curve_plan_at_200_games(capsys: pytest.CaptureFixture[str]) -> None
 def test_an_earlier_tree_runs_beside_this_one_on_its_own_copy(backend: str, tmp_path: Path) -> None:
     """``--before COMMIT``: a third server, first in each repetition, importing that
     commit's ``src`` (extracted into the run's directory), on its own copy of the same games
-    (never the database this tree's server writes), beside this tree's and the raw one."""
+    (never the database this tree's server writes), beside this tree's and the raw one; with
+    ``--before-env``, in an environment of its own."""
     import argparse
 
     args = argparse.Namespace(games="10", backends=backend, reps=3, window=30.0,
                               two_workers_routed=False, two_workers=False, compare_session_cache="",
                               client_procs=None, open_files=20_000, max_minutes=120.0,
-                              before="0e818df", current_backend=backend)
+                              before="0e818df", current_backend=backend,
+                              before_env=["LEPROMAFIA_BENCH_GC_THRESHOLD=5000,20,20"])
     db, targets, _ = load.plan(args, backend, 10, tmp_path)
     assert [t.name for t in targets] == ["before", "project", "raw"]
     before, project = targets[0], targets[1]
     assert before.src == str(tmp_path / "before-tree") and project.src is None
+    # --before-env: that server's own environment (an A/B of a setting), not this tree's
+    assert before.env == {"LEPROMAFIA_BENCH_GC_THRESHOLD": "5000,20,20"} and project.env == {}
     assert before.db is not None and project.db is db
     assert (before.db.url, before.db.schema) != (db.url, db.schema)
 
