@@ -8,11 +8,14 @@ the message within a second was woken by the commit.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
 from lepromafia.engine import commands as cmd
 from lepromafia.engine.inboxes import live_inbox
+from lepromafia.service.clock import ManualClock
 from lepromafia.service.notify.dispatcher import Dispatcher
 from lepromafia.service.service import GameService
 from lepromafia.store.event_store import EventStore
@@ -31,6 +34,27 @@ class Counting(Dispatcher):
         return await super().step()
 
 
+@asynccontextmanager
+async def day_one(tmp_path: Any) -> AsyncIterator[tuple[GameService, ManualClock, str, list[str]]]:
+    """A running service with the game "g" at Day 1, 10:05: the first city's inbox and its
+    living residents."""
+    config = sqlite_config(tmp_path)
+    await upgrade(config)
+    clock = manual_clock()
+    svc = GameService(EventStore.open(config), clock=clock)
+    await svc.start(sweep=False)
+    try:
+        await setup_game(svc, "g", small_cast(), settings={"supreme_court_mode": "never"})
+        clock.set(at(1, "10:05"))
+        state = await svc.state("g")
+        city = next(iter(state.cities))
+        inbox = live_inbox(state, "city", city)
+        assert inbox
+        yield svc, clock, inbox, state.living(city)
+    finally:
+        await svc.close()
+
+
 async def until(check: Any, seconds: float) -> bool:
     for _ in range(int(seconds / 0.02)):
         if check():
@@ -44,16 +68,8 @@ def test_a_commit_wakes_the_dispatcher_and_an_idle_one_sleeps(tmp_path: Any) -> 
     A city message is committed: a pass follows within a second (the message's outbox row,
     FOLLOWED_INBOX, is expanded then, not at the next poll). Stopped, it leaves the store's
     commit listeners as it found them."""
-    config = sqlite_config(tmp_path)
-
     async def main() -> None:
-        await upgrade(config)
-        clock = manual_clock()
-        svc = GameService(EventStore.open(config), clock=clock)
-        await svc.start(sweep=False)
-        try:
-            await setup_game(svc, "g", small_cast(), settings={"supreme_court_mode": "never"})
-            clock.set(at(1, "10:05"))
+        async with day_one(tmp_path) as (svc, clock, inbox, living):
             made = dispatcher(svc, NotifyStore(svc.store), [Recorder("email")], idle=30.0, interval=0.0)
             d = Counting(made.games, made.store, made.senders.values(), made.translate, made.config,
                          clock=clock)
@@ -64,17 +80,10 @@ def test_a_commit_wakes_the_dispatcher_and_an_idle_one_sleeps(tmp_path: Any) -> 
             idle = d.passes
             await asyncio.sleep(0.5)
             assert d.passes == idle, "no poll while nothing is committed"
-            state = await svc.state("g")
-            city = next(iter(state.cities))
-            inbox = live_inbox(state, "city", city)
-            assert inbox
-            author = state.living(city)[0]
-            await svc.execute("g", cmd.PostMessage(actor=author, inbox=inbox, text="Доброе утро"), "wake-1")
+            await svc.execute("g", cmd.PostMessage(actor=living[0], inbox=inbox, text="Доброе утро"), "wake-1")
             assert await until(lambda: d.passes > idle, 1.0), "the commit woke it"
             await d.stop()
             assert svc.store.listeners == listeners
-        finally:
-            await svc.close()
 
     run(main())
 
@@ -95,27 +104,15 @@ def test_a_message_nobody_is_told_of_costs_no_delivery_claim_and_one_that_is_sen
     pass writes her e-mail and sends it at once. With nothing of its own waiting, the
     dispatcher still claims deliveries once its fallback poll (``idle``) has passed: another
     worker's or a retry's (INBOX-CITY-1)."""
-    config = sqlite_config(tmp_path)
-
     async def main() -> None:
-        await upgrade(config)
-        clock = manual_clock()
-        svc = GameService(EventStore.open(config), clock=clock)
-        await svc.start(sweep=False)
-        try:
-            await setup_game(svc, "g", small_cast(), settings={"supreme_court_mode": "never"})
-            clock.set(at(1, "10:05"))
+        async with day_one(tmp_path) as (svc, clock, inbox, living):
             store = CountingClaims(svc.store)
             mail = Recorder("email")
             d = dispatcher(svc, store, [mail], idle=30.0, interval=0.0)
             await svc.sweep()  # Day 1's opening: its day post and duties
             while await d.step():  # the set-up's own rows
                 pass
-            state = await svc.state("g")
-            city = next(iter(state.cities))
-            inbox = live_inbox(state, "city", city)
-            assert inbox
-            author, cleo = state.living(city)[:2]
+            author, cleo = living[:2]
             claims = store.delivery_claims
             await svc.execute("g", cmd.PostMessage(actor=author, inbox=inbox, text="Доброе утро"), "m-1")
             assert await d.step() == 1  # the message's outbox row, expanded to nobody
@@ -134,7 +131,5 @@ def test_a_message_nobody_is_told_of_costs_no_delivery_claim_and_one_that_is_sen
             clock.advance(timedelta(seconds=31))
             await d.step()
             assert store.delivery_claims == claims + 1, "the fallback poll claims"
-        finally:
-            await svc.close()
 
     run(main())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -649,12 +648,12 @@ async def post_message(
         await web.service.execute(game_id, command, command_id)
     except CodedError as exc:
         error = describe(exc, lang, field="text")
-    if request.headers.get("hx-request") and request.headers.get("hx-target") == COMPOSER_CARD:
-        card = await composer_card(request, web, game_id, inbox_id, user.user_id, lang, error, body)
-        if card is not None:
-            return card
     if request.headers.get("hx-request"):
         game = await load_game(web, game_id)
+        if request.headers.get("hx-target") == COMPOSER_CARD:
+            card = await composer_card(request, web, game, inbox_id, user.user_id, lang, error, body)
+            if card is not None:
+                return card
         ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
         ctx.update(await game_context(web, request, game, user.user_id, "inboxes", unread=False),
                    user=user.user_id)
@@ -669,17 +668,16 @@ COMPOSER_CARD = "composer-card"
 """The id of a chat composer's card: its own htmx target (``partials/composer_card.html``)."""
 
 
-async def composer_card(request: Request, web: Any, game_id: str, inbox_id: str, uid: str, lang: str,
+async def composer_card(request: Request, web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str,
                         error: Any, body: str) -> Response | None:
     """A chat composer's answer to its own post: its card alone, emptied, or with the
     refusal and the draft kept (issue 17: the message reaches the thread by the socket's
     push, as everyone else's does; the thread is neither read nor rendered). None where the
     card no longer fits (the author may not write here any more): the whole region then."""
-    game = await load_game(web, game_id)
-    header = await web.queries.inbox_header(game_id, inbox_id, uid, game=game.current)
+    header = await web.queries.inbox_header(game.id, inbox_id, uid, game=game.current)
     if header is None or header.access != "write" or header.keywords_only or keywords_of(header.kind):
         return None
-    ctx = {"game": {"id": game_id}, "inbox": {"id": inbox_id}, "card_only": True, "vote_buttons": [],
+    ctx = {"game": {"id": game.id}, "inbox": {"id": inbox_id}, "card_only": True, "vote_buttons": [],
            "keywords_only": False, "max_length": game.state.settings.message_max_length,
            "error": error, "draft": body if error else "", "flash": None}
     if error is not None:
@@ -697,7 +695,7 @@ class EmptyCards:
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._html: OrderedDict[tuple[str, str, str, int], str] = OrderedDict()
+        self._html: dict[tuple[str, str, str, int], str] = {}  # in insertion order
 
     def card(self, request: Request, ctx: dict[str, Any], lang: str) -> HTMLResponse:
         key = (ctx["game"]["id"], ctx["inbox"]["id"], lang, ctx["max_length"])
@@ -707,8 +705,8 @@ class EmptyCards:
                            {**ctx, "csrf_token": lambda: self.PLACEHOLDER}, lang=lang)
             html = bytes(drawn.body).decode()
             self._html[key] = html
-            while len(self._html) > self.size:
-                self._html.popitem(last=False)
+            if len(self._html) > self.size:
+                del self._html[next(iter(self._html))]
         token = csrf_token(request)
         nonce = self.PLACEHOLDER.split(".", 1)[0]
         fresh = html.replace(self.PLACEHOLDER, token).replace(nonce, token.split(".", 1)[0])
