@@ -39,7 +39,6 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import aiohttp
 
@@ -47,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from capacity_games import append_rows, cached, positions, working_copy  # noqa: E402
-from load_clients import BENCH_SECRET, CSRF_COOKIE, SESSION_COOKIE, form_token  # noqa: E402
+from load_clients import post_form, refused  # noqa: E402
 from load_setup import server_command, until_listening  # noqa: E402
 from reconnect import Server, raise_file_limit, subscribe_once  # noqa: E402
 
@@ -181,18 +180,12 @@ class Rush:
     async def press(self, game: str, inbox: str, voter: str, keyword: str) -> bool:
         """The voting inbox's button, as the browser sends it (htmx, cookies, the form's
         token; its answer the region with the tally and the vote log); False if refused."""
-        nonce = uuid.uuid4().hex
-        token = form_token(BENCH_SECRET, self.seed, nonce, int(time.time()) + 30 * 86400)
-        cookies = f"{SESSION_COOKIE}={self.manifest['tokens'][voter]}; {CSRF_COOKIE}={self.seed}"
-        async with self.http.post(
-                f"http://127.0.0.1:{self.server.port}/games/{game}/inboxes/{quote(inbox, safe='')}/post",
-                headers={"Cookie": cookies,
-                         "HX-Request": "true", "HX-Target": "inbox-live"},
-                data={"csrf_token": token, "command_id": nonce, "text": keyword}) as resp:
-            body = await resp.read()
-        if resp.status != 200 or b'data-testid="error"' in body:
+        base = f"http://127.0.0.1:{self.server.port}"
+        status, body = await post_form(self.http, base, game, inbox, self.manifest["tokens"][voter],
+                                       self.seed, keyword, target="inbox-live")
+        if refused(status, body):
             self.refused += 1
-            print(f"refused {resp.status}: {body[:200]!r}", file=sys.stderr)
+            print(f"refused {status}: {body[:200]!r}", file=sys.stderr)
             return False
         self.answer_bytes.append(len(body))
         return True

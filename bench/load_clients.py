@@ -407,6 +407,26 @@ def form_token(key: str, seed: str, nonce: str, expires: int) -> str:
     return f"{nonce}.{expires}.{mac}"
 
 
+async def post_form(http: aiohttp.ClientSession, base: str, game: str, inbox: str, session: str,
+                    seed: str, text: str, target: str = "composer-card") -> tuple[int, bytes]:
+    """An inbox's form as the browser's htmx sends it: the session and CSRF cookies, a
+    fresh form token (``form_token``) whose nonce is the command id, ``HX-Target``
+    (``composer-card``: a chat's composer; ``inbox-live``: a vote button). The answer's
+    status and body (a refusal is a 200 with an error box, or a 403)."""
+    nonce = uuid.uuid4().hex
+    token = form_token(BENCH_SECRET, seed, nonce, int(time.time()) + 30 * 86400)
+    async with http.post(f"{base}/games/{game}/inboxes/{quote(inbox, safe='')}/post",
+                         headers={"Cookie": f"{SESSION_COOKIE}={session}; {CSRF_COOKIE}={seed}",
+                                  "HX-Request": "true", "HX-Target": target},
+                         data={"csrf_token": token, "command_id": nonce, "text": text}) as resp:
+        return resp.status, await resp.read()
+
+
+def refused(status: int, body: bytes) -> bool:
+    """Whether a form's answer is a refusal."""
+    return status != 200 or b'data-testid="error"' in body
+
+
 class Generator:
     """One generator process's games: their clients on every target and their posting."""
 
@@ -530,7 +550,9 @@ class Generator:
             inbox = self.manifest["games"][game]["cities"][city]["inbox"]
             port = t.port_for(len(self.stats.sent), game)  # several workers: in turn, or by game
             if getattr(self.args, "post_via", "api") == "form":
-                if not await self._post_form(port, game, inbox, author, text):
+                answer = await post_form(self.http, f"http://127.0.0.1:{port}", game, inbox,
+                                         self.manifest["tokens"][author], self.csrf[0], text)
+                if refused(*answer):
                     self.stats.refused += 1
                     return
                 self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
@@ -546,20 +568,6 @@ class Generator:
             self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
         except (TimeoutError, aiohttp.ClientError, OSError):
             self.stats.refused += 1
-
-    async def _post_form(self, port: int, game: str, inbox: str, author: str, text: str) -> bool:
-        """The chat composer's htmx post, as live.js's page sends it (cookies, form token,
-        ``HX-Target: composer-card``); True if the answer is not a refusal."""
-        seed, session = self.csrf[0], self.manifest["tokens"][author]
-        nonce = uuid.uuid4().hex
-        token = form_token(BENCH_SECRET, seed, nonce, int(max(time.time(), self.manifest["now"])) + 7 * 86400)
-        async with self.http.post(
-                f"http://127.0.0.1:{port}/games/{game}/inboxes/{quote(inbox, safe='')}/post",
-                headers={"Cookie": f"{SESSION_COOKIE}={session}; {CSRF_COOKIE}={seed}",
-                         "HX-Request": "true", "HX-Target": "composer-card"},
-                data={"csrf_token": token, "command_id": nonce, "text": text}) as resp:
-            answer = await resp.text()
-            return resp.status == 200 and 'data-testid="error"' not in answer
 
     async def window(self, name: str, rep: int, start: float) -> dict[str, Any]:
         """From ``start`` (the parent's clock, which is this one's): the games' Poisson

@@ -27,7 +27,6 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import aiohttp
 
@@ -35,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from load import cpu_seconds, extract_tree, free_port  # noqa: E402
-from load_clients import BENCH_SECRET, CSRF_COOKIE, SESSION_COOKIE, form_token  # noqa: E402
+from load_clients import post_form, refused  # noqa: E402
 from load_setup import create_games, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
@@ -73,17 +72,11 @@ async def measure(server: Server, http: aiohttp.ClientSession, posts: int) -> li
     base = f"http://127.0.0.1:{server.port}"
     assert server.proc is not None
     seed = uuid.uuid4().hex
-    cookies = f"{SESSION_COOKIE}={m['tokens'][author]}; {CSRF_COOKIE}={seed}"
 
     async def htmx(text: str) -> int:
-        nonce = uuid.uuid4().hex
-        token = form_token(BENCH_SECRET, seed, nonce, int(max(time.time(), m["now"])) + 86400)
-        async with http.post(f"{base}/games/{game}/inboxes/{quote(inbox, safe='')}/post",
-                             headers={"Cookie": cookies, "HX-Request": "true", "HX-Target": "composer-card"},
-                             data={"csrf_token": token, "command_id": nonce, "text": text}) as r:
-            body = await r.read()
-            assert r.status == 200 and b'data-testid="error"' not in body, (r.status, body[:300])
-            return len(body)
+        status, body = await post_form(http, base, game, inbox, m["tokens"][author], seed, text)
+        assert not refused(status, body), (status, body[:300])
+        return len(body)
 
     async def api(text: str) -> int:
         async with http.post(f"{base}/api/games/{game}/commands/PostMessage",
