@@ -12,6 +12,7 @@ it reflects every commit acknowledged before it, whichever worker made it.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from datetime import datetime
 from typing import Any
@@ -22,7 +23,7 @@ from ..engine.inboxes import POLICY, Access, Kind, access, can_read, live_inbox,
 from ..engine.state import Faction, GameState, Resident, Stage
 from ..engine.votes import live_tallies
 from ..store.accounts import AccountStore
-from ..store.event_store import InboxCount
+from ..store.event_store import InboxCount, MessageRow, Transaction
 from . import audit
 from .audit import AuditFilter, AuditView
 from .discussion import comments_of
@@ -48,6 +49,15 @@ from .views import (
     RoleCard,
     TallyView,
 )
+
+THREAD_PAGE = 100
+"""Messages an inbox page shows at first, and per "show earlier" (issue 17)."""
+THREAD_CONTEXT = 5
+"""Read messages shown before the first unread one when the page starts there."""
+THREAD_UNREAD_MAX = 500
+"""At most this many messages shown at first, however many are new to the viewer."""
+THREAD_FROM_MAX = 1000
+"""At most this many from a chosen message to the end (the page without JavaScript)."""
 
 HONEST_NOTICE = "honest_notice"
 """DIST-5 / SEC-7: the identical notice every honest resident gets."""
@@ -245,12 +255,67 @@ class GameQueries:
         messages = with_edits([MessageView(start + i + 1, r.author, r.text, r.at)
                                for i, r in enumerate(shown)],
                               edits_of(await self.events(game), inbox_id))  # as last edited
-        inbox = s.inboxes[inbox_id]
-        tally = None
-        if inbox.kind == Kind.VOTING and inbox.city and inbox.subject:
-            tally = _tally(s, inbox.city, inbox.subject)
         return InboxView(**vars(_header(game, inbox_id, viewer)),
-                         messages=messages, tally=tally, read_upto=read_upto)
+                         messages=messages, tally=_inbox_tally(s, inbox_id), read_upto=read_upto)
+
+    async def thread(self, game_id: str, inbox_id: str, viewer: str | None, *,
+                     start: int | None = None, before: int | None = None, mark_read: bool = True,
+                     game: Current | None = None) -> InboxView | None:
+        """An inbox as its page shows it, if the viewer may read it; else None. Not the whole
+        thread (issue 17: a page's cost the same on Day 1 and Day 14): its last
+        ``THREAD_PAGE`` messages, or from his first unread one (with ``THREAD_CONTEXT`` read
+        ones before it) when more are new to him, at most ``THREAD_UNREAD_MAX``. ``start``
+        (a message number): from there to the end, at most ``THREAD_FROM_MAX`` (the page
+        without JavaScript, a page at a time). ``before``: the ``THREAD_PAGE`` messages
+        before that number ("show earlier", no read marker moved). ``InboxView.earlier``
+        says how many messages come before the ones shown; a viewer's marker moves to the
+        last one shown, as with ``inbox``. One statement, two when the unread run is longer
+        than a page."""
+        game = game or await self.current(game_id)
+        if not can_read(game.state, inbox_id, viewer):
+            return None
+        seqs = (await self.index.messages(game_id, game.version)).get(inbox_id) or array("q")
+        total = count_upto(seqs, game.version)
+        end = total if before is None else max(0, min(before - 1, total))
+        if before is not None:
+            first = max(0, end - THREAD_PAGE)
+        elif start is not None:
+            first = max(0, min(start - 1, total - 1), total - THREAD_FROM_MAX)
+        else:
+            first = max(0, total - THREAD_PAGE)
+        async with self.service.store.reading() as tx:
+            # one row more after an earlier page: when the next one was posted (vote counts)
+            rows, marker = await _rows(tx, game_id, inbox_id, viewer, seqs, first,
+                                       end + (1 if end < total else 0))
+            if start is None and before is None and viewer is not None and first > 0:
+                read = count_upto(seqs, min(marker, game.version))  # messages up to his marker
+                want = max(0, total - THREAD_UNREAD_MAX, min(first, read - THREAD_CONTEXT))
+                if want < first:
+                    more, _ = await _rows(tx, game_id, inbox_id, viewer, seqs, want, first)
+                    rows, first = more + rows, want
+        following = rows[end - first] if len(rows) > end - first else None
+        shown = rows[:end - first]
+        if shown and mark_read and before is None and viewer is not None and shown[-1].seq > marker:
+            async with self.service.store.transaction() as wtx:
+                await wtx.mark_read(game_id, inbox_id, viewer, shown[-1].seq)
+        messages = with_edits([MessageView(first + i + 1, r.author, r.text, r.at)
+                               for i, r in enumerate(shown)],
+                              edits_of(await self.events(game), inbox_id))  # as last edited
+        return InboxView(**vars(_header(game, inbox_id, viewer)), messages=messages,
+                         tally=_inbox_tally(game.state, inbox_id),
+                         read_upto=count_upto(seqs, min(marker, game.version)), earlier=first,
+                         next_at=following.at if following else None)
+
+    async def message(self, game_id: str, inbox_id: str, viewer: str | None, number: int,
+                      game: Current | None = None) -> MessageView | None:
+        """Message ``number`` of an inbox as last edited, if the viewer may read it (one
+        statement: found by the inbox's ledger, not by reading the messages before it)."""
+        if number < 1:
+            return None
+        found = await self.thread(game_id, inbox_id, viewer, before=number + 1, mark_read=False,
+                                  game=game)
+        shown = [m for m in found.messages if m.seq == number] if found else []
+        return shown[0] if shown else None
 
     async def inbox_header(self, game_id: str, inbox_id: str, viewer: str | None,
                            game: Current | None = None) -> InboxHeader | None:
@@ -358,6 +423,22 @@ def _header(game: Current, inbox_id: str, viewer: str | None) -> InboxHeader:
         access=level.name.lower(), read_only=level is Access.READ,
         keywords_only=policy.keywords_only,
         members=tuple(members) if members is not None else None)
+
+
+async def _rows(tx: Transaction, game_id: str, inbox_id: str, viewer: str | None, seqs: array[int],
+                first: int, end: int) -> tuple[list[MessageRow], int]:
+    """The inbox's messages at positions ``first`` up to ``end`` (0-based, by its ledger of
+    global seqs), and the viewer's read marker there: one statement."""
+    return await tx.messages(game_id, inbox_id, after=seqs[first - 1] if first else 0,
+                             limit=max(0, end - first), reader=viewer)
+
+
+def _inbox_tally(s: GameState, inbox_id: str) -> TallyView | None:
+    """A voting inbox's live tally (INBOX-VOTE-1); None for any other inbox."""
+    inbox = s.inboxes[inbox_id]
+    if inbox.kind == Kind.VOTING and inbox.city and inbox.subject:
+        return _tally(s, inbox.city, inbox.subject)
+    return None
 
 
 def _tally(s: GameState, city: str, candidate: str) -> TallyView | None:

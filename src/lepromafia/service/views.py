@@ -104,6 +104,11 @@ class InboxView(InboxHeader):
     read_upto: int = 0
     """The viewer's read marker before this read, as a message number in this inbox: the
     messages after it are new to him."""
+    earlier: int = 0
+    """How many of the inbox's messages come before the ones shown (``GameQueries.thread``)."""
+    next_at: str | None = None
+    """When the message after the ones shown was posted, if the ones shown are an earlier
+    page (what goes with them by time ends there: the vote counts in a city inbox)."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ...engine.upcoming import Soon, upcoming
 from ...engine.visibility import public_faction
 from ...service.media import library
 from ...service.outbound import visible, visible_now
+from ...service.queries import THREAD_PAGE
 from ...service.transparency import day_post_heads, published_heads
 from ..api.commands import platform_rng
 from ..api.games import scoped
@@ -536,10 +537,14 @@ async def inboxes(request: Request, game_id: str, web: WebDep, user: RequireUser
 
 
 async def inbox_context(
-    web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str, mark_read: bool = True
+    web: Any, game: GameCtx, inbox_id: str, uid: str, lang: str, mark_read: bool = True,
+    start: int | None = None,
 ) -> dict[str, Any]:
+    """An inbox page's (or region's) context: the thread's last messages or from the
+    viewer's first unread one (``GameQueries.thread``), or from message ``start`` on."""
     s = game.state
-    found = await web.queries.inbox(game.id, inbox_id, uid, mark_read=mark_read, game=game.current)
+    found = await web.queries.thread(game.id, inbox_id, uid, start=start, mark_read=mark_read,
+                                     game=game.current)
     if found is None:
         raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
     inbox = s.inboxes[inbox_id]
@@ -571,6 +576,8 @@ async def inbox_context(
             "label": inbox_label(lang, s, inbox_id, uid),
         },
         "messages": messages,
+        "earlier": found.earlier,
+        "earlier_from": max(1, found.earlier + 1 - THREAD_PAGE),
         "read_upto": read_upto,
         "can_post": level is Access.WRITE,
         "members": found.members,
@@ -580,7 +587,8 @@ async def inbox_context(
         "tally": tally,
         "closed": closed,
         "notary": notary_view(s, inbox_id, uid),  # INBOX-NOTARY-2/3
-        **await vote_record.inbox_record(web, game, inbox_id, uid, lang, messages),  # B1
+        **await vote_record.inbox_record(web, game, inbox_id, uid, lang, messages,
+                                         whole=not found.earlier),  # B1
     }
 
 
@@ -716,12 +724,44 @@ class EmptyCards:
 EMPTY_CARDS = EmptyCards()
 
 
+def message_number(raw: str | None) -> int | None:
+    """A message number from a query string; None for anything else (the default view)."""
+    return int(raw) if raw and raw.isdigit() and 0 < int(raw) < 10**9 else None
+
+
+@router.get("/games/{game_id}/inboxes/{inbox_id:path}/earlier", include_in_schema=False)
+async def earlier_messages(
+    request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
+) -> Response:
+    """The messages before number ``before`` ("show earlier", htmx): their items, and the
+    control for the ones before them if there are any. No read marker moves."""
+    before = message_number(request.query_params.get("before"))
+    game = await load_game(web, game_id)
+    found = await web.queries.thread(game.id, inbox_id, user.user_id, before=before or 1,
+                                     mark_read=False, game=game.current)
+    if found is None:
+        raise WebError(WebErrorCode.NOT_FOUND, what=inbox_id)
+    messages = await thread(web, game, found, user.user_id, lang)
+    until = datetime.fromisoformat(found.next_at) if found.next_at else None
+    ctx = {"game": game, "user": user.user_id, "inbox": {"id": inbox_id}, "messages": messages,
+           "earlier": found.earlier, "earlier_from": max(1, found.earlier + 1 - THREAD_PAGE),
+           "read_upto": found.read_upto,
+           "can_post": found.access == "write",
+           "max_length": game.state.settings.message_max_length,
+           **await vote_record.inbox_record(web, game, inbox_id, user.user_id, lang, messages,
+                                            whole=not found.earlier, until=until)}
+    return render(request, "partials/thread_items.html", ctx, lang=lang)
+
+
 @router.get("/games/{game_id}/inboxes/{inbox_id:path}", include_in_schema=False)
 async def inbox_view(
     request: Request, game_id: str, inbox_id: str, web: WebDep, user: RequireUser, lang: Lang
 ) -> Response:
+    """An inbox's page: its last messages (or from the first unread one), or with ``from``
+    (a message number: the "show earlier" link without JavaScript) from that one on."""
     game = await load_game(web, game_id)
-    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang)
+    ctx = await inbox_context(web, game, inbox_id, user.user_id, lang,
+                              start=message_number(request.query_params.get("from")))
     return await game_page(request, web, user, lang, game, "inboxes", "pages/inbox.html", **ctx)
 
 

@@ -43,14 +43,13 @@ async def read_upto(game_id: str, inbox_id: str, body: ReadUpto, web: WebDep, us
 async def edit_form(request: Request, game_id: str, inbox_id: str, number: int, web: WebDep,
                     user: RequireUser, lang: Lang) -> Response:
     game = await load_game(web, game_id)
-    found = await web.queries.inbox(game_id, inbox_id, user.user_id, mark_read=False, game=game.current)
-    shown = [m for m in found.messages if m.seq == number] if found else []
-    if not shown:
+    shown = await web.queries.message(game_id, inbox_id, user.user_id, number, game=game.current)
+    if shown is None:
         raise WebError(WebErrorCode.NOT_FOUND, what=f"#{number}")
     refusal = edit_refusal(game.state, inbox_id, number, user.user_id, game.now)
     if refusal is not None:
         raise refusal
-    ctx = {"game": game, "inbox": {"id": inbox_id}, "m": {"seq": number, "text": shown[0].text},
+    ctx = {"game": game, "inbox": {"id": inbox_id}, "m": {"seq": number, "text": shown.text},
            "max_length": game.state.settings.message_max_length, "open_edit": True, "user": user.user_id}
     return render(request, "partials/edit_form.html", ctx, lang=lang)
 

@@ -153,11 +153,15 @@ HELPERS = {"clock_time": clock_time, "stamp": stamp}
 
 
 async def inbox_record(web: Any, game: GameCtx, inbox_id: str, viewer: str, lang: str,
-                       messages: list[dict[str, Any]]) -> dict[str, Any]:
+                       messages: list[dict[str, Any]], whole: bool = True,
+                       until: datetime | None = None) -> dict[str, Any]:
     """What the vote record adds to an inbox page. A voting inbox: its keyword log with
     running tallies, the viewer's standing vote (the pressed button), the confirmation and
     the deadline, and once closed the published vote count. A city or Court inbox: the
-    vote counts posted in it (EXEC-14), in the thread among the messages by time."""
+    vote counts posted in it (EXEC-14), in the thread among the messages by time: where
+    ``messages`` are not the thread from its start (not ``whole``), only the counts from
+    the first of them on, and before ``until`` (an earlier page: when the next message was
+    posted), so each count shows once, in its place, in whichever page holds its time."""
     inbox = game.state.inboxes.get(inbox_id)
     if inbox is None:
         return {}
@@ -167,6 +171,10 @@ async def inbox_record(web: Any, game: GameCtx, inbox_id: str, viewer: str, lang
         return {}
     posted = [record_of(lang, game.id, vc) for vc in published_counts(await page_events(web, game), viewer)
               if inbox_id in vc.inboxes]
+    if not whole and messages:
+        posted = [r for r in posted if r.count.closed_at and r.count.closed_at >= messages[0]["at"]]
+    if until is not None:
+        posted = [r for r in posted if r.count.closed_at and r.count.closed_at < until]
     if not posted:
         return {}
     items = [(m["at"], 0, m) for m in messages] + [

@@ -150,11 +150,10 @@ class PushedContent:
             view = MessageView(number, event.author, event.text, event.at.isoformat())
         else:
             assert isinstance(event, ev.MessageEdited)
-            found = await web.queries.inbox(game_id, event.inbox, event.author, mark_read=False)
-            shown = [m for m in found.messages if m.seq == event.number] if found else []
-            if not shown:
+            found = await web.queries.message(game_id, event.inbox, event.author, event.number)
+            if found is None:
                 return None
-            view = shown[0]
+            view = found
         return self._html(state, inbox, view, lang)
 
     def _html(self, state: GameState, inbox: Inbox, view: MessageView, lang: str) -> str:

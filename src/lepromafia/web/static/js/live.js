@@ -372,8 +372,21 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
       if (region) { schedule(region); }
     }
   });
-  document.body.addEventListener("htmx:afterSwap", function () {
-    document.querySelectorAll(".thread").forEach(function (t) { t.scrollTop = t.scrollHeight; });
+  // "Show earlier messages" puts a page above the ones shown: the reader stays where he was
+  // (the same distance from the thread's end), every other swap shows a thread's end.
+  var kept = null;
+  document.body.addEventListener("htmx:beforeSwap", function (e) {
+    var target = e.detail && e.detail.target;
+    var thread = target && target.classList.contains("earlier") ? target.closest(".thread") : null;
+    kept = thread ? { thread: thread, fromEnd: thread.scrollHeight - thread.scrollTop } : null;
+  });
+  document.body.addEventListener("htmx:afterSwap", function (e) {
+    var target = e.detail && e.detail.target;  // htmx 2: one event per element swapped in
+    if (kept && target && target.classList.contains("earlier")) {
+      kept.thread.scrollTop = kept.thread.scrollHeight - kept.fromEnd;
+    } else {
+      document.querySelectorAll(".thread").forEach(function (t) { t.scrollTop = t.scrollHeight; });
+    }
     tick();
   });
 
