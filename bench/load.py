@@ -2,7 +2,7 @@
 same clients on both, in one run (``make bench-load``; docs/performance.md, issue 17).
 
     python bench/load.py [--games 1,5,10,25] [--backends sqlite,postgresql] [--reps 3]
-                         [--window 10] [--rate 2] [--compare-session-cache] [--two-workers]
+                         [--window 10] [--rate 2] [--pages 0] [--compare-session-cache] [--two-workers]
                          [--two-workers-routed] [--client-procs K] [--max-minutes M] [--out FILE]
     python bench/load.py ... --plan          # each configuration's processes, sockets, time
     python bench/load.py --summarize FILE    # the tables of an earlier run
@@ -18,7 +18,10 @@ with Redis, clients and posts alternating between them with no routing by game),
 turn (project, raw, … three repetitions). In a window every game posts a Poisson stream of
 ``--rate`` chat messages per second into a random city's inbox from a random resident;
 then the harness waits until each message reached its city's 20 residents (at most
-``--drain`` seconds).
+``--drain`` seconds). With ``--pages R`` every game also has a Poisson stream of R page
+loads per second (project servers only): a random resident opens his city's inbox page, the
+whole page with his session, as a person navigating or reloading does (its latency in the
+row's ``page_p50_ms``/``page_p99_ms``, and in the table when any row has some).
 
 The clients behave like ``web/static/js/live.js``: one WebSocket per resident, sitting on
 his city's inbox page; ``subscribe`` from the page's position; on an event frame: a gap in
@@ -229,6 +232,7 @@ def merge_windows(parts: list[dict[str, Any]], wall: float) -> dict[str, Any]:
     acks = [x for p in parts for x in p["acks"]]
     refreshes = [x for p in parts for x in p["refreshes"]]
     reads = [x for p in parts for x in p["reads"]]
+    pages = [x for p in parts for x in p.get("pages", [])]
     return {
         "posts": sum(p["posts"] for p in parts),
         "offered_s": round(max((p["offered"] for p in parts), default=0.0), 2),
@@ -241,6 +245,9 @@ def merge_windows(parts: list[dict[str, Any]], wall: float) -> dict[str, Any]:
         "refresh_p99_ms": round(pct(refreshes, 0.99) * 1000, 1),
         "reads_per_s": round(len(reads) / wall, 1),
         "read_p99_ms": round(pct(reads, 0.99) * 1000, 1),
+        "pages_per_s": round(len(pages) / wall, 1),
+        "page_p50_ms": round(pct(pages, 0.5) * 1000, 1),
+        "page_p99_ms": round(pct(pages, 0.99) * 1000, 1),
         "refresh_errors": sum(p["refresh_errors"] for p in parts),
         "reconnects": sum(p["reconnects"] for p in parts),
         "loadgen_cpu_s": sum(p["cpu"] for p in parts),
@@ -423,6 +430,8 @@ class Harness:
             "refreshes_per_s": m["refreshes_per_s"],
             "refresh_p50_ms": m["refresh_p50_ms"], "refresh_p99_ms": m["refresh_p99_ms"],
             "reads_per_s": m["reads_per_s"], "read_p99_ms": m["read_p99_ms"],
+            "pages_per_s": m["pages_per_s"], "page_p50_ms": m["page_p50_ms"],
+            "page_p99_ms": m["page_p99_ms"],
             "live_js": args.live_js, "read_via": args.read_via, "post_via": args.post_via,
             "refresh_errors": m["refresh_errors"], "reconnects": m["reconnects"],
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
@@ -580,6 +589,7 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     path.write_text(json.dumps(manifest), encoding="utf-8")
     options = {"live_js": args.live_js, "read_every": args.read_every, "read_via": args.read_via,
                "post_via": args.post_via, "window": args.window, "drain": args.drain, "rate": args.rate,
+               "pages": args.pages,
                "in_flight": max(1, CONNECT_IN_FLIGHT // procs), "http_limit": max(16, HTTP_LIMIT // procs)}
     parts = split_games(names, procs)
     clients = await ClientProcs.start(parts, path, options, workdir)
@@ -706,6 +716,14 @@ def summary(rows: list[dict[str, Any]]) -> str:
                 f"| {mmm([r.get('reads_per_s', 0) for r in mine], 0)} "
                 f"| {col('server_cores', 2)} | {col('loadgen_cores', 2)} "
                 f"({mmm([r.get('loadgen_cores_max', float('nan')) for r in mine], 2)}) | {col('load1', 1)} |")
+    paged = [r for r in rows if r.get("pages_per_s")]
+    if paged:  # --pages: the page loads beside the posts
+        lines += ["", "| backend | games | server | page loads/s | page p50 ms | page p99 ms |",
+                  "|---|---:|---|---|---|---|"]
+        for key in dict.fromkeys((r["backend"], r["games"], r["target"]) for r in paged):
+            mine = [r for r in paged if (r["backend"], r["games"], r["target"]) == key]
+            cols = [mmm([r[k] for r in mine]) for k in ("pages_per_s", "page_p50_ms", "page_p99_ms")]
+            lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {' | '.join(cols)} |")
     return "\n".join(lines)
 
 
@@ -718,6 +736,8 @@ async def main() -> None:
     parser.add_argument("--window", type=float, default=10.0, help="seconds of offered load per window")
     parser.add_argument("--drain", type=float, default=10.0, help="seconds to wait for late deliveries")
     parser.add_argument("--rate", type=float, default=2.0, help="chat messages per second per game")
+    parser.add_argument("--pages", type=float, default=0.0,
+                        help="inbox page loads per second per game (people navigating; project only)")
     parser.add_argument("--compare-session-cache", default="",
                         help="game counts (e.g. 1,5) at which the project also runs with the "
                              "session cache off (before/after, SQLite)")

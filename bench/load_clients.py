@@ -440,6 +440,8 @@ class Generator:
         """target name -> (start, latency) of every batched read mark"""
         self.acks: dict[str, list[tuple[float, float]]] = {}
         """target name -> (sent, latency) of every acknowledged post (project only)"""
+        self.pages: dict[str, list[tuple[float, float]]] = {}
+        """target name -> (start, latency) of every page load (``--pages``, project only)"""
         self.csrf: tuple[str, str] = ("", "")
         """A CSRF cookie and a token of a page (bound to the cookie, not to a user)."""
         self.background: set[asyncio.Task[Any]] = set()
@@ -569,6 +571,24 @@ class Generator:
         except (TimeoutError, aiohttp.ClientError, OSError):
             self.stats.refused += 1
 
+    async def load_page(self, t: Route, game: str, city: str, user: str) -> None:
+        """A resident opens (or reloads) his city's inbox page, as a person navigating does:
+        the whole page with his session, its read marker moved (``--pages``)."""
+        inbox = self.manifest["games"][game]["cities"][city]["inbox"]
+        url = f"http://127.0.0.1:{t.port_for(len(self.stats.sent), game)}/games/{game}/inboxes/{inbox}"
+        started = time.perf_counter()
+        try:
+            async with self.http.get(url, headers={"Cookie": f"{SESSION_COOKIE}="
+                                                   f"{self.manifest['tokens'][user]}"}) as resp:
+                await resp.read()
+                if resp.status != 200:
+                    self.stats.refresh_errors += 1
+                    return
+        except (TimeoutError, aiohttp.ClientError, OSError):
+            self.stats.refresh_errors += 1
+            return
+        self.pages.setdefault(t.name, []).append((started, time.perf_counter() - started))
+
     async def window(self, name: str, rep: int, start: float) -> dict[str, Any]:
         """From ``start`` (the parent's clock, which is this one's): the games' Poisson
         streams for ``--window`` seconds, then up to ``--drain`` seconds for their deliveries;
@@ -593,7 +613,21 @@ class Generator:
                 author = rng.choice(cities[city]["residents"])
                 posts.append(asyncio.ensure_future(self.post(t, game, city, author)))
 
-        await asyncio.gather(*(stream(g) for g in self.manifest["games"]))
+        async def navigation(game: str) -> None:  # --pages: residents opening their inbox page
+            rng = random.Random(f"pages:{rep}:{name}:{game}")
+            end = time.perf_counter() + args.window
+            cities = self.manifest["games"][game]["cities"]
+            while True:
+                await asyncio.sleep(rng.expovariate(args.pages))
+                if time.perf_counter() >= end:
+                    return
+                city = rng.choice(sorted(cities))
+                posts.append(asyncio.ensure_future(
+                    self.load_page(t, game, city, rng.choice(cities[city]["residents"]))))
+
+        pages = float(getattr(args, "pages", 0.0) or 0.0) if t.kind == "project" else 0.0
+        await asyncio.gather(*(stream(g) for g in self.manifest["games"]),
+                             *(navigation(g) for g in self.manifest["games"] if pages > 0))
         offered = time.perf_counter() - start
         expected = {mid: 20 for mid, (_, target) in self.stats.sent.items() if target == name}
         drain_end = time.perf_counter() + args.drain
@@ -612,6 +646,7 @@ class Generator:
             "delivered": sum(min(n, len(self.stats.latencies.get(m, []))) for m, n in expected.items()),
             "latencies": [round(x, 6) for m in expected for x in self.stats.latencies.get(m, [])],
             "acks": since(self.acks.pop(name, []), start),
+            "pages": since(self.pages.pop(name, []), start),
             "refreshes": since(self.refreshes.pop(name, []), start),
             "reads": since(self.reads.pop(name, []), start),
             "refused": self.stats.refused, "refresh_errors": self.stats.refresh_errors,

@@ -5,7 +5,8 @@ on a clock shifted so that game time carries on from the manifest's moment.
     python bench/load_server.py --port P --now GAME_TIMESTAMP [--session-cache SECONDS]
     (the database from LEPROMAFIA_DATABASE_URL / DATABASE_URL, as for every command;
     LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py;
-    LEPROMAFIA_BENCH_GC_THRESHOLD=a,b,c sets the collector's thresholds)
+    LEPROMAFIA_BENCH_GC_THRESHOLD=a,b,c sets the collector's thresholds;
+    LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py)
 """
 
 from __future__ import annotations
@@ -84,7 +85,11 @@ def main() -> None:
     app = create_app(settings, clock=ShiftedClock(args.now))
     config = server_config(app, "127.0.0.1", args.port, max_connections=20000, log_level="warning",
                            log_config=None, access_log=False)
-    uvicorn.Server(config).run()
+    server = uvicorn.Server(config)
+    if os.environ.get("LEPROMAFIA_BENCH_STALLS"):  # where the loop stalls: bench/stalls.py
+        import stalls
+        stalls.install(server)
+    server.run()
 
 
 if __name__ == "__main__":

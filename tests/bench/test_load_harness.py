@@ -35,6 +35,7 @@ def fake_window(rng: random.Random, posts: int, lost: int) -> dict[str, object]:
             "latencies": latencies, "acks": [rng.random() / 10 for _ in range(posts)],
             "refreshes": [rng.random() for _ in range(posts // 3)],
             "reads": [rng.random() / 100 for _ in range(posts * 4)],
+            "pages": [rng.random() / 20 for _ in range(posts // 2)],
             "refused": 1, "refresh_errors": 2, "reconnects": 0, "offered": 10.3 + rng.random(),
             "cpu": 2.5, "wall": 11.0, "gc_max": rng.random() / 100, "gc_total": 0.05}
 
@@ -42,7 +43,7 @@ def fake_window(rng: random.Random, posts: int, lost: int) -> dict[str, object]:
 def concatenated(parts: list[dict[str, object]]) -> dict[str, object]:
     """The window one process holding every client would have measured."""
     one = dict(parts[0])
-    for key in ("latencies", "acks", "refreshes", "reads"):
+    for key in ("latencies", "acks", "refreshes", "reads", "pages"):
         one[key] = [x for p in parts for x in p[key]]  # type: ignore[attr-defined]
     for key in ("posts", "expected", "delivered", "refused", "refresh_errors", "reconnects", "cpu"):
         one[key] = sum(p[key] for p in parts)  # type: ignore[misc]
@@ -60,6 +61,7 @@ def test_two_generators_merge_to_the_row_of_one() -> None:
     single = load.merge_windows([concatenated(parts)], wall=12.0)
     for key in ("posts", "offered_s", "p50_ms", "p99_ms", "ack_p99_ms", "delivered", "refused",
                 "refreshes_per_s", "refresh_p99_ms", "reads_per_s", "read_p99_ms", "refresh_errors",
+                "pages_per_s", "page_p50_ms", "page_p99_ms",
                 "loadgen_cpu_s", "loadgen_gc_max_ms"):
         assert merged[key] == single[key], key
     everything = parts[0]["latencies"] + parts[1]["latencies"]  # type: ignore[operator]
@@ -75,7 +77,7 @@ def test_two_generators_merge_to_the_row_of_one() -> None:
 
 def test_a_window_with_nothing_delivered_reads_nan_not_zero() -> None:
     empty = {**fake_window(random.Random(1), 0, 0), "latencies": [], "acks": [], "reads": [],
-             "refreshes": []}
+             "refreshes": [], "pages": []}
     merged = load.merge_windows([empty, empty], wall=10.0)
     assert merged["p99_ms"] != merged["p99_ms"]  # NaN: the summary prints "–"
     assert merged["delivered"] == 0.0
@@ -253,3 +255,28 @@ def test_a_minted_form_token_posts_as_the_browser_s_composer_does(tmp_path: Path
             assert r.status_code == 403 and 'data-code="csrf_invalid"' in r.text
         shown = api.get(author, path).text
         assert "lg:abc" in shown and "чужой ключ" not in shown and "чужая кука" not in shown
+
+
+def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
+    """``bench/stalls.py``: a callback that holds the loop for 60 ms is one stall of about
+    that length, sampled in that callback; the loop's ordinary 1 ms steps are none."""
+    import stalls
+
+    dog = stalls.Watchdog(str(tmp_path / "stalls.jsonl"), threshold_ms=15)
+
+    def hold_the_loop() -> None:
+        time.sleep(0.06)
+
+    async def scenario() -> None:
+        dog.start(asyncio.get_running_loop())
+        await asyncio.sleep(0.05)
+        asyncio.get_running_loop().call_soon(hold_the_loop)
+        await asyncio.sleep(0.1)
+
+    asyncio.run(scenario())
+    dog.stop()
+    found = [json.loads(line) for line in (tmp_path / "stalls.jsonl").read_text().splitlines()]
+    assert len(found) == 1, found
+    assert 50 <= found[0]["ms"] <= 200
+    assert any("hold_the_loop" in sample for sample in found[0]["samples"])
+    assert "1 stalls" in stalls.report(str(tmp_path / "stalls.jsonl"))

@@ -1,0 +1,139 @@
+"""Where the event loop stalls: a watchdog thread for a benchmark server (issue 17).
+
+With ``LEPROMAFIA_BENCH_STALLS=FILE`` (read by ``bench/load_server.py``), the server's loop
+stamps a heartbeat every millisecond; a thread looks every millisecond and, while the
+heartbeat is older than ``LEPROMAFIA_BENCH_STALL_MS`` (default 15), takes the loop
+thread's Python stack (``sys._current_frames``) once per look. It appends one JSON line
+per stall to the file as the stall ends: its length in ms, the collector's time in it, and the
+stack samples taken during it, innermost frame last: the ``file:line function`` frames of
+``lepromafia``, ``sqlalchemy``, ``starlette``, ``fastapi``, ``uvicorn``, ``websockets`` and
+``asyncio``, and the innermost frame whoever's, joined by ``;``. A stall with no sample was
+C code that held the interpreter (a collection, a call that keeps the GIL) or the machine's
+scheduler. ``python bench/stalls.py FILE`` summarizes a file. Bench only: the heartbeat
+costs ~1,000 wake-ups a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import sys
+import threading
+import time
+from types import FrameType
+
+KEEP = ("lepromafia", "sqlalchemy", "starlette", "fastapi", "uvicorn", "asyncio", "websockets")
+
+
+def _stack(frame: FrameType | None) -> str:
+    parts = []
+    if frame is not None and not any(k in frame.f_code.co_filename for k in KEEP):
+        parts.append(f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} {frame.f_code.co_name}")
+        frame = frame.f_back  # the innermost frame always, whoever's
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if any(k in path for k in KEEP):
+            short = path.rsplit("site-packages/", 1)[-1].rsplit("src/", 1)[-1]
+            parts.append(f"{short}:{frame.f_lineno} {frame.f_code.co_name}")
+        frame = frame.f_back
+    return ";".join(reversed(parts[:12]))  # the 12 innermost kept frames
+
+
+class Watchdog:
+    def __init__(self, path: str, threshold_ms: float) -> None:
+        self.path, self.threshold = path, threshold_ms / 1000
+        self.beat = time.perf_counter()
+        self.gc_pauses: list[tuple[float, float]] = []
+        self._gc_at = 0.0
+        self.loop_thread = threading.get_ident()
+        self.running = True
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        def stamp() -> None:
+            self.beat = time.perf_counter()
+            loop.call_later(0.001, stamp)
+
+        loop.call_soon(stamp)
+        gc.callbacks.append(self._gc)
+        threading.Thread(target=self._watch, daemon=True, name="stall-watchdog").start()
+
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_at = time.perf_counter()
+        else:
+            self.gc_pauses.append((self._gc_at, time.perf_counter() - self._gc_at))
+
+    def _watch(self) -> None:
+        current: dict[str, object] | None = None
+        samples: list[str] = []
+        while self.running:
+            time.sleep(0.001)
+            now = time.perf_counter()
+            late = now - self.beat
+            if late >= self.threshold:
+                if current is None:
+                    current = {"at": self.beat, "wall": round(time.time() - late, 3), "samples": []}
+                    samples = []
+                frame = sys._current_frames().get(self.loop_thread)
+                samples.append(_stack(frame))
+            elif current is not None:
+                current["ms"] = round((self.beat - float(current["at"])) * 1000, 1)  # type: ignore[arg-type]
+                current["samples"] = samples
+                self._write(current)
+                current = None
+
+    def stop(self) -> None:
+        self.running = False
+
+    def _write(self, stall: dict[str, object]) -> None:
+        """Append one stall to the file as it ends (a benchmark's server is stopped with a
+        signal, and may be killed before any exit hook runs)."""
+        at, ms = float(stall["at"]), float(stall["ms"])  # type: ignore[arg-type]
+        gc_ms = sum(d for t, d in list(self.gc_pauses) if at - 0.001 <= t <= at + ms / 1000)
+        with open(self.path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({**stall, "gc_ms": round(gc_ms * 1000, 1)}) + "\n")
+
+
+def install(server: object) -> None:
+    """With ``LEPROMAFIA_BENCH_STALLS`` set, watch the loop ``server`` (a ``uvicorn.Server``)
+    will run: the watchdog starts as its ``serve`` does, on that loop."""
+    path = os.environ.get("LEPROMAFIA_BENCH_STALLS")
+    if not path:
+        return
+    dog = Watchdog(path, float(os.environ.get("LEPROMAFIA_BENCH_STALL_MS", "15")))
+    serve = server.serve  # type: ignore[attr-defined]
+
+    async def watched(*args: object, **kwargs: object) -> object:
+        dog.loop_thread = threading.get_ident()
+        dog.start(asyncio.get_running_loop())
+        return await serve(*args, **kwargs)
+
+    server.serve = watched  # type: ignore[attr-defined]
+
+
+def report(path: str, top: int = 15) -> str:
+    """The stalls of a file ``Watchdog`` wrote: how many and how long, the share the
+    collector's pauses explain, and the frames most often on the loop's stack during them
+    (each stall counted once per frame)."""
+    with open(path, encoding="utf-8") as lines_in:
+        stalls = [json.loads(line) for line in lines_in if line.strip()]
+    if not stalls:
+        return "no stalls"
+    lengths = sorted(s["ms"] for s in stalls)
+    lines = [f"{len(stalls)} stalls, {sum(lengths):.0f} ms in all; longest {lengths[-5:]}",
+             f"with a collection in them: {sum(1 for s in stalls if s['gc_ms'] > 0)} "
+             f"({sum(s['gc_ms'] for s in stalls):.0f} ms of collector)",
+             f"with no Python sample: {sum(1 for s in stalls if not any(s['samples']))}"]
+    frames: dict[str, float] = {}
+    for s in stalls:
+        for frame in {f for sample in s["samples"] for f in sample.split(";") if f}:
+            frames[frame] = frames.get(frame, 0.0) + s["ms"]
+    lines.append("frames by the stall time they were on the stack in (ms):")
+    lines += [f"  {ms:8.0f}  {frame}" for frame, ms in sorted(frames.items(), key=lambda x: -x[1])[:top]]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(report(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 15))
