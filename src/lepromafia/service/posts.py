@@ -123,6 +123,25 @@ def clean(html: str) -> str:
     return CLEANER.clean(html)
 
 
+_RESIDENT_SETS: dict[frozenset[str], frozenset[str]] = {}
+RESIDENT_SETS_MAX = 1024
+
+
+def resident_set(state: GameState) -> frozenset[str]:
+    """The game's residents as one shared frozenset per distinct set: what ``render`` and
+    ``mentions`` are keyed by. Built afresh per call, an equal set stayed alive in every
+    cache key (~4 KB for 100 names, 40,000 keys), and each one's 100 references were
+    scanned by every full collection: most of the collector's pauses at 50 games (issue 17,
+    docs/performance.md session 11)."""
+    fresh = frozenset(state.residents)
+    shared = _RESIDENT_SETS.get(fresh)
+    if shared is None:
+        if len(_RESIDENT_SETS) >= RESIDENT_SETS_MAX:
+            _RESIDENT_SETS.clear()
+        shared = _RESIDENT_SETS[fresh] = fresh
+    return shared
+
+
 @lru_cache(maxsize=20_000)
 def render(text: str, residents: frozenset[str] = frozenset(), spoiler: str = "Spoiler") -> str:
     """One message version as safe HTML (cached: the same text renders once)."""
@@ -151,7 +170,7 @@ def mentioned_in(state: GameState, event: Event) -> frozenset[str]:
     read it, its author aside (a mention never reaches anyone outside the inbox)."""
     if not isinstance(event, ev.MessagePosted | ev.MessageEdited):
         return frozenset()
-    named = mentions(event.text, frozenset(state.residents))
+    named = mentions(event.text, resident_set(state))
     return frozenset(u for u in named if u != event.author and can_read(state, event.inbox, u))
 
 
@@ -230,7 +249,7 @@ async def mentions_of(queries: GameQueries, game: Current, viewer: str,
     the messages with an ``@`` in one of their versions are read (the index's ledger and
     edits; issue 17: not every message of every inbox of the game)."""
     s = game.state
-    residents = frozenset(s.residents)
+    residents = resident_set(s)
     if viewer not in residents:
         return []
     needle = "@" + viewer

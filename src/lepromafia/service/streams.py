@@ -42,6 +42,10 @@ class _Game:
     """Every event up to this seq has been read."""
     seqs: array[int] = field(default_factory=lambda: array("q"))
     audiences: list[Audience] = field(default_factory=list)
+    shared: dict[Audience, Audience] = field(default_factory=dict)
+    """One object per distinct audience (a city inbox's is the same for many messages):
+    ``audiences`` holds these, not each event's own equal copy with its own member set
+    (issue 17: memory, and the references every full collection scans)."""
     viewers: dict[str | None, tuple[int, array[int]]] = field(default_factory=dict)
     """Per viewer: (events scanned, the seqs he may see)."""
     reading: asyncio.Future[None] | None = None
@@ -107,7 +111,8 @@ class ViewerStreams:
     @staticmethod
     def _take(game: _Game, seq: int, event: Event) -> None:
         game.seqs.append(seq)
-        game.audiences.append(event.audience)
+        audience = event.audience
+        game.audiences.append(game.shared.setdefault(audience, audience))
         if isinstance(event, MessagePosted):
             game.counts[event.inbox] = game.numbers[seq] = game.counts.get(event.inbox, 0) + 1
 

@@ -21,6 +21,7 @@ from markupsafe import Markup
 from ...engine.errors import CodedError
 from ...service.archive import ArchiveError, Archives
 from ...service.posts import render as render_post
+from ...service.posts import resident_set
 from ..api.archive import archives
 from ..api.games import scoped
 from ..deps import CsrfChecked, CurrentUser, Lang, RequireUser, WebDep
@@ -118,7 +119,7 @@ async def archive_inbox(request: Request, game_id: str, inbox: str, web: WebDep,
         return await game_page(request, web, user, lang, game, "archive", "pages/archive_inbox.html",
                                opened=None, error=describe(exc, lang), status=exc.status)
     data["label"] = inbox_title(lang, data)
-    residents, spoiler = frozenset(game.state.residents), translate(lang, "Spoiler")
+    residents, spoiler = resident_set(game.state), translate(lang, "Spoiler")
     for m in data["messages"]:
         m["at_dt"] = moment(m["at"])
         m["html"] = Markup(render_post(m["text"], residents, spoiler))  # noqa: S704 - nh3-cleaned

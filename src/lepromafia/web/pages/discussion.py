@@ -24,7 +24,7 @@ from ...engine.rules.seeds import comment_refusal, posts
 from ...engine.seeds import MAX_COMMENT
 from ...service.accounts import AccountError
 from ...service.discussion import hide_comment, post_comment
-from ...service.posts import mentions_of, posts_of
+from ...service.posts import mentions_of, posts_of, resident_set
 from ...service.posts import render as render_post
 from ...service.views import InboxView
 from ..api.games import scoped
@@ -53,7 +53,7 @@ async def discussion_context(web: Any, game: GameCtx, uid: str | None, lang: str
                 await web.accounts.check_not_banned(uid)
             except AccountError as exc:
                 refusal = error_message(lang, exc)
-    residents = frozenset(game.state.residents)
+    residents = resident_set(game.state)
     spoiler = translate(lang, "Spoiler")
     return {
         "comments": await web.queries.comments(game.id, uid, game=game.current),
@@ -130,7 +130,7 @@ async def thread(web: Any, game: GameCtx, found: InboxView, uid: str, lang: str)
     once (``service.posts``), his own editable ones marked by the engine's answer, the ones
     that mention him marked for him."""
     s = game.state
-    residents = frozenset(s.residents)
+    residents = resident_set(s)
     hosts = s.hosts()
     out = []
     for post in posts_of(found.messages, residents, translate(lang, "Spoiler")):

@@ -33,7 +33,7 @@ from ...engine.events import Event
 from ...engine.inboxes import POLICY, Kind
 from ...engine.state import GameState, Inbox
 from ...service.outbound import audience_item, may_see
-from ...service.posts import posts_of
+from ...service.posts import posts_of, resident_set
 from ...service.views import MessageView
 from ..i18n import ntranslate, translate
 from ..pages.render import env, local
@@ -157,7 +157,7 @@ class PushedContent:
         return self._html(state, inbox, view, lang)
 
     def _html(self, state: GameState, inbox: Inbox, view: MessageView, lang: str) -> str:
-        post = posts_of([view], frozenset(state.residents), translate(lang, "Spoiler"))[0]
+        post = posts_of([view], resident_set(state), translate(lang, "Spoiler"))[0]
         from ..pages.discussion import author_label  # the pages' one spelling of a label
 
         m = {
