@@ -9,7 +9,9 @@ stack samples taken during it, innermost frame last: the ``file:line function`` 
 ``lepromafia``, ``sqlalchemy``, ``starlette``, ``fastapi``, ``uvicorn``, ``websockets`` and
 ``asyncio``, and the innermost frame whoever's, joined by ``;``. A stall with no sample was
 C code that held the interpreter (a collection, a call that keeps the GIL) or the machine's
-scheduler. ``python bench/stalls.py FILE`` summarizes a file. Bench only: the heartbeat
+scheduler. Each full collection adds a line too: its length, what each generation held
+when it began, the frozen count and what it freed. ``python bench/stalls.py FILE``
+summarizes a file. Bench only: the heartbeat
 costs ~1,000 wake-ups a second.
 """
 
@@ -47,6 +49,8 @@ class Watchdog:
         self.beat = time.perf_counter()
         self.gc_pauses: list[tuple[float, float]] = []
         self._gc_at = 0.0
+        self._sizes: list[int] = []
+        self._widest: list[object] = []
         self.loop_thread = threading.get_ident()
         self.running = True
 
@@ -61,9 +65,26 @@ class Watchdog:
 
     def _gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
+            if info["generation"] == 2:  # what a full collection is about to scan
+                self._sizes = [len(gc.get_objects(g)) for g in range(3)]
+                by_type: dict[str, list[int]] = {}
+                for o in gc.get_objects(2):
+                    seen = by_type.setdefault(type(o).__qualname__, [0, 0])
+                    seen[0] += 1
+                    seen[1] += len(gc.get_referents(o))
+                self._widest = sorted(([n, e, t] for t, (n, e) in by_type.items()), key=lambda x: -x[1])[:25]
             self._gc_at = time.perf_counter()
         else:
-            self.gc_pauses.append((self._gc_at, time.perf_counter() - self._gc_at))
+            took = time.perf_counter() - self._gc_at
+            self.gc_pauses.append((self._gc_at, took))
+            if info["generation"] == 2:
+                with open(self.path, "a", encoding="utf-8") as out:
+                    out.write(json.dumps({"full_collection_ms": round(took * 1000, 1),
+                                          "tracked_by_generation": self._sizes,
+                                          "objects_edges_by_type": self._widest,
+                                          "frozen": gc.get_freeze_count(),
+                                          "collected": info["collected"],
+                                          "uncollectable": info["uncollectable"]}) + "\n")
 
     def _watch(self) -> None:
         current: dict[str, object] | None = None
@@ -118,7 +139,7 @@ def report(path: str, top: int = 15) -> str:
     collector's pauses explain, and the frames most often on the loop's stack during them
     (each stall counted once per frame)."""
     with open(path, encoding="utf-8") as lines_in:
-        stalls = [json.loads(line) for line in lines_in if line.strip()]
+        stalls = [s for line in lines_in if line.strip() and "ms" in (s := json.loads(line))]
     if not stalls:
         return "no stalls"
     lengths = sorted(s["ms"] for s in stalls)
