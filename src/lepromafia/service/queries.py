@@ -13,7 +13,6 @@ it reflects every commit acknowledged before it, whichever worker made it.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from datetime import datetime
 from typing import Any
 
@@ -230,33 +229,25 @@ class GameQueries:
     async def inbox(self, game_id: str, inbox_id: str, viewer: str | None, after_seq: int = 0,
                     limit: int = 500, mark_read: bool = True,
                     game: Current | None = None) -> InboxView | None:
-        """An inbox's messages (and its live tally) if the viewer may read it; else None.
-        Messages are numbered 1, 2, 3, … within the inbox (``MessageView.seq``, ``after_seq``
-        and ``read_upto`` are such numbers): the game's global seq would tell a reader how
-        many hidden events fell between two posts (F3-5, F3-6). Reading moves the viewer's
-        read marker to the last message he was shown."""
+        """An inbox's messages after number ``after_seq`` (at most ``limit``), and its live
+        tally, if the viewer may read it; else None. Messages are numbered 1, 2, 3, … within
+        the inbox (``MessageView.seq``, ``after_seq`` and ``read_upto`` are such numbers):
+        the game's global seq would tell a reader how many hidden events fell between two
+        posts (F3-5, F3-6). Reading moves the viewer's read marker to the last message he
+        was shown. The page is found by the inbox's ledger: one statement, whatever the
+        number (issue 17: paging forward through a long inbox reads each page once)."""
         game = game or await self.current(game_id)
-        s = game.state
-        if not can_read(s, inbox_id, viewer):
+        if not can_read(game.state, inbox_id, viewer):
             return None
-        start = max(0, after_seq)
+        seqs, total = await self._ledger(game, inbox_id)
+        first = min(max(0, after_seq), total)
         async with self.service.store.reading() as tx:
-            # only the rows up to the page's end (issue 17: not every message of a long inbox)
-            every, marker = await tx.messages(game_id, inbox_id, reader=viewer, limit=start + limit)
-            read_upto = bisect_right([r.seq for r in every], marker)
-        if viewer is not None and every and len(every) == start + limit and marker >= every[-1].seq:
-            # read past the page's end: how far, from the inbox's ledger (no scan of the inbox)
-            found = (await self.index.messages(game_id, game.version)).get(inbox_id)
-            read_upto = count_upto(found, marker) if found else read_upto
-        shown = every[start:start + limit]
-        if shown and mark_read and viewer is not None and shown[-1].seq > marker:
-            async with self.service.store.transaction() as wtx:
-                await wtx.mark_read(game_id, inbox_id, viewer, shown[-1].seq)
-        messages = with_edits([MessageView(start + i + 1, r.author, r.text, r.at)
-                               for i, r in enumerate(shown)],
-                              edits_of(await self.events(game), inbox_id))  # as last edited
-        return InboxView(**vars(_header(game, inbox_id, viewer)),
-                         messages=messages, tally=_inbox_tally(s, inbox_id), read_upto=read_upto)
+            rows, marker = await _rows(tx, game_id, inbox_id, viewer, seqs, first,
+                                       min(total, first + max(0, limit)))
+            if not rows and viewer is not None:  # past the end: his marker all the same
+                marker = (await tx.read_markers(game_id, viewer, [inbox_id])).get(inbox_id, 0)
+        return await self._view(game, inbox_id, viewer, seqs, first, rows, marker,
+                                mark_read=mark_read)
 
     async def thread(self, game_id: str, inbox_id: str, viewer: str | None, *,
                      start: int | None = None, before: int | None = None, mark_read: bool = True,
@@ -274,8 +265,7 @@ class GameQueries:
         game = game or await self.current(game_id)
         if not can_read(game.state, inbox_id, viewer):
             return None
-        seqs = (await self.index.messages(game_id, game.version)).get(inbox_id) or array("q")
-        total = count_upto(seqs, game.version)
+        seqs, total = await self._ledger(game, inbox_id)
         end = total if before is None else max(0, min(before - 1, total))
         if before is not None:
             first = max(0, end - THREAD_PAGE)
@@ -294,28 +284,39 @@ class GameQueries:
                     more, _ = await _rows(tx, game_id, inbox_id, viewer, seqs, want, first)
                     rows, first = more + rows, want
         following = rows[end - first] if len(rows) > end - first else None
-        shown = rows[:end - first]
-        if shown and mark_read and before is None and viewer is not None and shown[-1].seq > marker:
+        return await self._view(game, inbox_id, viewer, seqs, first, rows[:end - first], marker,
+                                mark_read=mark_read and before is None,
+                                next_at=following.at if following else None)
+
+    async def message(self, game_id: str, inbox_id: str, viewer: str | None, number: int,
+                      game: Current | None = None) -> MessageView | None:
+        """Message ``number`` of an inbox as last edited, if the viewer may read it (one row,
+        found by the inbox's ledger, not by reading the messages before it)."""
+        found = await self.inbox(game_id, inbox_id, viewer, after_seq=number - 1, limit=1,
+                                 mark_read=False, game=game) if number >= 1 else None
+        return found.messages[0] if found and found.messages else None
+
+    async def _ledger(self, game: Current, inbox_id: str) -> tuple[array[int], int]:
+        """The inbox's message seqs (global, ascending) and how many of them the game has at
+        its version."""
+        seqs = (await self.index.messages(game.meta.game_id, game.version)).get(inbox_id) or array("q")
+        return seqs, count_upto(seqs, game.version)
+
+    async def _view(self, game: Current, inbox_id: str, viewer: str | None, seqs: array[int],
+                    first: int, shown: list[MessageRow], marker: int, *, mark_read: bool,
+                    next_at: str | None = None) -> InboxView:
+        """The messages at positions ``first``… as last edited, the viewer's marker moved to
+        the last of them if asked."""
+        if shown and mark_read and viewer is not None and shown[-1].seq > marker:
             async with self.service.store.transaction() as wtx:
-                await wtx.mark_read(game_id, inbox_id, viewer, shown[-1].seq)
+                await wtx.mark_read(game.meta.game_id, inbox_id, viewer, shown[-1].seq)
         messages = with_edits([MessageView(first + i + 1, r.author, r.text, r.at)
                                for i, r in enumerate(shown)],
                               edits_of(await self.events(game), inbox_id))  # as last edited
         return InboxView(**vars(_header(game, inbox_id, viewer)), messages=messages,
                          tally=_inbox_tally(game.state, inbox_id),
                          read_upto=count_upto(seqs, min(marker, game.version)), earlier=first,
-                         next_at=following.at if following else None)
-
-    async def message(self, game_id: str, inbox_id: str, viewer: str | None, number: int,
-                      game: Current | None = None) -> MessageView | None:
-        """Message ``number`` of an inbox as last edited, if the viewer may read it (one
-        statement: found by the inbox's ledger, not by reading the messages before it)."""
-        if number < 1:
-            return None
-        found = await self.thread(game_id, inbox_id, viewer, before=number + 1, mark_read=False,
-                                  game=game)
-        shown = [m for m in found.messages if m.seq == number] if found else []
-        return shown[0] if shown else None
+                         next_at=next_at)
 
     async def inbox_header(self, game_id: str, inbox_id: str, viewer: str | None,
                            game: Current | None = None) -> InboxHeader | None:
