@@ -188,3 +188,21 @@ def test_a_vote_count_shows_once_in_the_page_that_holds_its_time(api: Api) -> No
     assert earlier.count('data-testid="vote-post"') == 1
     assert earlier.index('data-testid="vote-post"') < earlier.index('id="m1"')
     assert shown(earlier) == list(range(1, 153 - THREAD_PAGE))
+
+
+def test_the_api_pages_forward_by_number_and_past_the_end_keeps_the_marker(
+        city: tuple[Api, str, str]) -> None:
+    """The JSON API's paging (after, limit) in a 250-message inbox: after=200 gives #201–250
+    and moves listener's marker there; past the end, no messages and his marker as it is."""
+    api, box, _path = city
+    talker, listener, _ = residents(api)
+    chatter(api, talker, box, 250)
+    url = f"/api/games/{GAME}/inboxes/{quote(box, safe='')}"
+    page = api.get(listener, url, after=200, limit=50).json()
+    assert [m["seq"] for m in page["messages"]] == list(range(201, 251))
+    assert [m["text"] for m in page["messages"]][:2] == ["message 201", "message 202"]
+    assert page["read_upto"] == 0, "before this read he had read nothing"
+    beyond = api.get(listener, url, after=300, limit=50).json()
+    assert beyond["messages"] == [] and beyond["read_upto"] == 250
+    first = api.get(listener, url, after=0, limit=3).json()
+    assert [m["seq"] for m in first["messages"]] == [1, 2, 3] and first["read_upto"] == 250
