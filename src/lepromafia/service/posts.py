@@ -131,8 +131,8 @@ def resident_set(state: GameState) -> frozenset[str]:
     """The game's residents as one shared frozenset per distinct set: what ``render`` and
     ``mentions`` are keyed by. Built afresh per call, an equal set stayed alive in every
     cache key (~4 KB for 100 names, 40,000 keys), and each one's 100 references were
-    scanned by every full collection: most of the collector's pauses at 50 games (issue 17,
-    docs/performance.md session 11)."""
+    scanned once by the next full collection: most of what those scanned at 50 games
+    (issue 17, docs/performance.md session 11)."""
     fresh = frozenset(state.residents)
     shared = _RESIDENT_SETS.get(fresh)
     if shared is None:
