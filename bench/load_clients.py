@@ -36,6 +36,7 @@ import sys
 import time
 import uuid
 import zlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote
@@ -601,33 +602,30 @@ class Generator:
         own0 = time.process_time()
         posts: list[asyncio.Task[None]] = []
 
-        async def stream(game: str) -> None:
-            rng = random.Random(f"{rep}:{name}:{game}")
+        async def poisson(game: str, rate: float, seed: str,
+                          act: Callable[[str, str], Awaitable[None]]) -> None:
+            """``rate`` a second for ``--window`` seconds: ``act(city, resident)``, each a
+            random city's random resident, as a task of its own."""
+            rng = random.Random(f"{seed}{rep}:{name}:{game}")
             end = time.perf_counter() + args.window
             cities = self.manifest["games"][game]["cities"]
             while True:
-                await asyncio.sleep(rng.expovariate(args.rate))
+                await asyncio.sleep(rng.expovariate(rate))
                 if time.perf_counter() >= end:
                     return
                 city = rng.choice(sorted(cities))
-                author = rng.choice(cities[city]["residents"])
-                posts.append(asyncio.ensure_future(self.post(t, game, city, author)))
+                posts.append(asyncio.ensure_future(act(city, rng.choice(cities[city]["residents"]))))
 
-        async def navigation(game: str) -> None:  # --pages: residents opening their inbox page
-            rng = random.Random(f"pages:{rep}:{name}:{game}")
-            end = time.perf_counter() + args.window
-            cities = self.manifest["games"][game]["cities"]
-            while True:
-                await asyncio.sleep(rng.expovariate(args.pages))
-                if time.perf_counter() >= end:
-                    return
-                city = rng.choice(sorted(cities))
-                posts.append(asyncio.ensure_future(
-                    self.load_page(t, game, city, rng.choice(cities[city]["residents"]))))
+        def posting(game: str) -> Callable[[str, str], Awaitable[None]]:
+            return lambda city, author: self.post(t, game, city, author)
+
+        def opening(game: str) -> Callable[[str, str], Awaitable[None]]:  # --pages
+            return lambda city, user: self.load_page(t, game, city, user)
 
         pages = float(getattr(args, "pages", 0.0) or 0.0) if t.kind == "project" else 0.0
-        await asyncio.gather(*(stream(g) for g in self.manifest["games"]),
-                             *(navigation(g) for g in self.manifest["games"] if pages > 0))
+        await asyncio.gather(*(poisson(g, args.rate, "", posting(g)) for g in self.manifest["games"]),
+                             *(poisson(g, pages, "pages:", opening(g)) for g in self.manifest["games"]
+                               if pages > 0))
         offered = time.perf_counter() - start
         expected = {mid: 20 for mid, (_, target) in self.stats.sent.items() if target == name}
         drain_end = time.perf_counter() + args.drain

@@ -29,18 +29,23 @@ from types import FrameType
 KEEP = ("lepromafia", "sqlalchemy", "starlette", "fastapi", "uvicorn", "asyncio", "websockets")
 
 
+def _name(frame: FrameType) -> str:
+    short = frame.f_code.co_filename.rsplit("site-packages/", 1)[-1].rsplit("src/", 1)[-1]
+    return f"{short}:{frame.f_lineno} {frame.f_code.co_name}"
+
+
 def _stack(frame: FrameType | None) -> str:
-    parts = []
-    if frame is not None and not any(k in frame.f_code.co_filename for k in KEEP):
-        parts.append(f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} {frame.f_code.co_name}")
-        frame = frame.f_back  # the innermost frame always, whoever's
+    """The innermost frame (whoever's), then the kept ones outwards; at most 12, outermost
+    first."""
+    if frame is None:
+        return ""
+    parts = [_name(frame)]
+    frame = frame.f_back
     while frame is not None:
-        path = frame.f_code.co_filename
-        if any(k in path for k in KEEP):
-            short = path.rsplit("site-packages/", 1)[-1].rsplit("src/", 1)[-1]
-            parts.append(f"{short}:{frame.f_lineno} {frame.f_code.co_name}")
+        if any(k in frame.f_code.co_filename for k in KEEP):
+            parts.append(_name(frame))
         frame = frame.f_back
-    return ";".join(reversed(parts[:12]))  # the 12 innermost kept frames
+    return ";".join(reversed(parts[:12]))
 
 
 class Watchdog:

@@ -46,10 +46,10 @@ def residents(api: Api) -> tuple[str, str, str]:
 
 
 def chatter(api: Api, user: str, box: str, upto: int, game: str = GAME) -> None:
-    """``user`` posts «message n» until the inbox holds ``upto`` of his (in-process: fast)."""
-    while (count := _count(api, game, box)) < upto:
+    """``user`` posts «message n» until the inbox holds ``upto`` messages (in-process: fast)."""
+    for n in range(_count(api, game, box) + 1, upto + 1):
         api.client.portal.call(api.web.service.execute, game,  # type: ignore[union-attr]
-                               PostMessage(actor=user, inbox=box, text=f"message {count + 1}"),
+                               PostMessage(actor=user, inbox=box, text=f"message {n}"),
                                api.command_id())
 
 

@@ -576,8 +576,7 @@ async def inbox_context(
             "label": inbox_label(lang, s, inbox_id, uid),
         },
         "messages": messages,
-        "earlier": found.earlier,
-        "earlier_from": max(1, found.earlier + 1 - THREAD_PAGE),
+        **earlier_control(found.earlier),
         "read_upto": read_upto,
         "can_post": level is Access.WRITE,
         "members": found.members,
@@ -724,6 +723,13 @@ class EmptyCards:
 EMPTY_CARDS = EmptyCards()
 
 
+def earlier_control(earlier: int) -> dict[str, int]:
+    """The numbers of «Show earlier messages» (partials/thread_items.html): how many
+    messages come before the first one shown, and where its link without JavaScript starts
+    (a page before it)."""
+    return {"earlier": earlier, "earlier_from": max(1, earlier + 1 - THREAD_PAGE)}
+
+
 def message_number(raw: str | None) -> int | None:
     """A message number from a query string; None for anything else (the default view)."""
     return int(raw) if raw and raw.isdigit() and 0 < int(raw) < 10**9 else None
@@ -744,8 +750,7 @@ async def earlier_messages(
     messages = await thread(web, game, found, user.user_id, lang)
     until = datetime.fromisoformat(found.next_at) if found.next_at else None
     ctx = {"game": game, "user": user.user_id, "inbox": {"id": inbox_id}, "messages": messages,
-           "earlier": found.earlier, "earlier_from": max(1, found.earlier + 1 - THREAD_PAGE),
-           "read_upto": found.read_upto,
+           **earlier_control(found.earlier), "read_upto": found.read_upto,
            "can_post": found.access == "write",
            "max_length": game.state.settings.message_max_length,
            **await vote_record.inbox_record(web, game, inbox_id, user.user_id, lang, messages,
