@@ -6,6 +6,7 @@ on a clock shifted so that game time carries on from the manifest's moment.
     (the database from LEPROMAFIA_DATABASE_URL / DATABASE_URL, as for every command;
     LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py;
     LEPROMAFIA_BENCH_GC_THRESHOLD=a,b,c sets the collector's thresholds;
+    LEPROMAFIA_BENCH_SWITCH_INTERVAL=SECONDS sets the interpreter's thread switch interval;
     LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py)
 """
 
@@ -68,6 +69,9 @@ def main() -> None:
     if os.environ.get("LEPROMAFIA_BENCH_GC_THRESHOLD"):  # an experiment: "700,10,10" is Python's
         import gc
         gc.set_threshold(*(int(x) for x in os.environ["LEPROMAFIA_BENCH_GC_THRESHOLD"].split(",")))
+    if os.environ.get("LEPROMAFIA_BENCH_SWITCH_INTERVAL"):  # an experiment: Python's is 0.005
+        import sys
+        sys.setswitchinterval(float(os.environ["LEPROMAFIA_BENCH_SWITCH_INTERVAL"]))
     if os.environ.get("LEPROMAFIA_BENCH_POOL_TRACE"):  # bench/pool_trace.py
         import pool_trace
         pool_trace.install()
