@@ -545,9 +545,10 @@ def pinging() -> Iterator[dict[str, int]]:
         yield {"stock": stock, "lean": lean}
 
 
-def keepalive(port: int, answer: bool, seconds: float) -> tuple[list[tuple[Opcode, bytes]], bool]:
-    """A raw client that answers each ping with its pong (or never), interleaved with a
-    read report, for ``seconds``: the frames the server sent, and whether it closed."""
+def keepalive(port: int, client: str, seconds: float) -> tuple[list[tuple[Opcode, bytes]], bool]:
+    """A raw client for ``seconds``: "answering" each ping with its pong and nothing else,
+    "silent" (never a byte), or "busy" (a read report every 50 ms, each echoed back, and
+    the pongs): the frames the server sent, and whether it closed."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(HANDSHAKE)
         got = b""
@@ -557,6 +558,8 @@ def keepalive(port: int, answer: bool, seconds: float) -> tuple[list[tuple[Opcod
         sock.settimeout(0.05)
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and not closed:
+            if client == "busy":
+                sock.sendall(text("still here"))
             with contextlib.suppress(TimeoutError):
                 data = sock.recv(65536)
                 closed = not data
@@ -565,29 +568,41 @@ def keepalive(port: int, answer: bool, seconds: float) -> tuple[list[tuple[Opcod
                 (frame,) = frames_of(pending[:2 + (pending[1] & 0x7F)])
                 pending = pending[2 + (pending[1] & 0x7F):]
                 frames.append(frame)
-                if frame[0] is Opcode.PING and answer:
-                    sock.sendall(masked(Opcode.PONG, frame[1]) + text("still here"))
+                if frame[0] is Opcode.PING and client != "silent":
+                    sock.sendall(masked(Opcode.PONG, frame[1]))
                 closed = closed or frame[0] is Opcode.CLOSE
         return frames, closed
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("answer", [True, False], ids=["answered", "silent"])
+@pytest.mark.parametrize("client", ["answering", "silent"])
 def test_the_keepalive_pings_and_gives_up_as_the_stock_protocol_does(
-        pinging: dict[str, int], answer: bool) -> None:
-    """A client that answers every ping stays connected, pinged again and again, each ping a
-    4-byte payload and each of its reports echoed; one that never answers is closed with
-    1011 once the pong is overdue, by both protocols alike."""
-    runs = {kind: keepalive(port, answer, 1.5) for kind, port in pinging.items()}
+        pinging: dict[str, int], client: str) -> None:
+    """A quiet client that answers every ping stays connected, pinged again and again, each
+    ping a 4-byte payload; one that never answers is closed with 1011 once the pong is
+    overdue, by both protocols alike."""
+    runs = {kind: keepalive(port, client, 1.5) for kind, port in pinging.items()}
     for kind, (frames, closed) in runs.items():
         pings = [data for op, data in frames if op is Opcode.PING]
-        if answer:
+        if client == "answering":
             assert not closed and len(pings) >= 4, kind
             assert all(len(p) == 4 for p in pings) and len(set(pings)) == len(pings)
-            assert sum(op is Opcode.TEXT and data == b"still here" for op, data in frames) == len(pings)
         else:
             assert closed and len(pings) == 1, kind
             assert [close_code(d) for op, d in frames if op is Opcode.CLOSE] == [1011]
+
+
+@pytest.mark.timeout(60)
+def test_a_socket_busy_both_ways_is_not_pinged(pinging: dict[str, int]) -> None:
+    """A client whose reports come and go all the time shows it is there: the lean
+    protocol does not ping it (uvicorn's pings it every interval regardless), and it stays
+    connected with every report echoed."""
+    runs = {kind: keepalive(port, "busy", 1.5) for kind, port in pinging.items()}
+    stock, lean = runs["stock"], runs["lean"]
+    assert not lean[1] and not stock[1]
+    assert [op for op, _ in lean[0] if op is not Opcode.TEXT] == []
+    assert sum(op is Opcode.TEXT for op, _ in lean[0]) >= 20
+    assert sum(op is Opcode.PING for op, _ in stock[0]) >= 4
 
 
 def test_a_pong_and_the_reports_around_it_never_reach_the_websockets_parser() -> None:

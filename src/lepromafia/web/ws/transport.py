@@ -20,11 +20,13 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   final, masked text frames at the start of a read (live.js's read reports and pings: small
   JSON) are unmasked and decoded here and queued for the app as uvicorn queues them, with no
   ``Frame``, no generator step and no event list per message; so are pongs (the keepalive's
-  answers), handed to uvicorn's ``handle_pong``. The keepalive ping itself is written as its
-  six bytes. The first other frame (another control frame, binary, a fragment, a partial
-  frame, an unmasked or oversize one) and everything after it in that read go to
-  websockets, which then owns the stream until its parser is idle again at a frame
+  answers), handed to uvicorn's ``handle_pong``. The first other frame (another control
+  frame, binary, a fragment, a partial frame, an unmasked or oversize one) and everything
+  after it in that read go to websockets, which then owns the stream until its parser is idle again at a frame
   boundary: bytes are never reordered or parsed twice.
+- **The keepalive runs from one timer per process** (``keepalive.py``) instead of two per
+  socket, and pings only a socket that was not busy both ways since its last visit; the
+  ping is written as its six bytes.
 - **The app may take a received text frame synchronously** (``on_text``): while its receive
   loop waits with nothing queued, a frame the app can handle at once (a read report answered
   from memory, a ping) is handed to it as it is read, and the waiting loop is not woken: no
@@ -50,6 +52,7 @@ from websockets.protocol import Protocol, State
 from websockets.streams import StreamReader
 
 from ...service.pubsub import Buffer
+from .keepalive import Keepalive, keepalive_for
 
 try:  # what websockets' own parser unmasks with: its C extension, or its pure Python
     from websockets.speedups import apply_mask
@@ -142,12 +145,19 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     it is queued for the app's receive loop). Called only while that loop waits with nothing
     queued, so messages are never taken out of order; it must not raise."""
 
+    heard = False
+    """Bytes came from the peer since the keepalive's last visit."""
+    spoke = False
+    """A message went to the peer since the keepalive's last visit (pings do not count)."""
+    keepalive: Keepalive | None = None
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = Buffer[Any]()  # type: ignore[assignment]
         self.writable = _Flag()  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        self.heard = True
         conn = self.conn
         if (conn.state is not State.OPEN or self.close_sent or conn.current_size is not None
                 or conn.extensions or conn.debug or not parser_idle(conn)):
@@ -221,30 +231,58 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
                 and self.initial_response is None and self.conn.state is State.OPEN
                 and not self.conn.extensions)
 
-    def send_keepalive_ping(self) -> None:
-        """uvicorn's keepalive ping, its 6 bytes written at once (no ``Frame``, no sans-I/O
-        output list): with 5,000 sockets, 250 pings a second were 3-4 % of the loop."""
-        if not self._open():
-            super().send_keepalive_ping()
+    def start_keepalive(self) -> None:
+        """The socket joins its process's keepalive (``keepalive.py``): no timers of its own."""
+        if self.ping_interval is not None and self.ping_interval > 0:
+            self.keepalive = keepalive_for(self.loop, self.ping_interval)
+            self.keepalive.join(self)
+
+    def stop_keepalive(self) -> None:
+        if self.keepalive is not None:
+            self.keepalive.leave(self)
+            self.keepalive = None
+        super().stop_keepalive()
+
+    def keepalive_visit(self, now: float) -> None:
+        """Once per ping interval: nothing if the socket was busy both ways since the last
+        visit; closed (1011) if a ping went unanswered past ``ping_timeout``; else pinged."""
+        heard, spoke = self.heard, self.spoke
+        self.heard = self.spoke = False
+        if heard:
+            self.pending_ping_payload = None  # alive: an answer to any ping is not awaited
+            if spoke:
+                return
+        elif self.pending_ping_payload is not None:
+            if self.ping_timeout is not None and now - self.ping_sent_at >= self.ping_timeout:
+                self.keepalive_timeout()
             return
-        self.ping_timer = None
+        self.send_keepalive_ping()
+
+    def send_keepalive_ping(self) -> None:
+        """A keepalive ping, its 6 bytes written at once (no ``Frame``, no sans-I/O output
+        list), with no timer: the next visit checks the answer."""
+        if self.close_sent or self.transport.is_closing():
+            return
         self.pending_ping_payload = payload = struct.pack("!I", random.getrandbits(32))
         self.ping_sent_at = self.loop.time()
-        self.transport.write(_PING + payload)
-        if self.ping_timeout is not None:
-            self.pong_timer = self.loop.call_later(self.ping_timeout, self.keepalive_timeout)
+        if self._open():
+            self.transport.write(_PING + payload)
         else:
-            self.schedule_ping()
+            self.conn.send_ping(payload)
+            self.transport.write(b"".join(self.conn.data_to_send()))
 
     def try_send_text(self, text: str) -> bool:
         """Write one text frame now, if the socket is open and writable; False (nothing
         written) otherwise: the caller then sends through ``send``, which waits."""
         if not self._open():
             return False
+        self.spoke = True
         self.transport.write(text_frame(text.encode()))
         return True
 
     async def send(self, message: Any) -> None:
+        if message["type"] == "websocket.send":
+            self.spoke = True
         if message["type"] == "websocket.send" and self._open():
             text = message.get("text")
             if text is not None and message.get("bytes") is None:
