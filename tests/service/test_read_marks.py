@@ -41,6 +41,30 @@ def test_twenty_readers_reports_are_one_transaction_and_a_marker_never_moves_bac
     assert first == {INBOX: 10} and last == {INBOX: 29}
 
 
+def test_a_thousand_sockets_reports_are_written_two_hundred_to_a_transaction(
+        backend: DatabaseConfig) -> None:
+    """A thousand readers of 50 cities report through their sockets within one period: the
+    group is written in five transactions of 200 markers, so a writer lane's commit waits
+    for one chunk at most, never the whole group; every marker lands."""
+    async def scenario() -> tuple[int, int, dict[str, int], dict[str, int]]:
+        store = EventStore.open(backend)
+        try:
+            marks = ReadMarks(store, period=0.05)
+            for city in range(1, 51):
+                for i in range(1, 21):
+                    marks.note("g", f"city:{city}:1", f"p{city:02d}_{i:02d}", 100 + city)
+            await marks.flush()
+            accounts = AccountStore(store)
+            return (marks.transactions, marks.written, await accounts.read_markers("g", "p01_01"),
+                    await accounts.read_markers("g", "p50_20"))
+        finally:
+            await store.close()
+
+    transactions, written, first, last = run(scenario())
+    assert (transactions, written) == (5, 1000)
+    assert first == {"city:1:1": 101} and last == {"city:50:1": 150}
+
+
 def test_the_viewer_streams_number_a_published_message_without_reading_the_store() -> None:
     """INBOX-CITY-1: Лепроград's city inbox has had two messages; a third is published. The
     streams, current up to just before it, take it from the broker's batch: its number is

@@ -9,6 +9,11 @@ only ever moves forward (``Transaction.mark_read_many``: one executemany for the
 the order inside a group is free. ``ReadMarks.note`` (a socket's report) does not wait at
 all: its marker rides with the next group, at most ``period`` (1 s) later.
 
+A group is written in transactions of at most ``CHUNK`` markers: on SQLite each one's
+statement runs on the event loop, and 900 markers in one took the loop for milliseconds
+while the writer lanes' commits waited behind its lock (session 12); between chunks they
+go first.
+
 One group is written at a time, its markers in key order. On PostgreSQL two groups in
 flight at once took the same readers' row locks in their reports' orders: they waited
 on each other holding two pooled connections, a deadlock PostgreSQL broke after its
@@ -30,6 +35,8 @@ log = logging.getLogger(__name__)
 
 Key = tuple[str, str, str]
 """(game, inbox, reader)"""
+CHUNK = 200
+"""Markers per transaction."""
 
 
 class ReadMarks:
@@ -38,12 +45,14 @@ class ReadMarks:
     at most ``period`` after it: with only socket reports, one transaction (one executemany,
     ``Transaction.mark_read_many``) per ``period`` per process, whatever the clients send."""
 
-    def __init__(self, store: EventStore, delay: float = 0.2, period: float = 1.0) -> None:
+    def __init__(self, store: EventStore, delay: float = 0.2, period: float = 1.0,
+                 chunk: int = CHUNK) -> None:
         self.store = store
         self.delay = delay
         self.period = period
+        self.chunk = chunk
         self.transactions = 0
-        """Groups written so far (a test sees many reports share one)."""
+        """Transactions written so far (a test sees many reports share one)."""
         self.written = 0
         """Markers written so far (after coalescing)."""
         self._pending: dict[Key, int] = {}
@@ -107,10 +116,14 @@ class ReadMarks:
     async def _write(self, pending: dict[Key, int], group: asyncio.Future[None]) -> None:
         try:
             if pending:
-                async with self._writing, self.store.transaction() as tx:
-                    await tx.mark_read_many([(*key, seq) for key, seq in sorted(pending.items())])
-                self.transactions += 1
-                self.written += len(pending)
+                marks = [(*key, seq) for key, seq in sorted(pending.items())]
+                async with self._writing:
+                    for at in range(0, len(marks), self.chunk):
+                        part = marks[at:at + self.chunk]
+                        async with self.store.transaction() as tx:
+                            await tx.mark_read_many(part)
+                        self.transactions += 1
+                        self.written += len(part)
         except BaseException as exc:
             if not group.done():
                 group.set_exception(exc)
