@@ -69,7 +69,7 @@ class LiveServer:
                                session_idle_hours=14 * 24, **options)
         self.app = create_app(settings, clock=self.clock)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                ws="websockets", lifespan="on")
+                                ws="websockets-sansio", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.tokens: dict[str, str] = {}

@@ -32,7 +32,7 @@ class QuickLive(LiveServer):
                                session_idle_hours=14 * 24, argon2_time_cost=1, argon2_memory_kib=8192)
         self.app = create_app(settings, clock=self.clock)
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
-                                                    log_level="warning", ws="websockets", lifespan="on"))
+                                                    log_level="warning", ws="websockets-sansio", lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def register(self, login: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,15 +65,17 @@ def served(tmp_path: Path) -> Iterator[tuple[int, dict[str, str], dict[str, Any]
         yield port, tokens, inboxes
 
 
-def _subscribed(port: int, token: str) -> ClientConnection:
-    ws = connect(f"ws://127.0.0.1:{port}/ws", compression=None, max_size=2**22,
-                 additional_headers={"Authorization": f"Bearer {token}"})
-    ws.send(json.dumps({"type": "subscribe", "game": "g", "since_seq": 0}))
-    hello = json.loads(ws.recv(timeout=10))
-    assert hello["type"] == "subscribed", hello
-    for _ in range(hello["version"]):  # the catch-up (through the pump)
-        ws.recv(timeout=10)
-    return ws
+@contextmanager
+def _subscribed(port: int, token: str) -> Iterator[ClientConnection]:
+    """A socket subscribed to the game and caught up; closed on leaving."""
+    with connect(f"ws://127.0.0.1:{port}/ws", compression=None, max_size=2**22,
+                 additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+        ws.send(json.dumps({"type": "subscribe", "game": "g", "since_seq": 0}))
+        hello = json.loads(ws.recv(timeout=10))
+        assert hello["type"] == "subscribed", hello
+        for _ in range(hello["version"]):  # the catch-up (through the pump)
+            ws.recv(timeout=10)
+        yield ws
 
 
 def _post(port: int, token: str, inbox: str, text: str, command_id: str) -> None:
@@ -98,8 +101,9 @@ def test_city_messages_are_written_as_published_each_reader_his_own_numbering(
     at once, rendered, at positions one past their last; Vera, of the other city, gets
     nothing of them; no live delivery went through the pump."""
     port, tokens, inboxes = served
-    anna, boris, vera = (_subscribed(port, tokens[n]) for n in ("anna", "boris", "vera"))
-    try:
+    with ExitStack() as sockets:
+        anna, boris, vera = (sockets.enter_context(_subscribed(port, tokens[n]))
+                             for n in ("anna", "boris", "vera"))
         caught_up = len(forwarded)
         for n in range(3):
             _post(port, tokens["anna"], inboxes["city"], f"утро {n}", f"direct-{n}")
@@ -113,9 +117,6 @@ def test_city_messages_are_written_as_published_each_reader_his_own_numbering(
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
         assert not [f for f in _frames(vera, 0.3) if "утро" in json.dumps(f, ensure_ascii=False)]
         assert forwarded[caught_up:] == []  # written as published, not through the pump
-    finally:
-        for ws in (anna, boris, vera):
-            ws.close()
 
 
 @pytest.mark.timeout(60)
@@ -125,8 +126,9 @@ def test_the_mafia_inbox_reaches_the_mafia_and_no_one_else(
     his city's town, get no frame of it and their numbering shows no gap when Anna then
     posts in the city."""
     port, tokens, inboxes = served
-    mafioso, anna, boris = (_subscribed(port, tokens[n]) for n in ("mafioso", "anna", "boris"))
-    try:
+    with ExitStack() as sockets:
+        mafioso, anna, boris = (sockets.enter_context(_subscribed(port, tokens[n]))
+                                for n in ("mafioso", "anna", "boris"))
         _post(port, tokens["mafioso"], inboxes["mafia"], "тайный план", "mafia-1")
         _post(port, tokens["anna"], inboxes["city"], "добрый день", "city-1")
         mine = _frames(mafioso)
@@ -138,9 +140,6 @@ def test_the_mafia_inbox_reaches_the_mafia_and_no_one_else(
             assert [f["payload"].get("text") for f in events][-1] == "добрый день"
             seqs = [f["seq"] for f in events]
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
-    finally:
-        for ws in (mafioso, anna, boris):
-            ws.close()
 
 
 # --- the other direction: frames the app takes as they are read ---------------------------
@@ -184,8 +183,7 @@ def test_read_reports_and_pings_are_taken_as_read_without_waking_the_receive_loo
     loop; the next ones are answered from memory as the transport reads them, and the
     loop never wakes. His unread count drops to 0; his ping is answered with a pong."""
     port, tokens, inboxes = served
-    boris = _subscribed(port, tokens["boris"])
-    try:
+    with _subscribed(port, tokens["boris"]) as boris:
         for n in range(3):
             _post(port, tokens["anna"], inboxes["city"], f"вечер {n}", f"evening-{n}")
         seqs = [f["seq"] for f in _frames(boris) if f.get("type") == "event"]
@@ -199,8 +197,6 @@ def test_read_reports_and_pings_are_taken_as_read_without_waking_the_receive_loo
         assert json.loads(boris.recv(timeout=5)) == {"type": "pong"}
         assert _eventually(lambda: _unread(port, tokens["boris"], inboxes["city"]) == 0)
         assert loop_reports == [seqs[0]]  # the later two never reached the receive loop
-    finally:
-        boris.close()
 
 
 @pytest.mark.timeout(60)
@@ -210,8 +206,7 @@ def test_a_refused_report_still_gets_its_error_in_words_and_in_order(
     refuses it, so the receive loop takes it and answers with an error in words; his ping
     sent right after is answered after that error, never before it; no marker moves."""
     port, tokens, inboxes = served
-    boris = _subscribed(port, tokens["boris"])
-    try:
+    with _subscribed(port, tokens["boris"]) as boris:
         _post(port, tokens["anna"], inboxes["city"], "разминка", "warm-up")
         seq = next(f["seq"] for f in _frames(boris) if f.get("type") == "event")
         boris.send(json.dumps({"type": "read", "game": "g", "inbox": inboxes["city"], "upto": seq}))
@@ -223,5 +218,3 @@ def test_a_refused_report_still_gets_its_error_in_words_and_in_order(
         assert refused["message"] and "_" not in refused["message"]
         assert pong == {"type": "pong"}
         assert loop_reports == [seq, seq]  # the first (game not held yet) and the refused one
-    finally:
-        boris.close()

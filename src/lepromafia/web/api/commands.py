@@ -53,7 +53,8 @@ def _nested(cls: type) -> type[BaseModel]:
     hints = typing.get_type_hints(cls)
     fields: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
-        fields[f.name] = (_annotation(hints[f.name]), _default(f))
+        shape = _annotation(hints[f.name])
+        fields[f.name] = (shape, _default(f, shape))
     return create_model(cls.__name__, __base__=_Strict, **fields)
 
 
@@ -83,8 +84,13 @@ def _annotation(hint: Any) -> Any:
     return Any
 
 
-def _default(f: dataclasses.Field[Any]) -> Any:
+def _default(f: dataclasses.Field[Any], shape: Any) -> Any:
+    """The field's default in the JSON shape ``shape``: an engine tuple's ``()`` is ``[]``
+    where the body holds a list (pydantic keeps a default unvalidated, and would dump a
+    tuple where the model declares a list, with a serializer warning)."""
     if f.default is not dataclasses.MISSING:
+        if typing.get_origin(shape) is list and isinstance(f.default, (tuple, frozenset)):
+            return list(f.default)
         return f.default
     if f.default_factory is not dataclasses.MISSING:
         return Field(default_factory=f.default_factory)
@@ -97,7 +103,8 @@ def body_model(cls: type[cmd.Command]) -> type[BaseModel]:
     fields: dict[str, Any] = {"command_id": (str, COMMAND_ID)}
     for f in dataclasses.fields(cls):
         if f.name != "actor":
-            fields[f.name] = (_annotation(hints[f.name]), _default(f))
+            shape = _annotation(hints[f.name])
+            fields[f.name] = (shape, _default(f, shape))
     return create_model(f"{cls.__name__}Body", __base__=_Strict, __doc__=cls.__doc__, **fields)
 
 

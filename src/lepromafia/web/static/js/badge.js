@@ -9,14 +9,15 @@
   "use strict";
   const badge = document.querySelector("[data-notify-badge]");
   if (!badge) return;
-  const label = badge.dataset.tLabel;
+  const counter = badge.querySelector("[data-notify-count]");
   let last = -1;
   let live = false;  // a socket is delivering the count
 
   function show(count) {
-    const link = badge.querySelector("a");
-    link.textContent = count ? label + " · " + count : label;
-    link.dataset.unread = String(count);
+    // the label stays; the count beside it (after «·» on a wide screen, beside the bell on a phone)
+    counter.textContent = count ? String(count) : "";
+    counter.hidden = !count;
+    badge.querySelector("a").dataset.unread = String(count);
     // on a game's pages the title counts the game's unread messages (live.js) instead
     if (!document.querySelector("[data-unread-total]")) {
       const bare = document.title.replace(/^\(\d+\)\s*/, "");
