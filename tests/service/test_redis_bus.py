@@ -103,3 +103,60 @@ def test_a_worker_drops_only_its_own_publications_before_decoding_them():
             await named.close()
 
     asyncio.run(run())
+
+
+def test_a_worker_whose_redis_connection_drops_subscribes_again_and_hears_the_others():
+    """Redis drops worker two's subscription (``CLIENT KILL``, as a Redis restart would).
+    Until two has subscribed again its readiness fails; then it hears worker one's next
+    chat message as before, and it has forgotten its cached sessions, since a logout
+    announced meanwhile would not have reached it."""
+    import pytest
+    import redis.asyncio as aioredis
+
+    events = play(seed=2, cities=2).table.events[:40]
+    viewer = "anonymous-stranger"
+    public = [q for q, e in enumerate(events, start=1) if e.audience.public]
+
+    async def run() -> None:
+        prefix = f"lepromafia-test-{secrets.token_hex(4)}:"
+        name_two = f"two-{secrets.token_hex(4)}"
+        one = RedisBroker(URL, f"one-{secrets.token_hex(4)}", prefix)
+        two = RedisBroker(URL, name_two, prefix, reconnect_first=1.0)
+        forgotten: list[bool] = []
+        two.on_resubscribed = lambda: forgotten.append(True)
+        await one.start()
+        await two.start()
+        admin = aioredis.from_url(URL)
+        try:
+            stranger = two.subscribe("g1", viewer)
+            await two.ping()
+            clients = await admin.execute_command("CLIENT", "LIST", "TYPE", "pubsub")
+            ids = [line.split(" ")[0].split("=")[1] for line in clients.decode().splitlines()
+                   if f" name=lepromafia-{name_two} " in f" {line} "]
+            assert len(ids) == 1, clients
+            await admin.execute_command("CLIENT", "KILL", "ID", ids[0])
+            for _ in range(100):
+                if not two.listening:
+                    break
+                await asyncio.sleep(0.01)
+            with pytest.raises(aioredis.ConnectionError):
+                await two.ping()  # /readyz: 503 while it cannot hear the others
+            for _ in range(500):
+                if two.listening:
+                    break
+                await asyncio.sleep(0.01)
+            assert two.listening and two.subscriptions == 1 and forgotten == [True]
+            await two.ping()
+            one.publish("g1", list(enumerate(events, start=1)))
+            await one.flush()
+            for _ in range(100):
+                if stranger.queue.qsize() >= len(public):
+                    break
+                await asyncio.sleep(0.02)
+            assert [p.seq for p in stranger.drain()] == public
+        finally:
+            await admin.aclose()
+            await one.close()
+            await two.close()
+
+    asyncio.run(run())

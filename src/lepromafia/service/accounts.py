@@ -102,9 +102,10 @@ class AccountPolicy:
     registration_window_seconds: float = 3600
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 64 * 1024
-    session_cache_seconds: float = 30.0
+    session_cache_seconds: float = 300.0
     """A resolved session is answered from memory this long (real seconds; 0: never).
-    Logout and expiry drop it at once here; another process notices within this time."""
+    Logout and expiry drop it at once here and (``evict``, through Redis) in the other
+    workers; otherwise another process notices within this time."""
     session_cache_size: int = 100_000
 
 
@@ -138,6 +139,11 @@ class AccountService:
         if user is not None:
             for key in [k for k, (row, _) in self._sessions.items() if row.user_id == user]:
                 del self._sessions[key]
+
+    def evict_all(self) -> None:
+        """Forget every cached session (an eviction from another worker may have been
+        missed: ``RedisBroker.on_resubscribed``)."""
+        self._sessions.clear()
 
     def _ended(self, token_key: str | None = None, user: str | None = None) -> None:
         self.evict(token_key, user)

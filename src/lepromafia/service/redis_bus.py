@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -39,6 +40,10 @@ from .pubsub import Broker
 log = logging.getLogger(__name__)
 
 CHANNEL = "lepromafia:game:"
+RECONNECT_FIRST = 0.2
+RECONNECT_MAX = 5.0
+"""Seconds between attempts to subscribe again: doubling from the first to the most,
+each drawn in 0.5–1.5× (the workers of a restarted Redis do not return in lockstep)."""
 RELAY_TIMEOUT = 1.0
 """Seconds an acknowledgement waits at most for its events to reach Redis."""
 SESSIONS = "lepromafia:sessions"
@@ -59,14 +64,16 @@ class RedisBroker(Broker):
     """A ``Broker`` whose publications also reach the other workers' subscribers."""
 
     def __init__(self, url: str = "redis://127.0.0.1:6379/0", worker: str | None = None,
-                 prefix: str = CHANNEL) -> None:
+                 prefix: str = CHANNEL, reconnect_first: float | None = None) -> None:
         super().__init__()
+        self.reconnect_first = RECONNECT_FIRST if reconnect_first is None else reconnect_first
         self.worker = worker or secrets.token_hex(8)
         scope = namespace(url)
         self.prefix = prefix.replace("lepromafia:", f"lepromafia:{scope}", 1)
         self.sessions = SESSIONS.replace("lepromafia:", f"lepromafia:{scope}", 1)
         self.bells = BELLS.replace("lepromafia:", f"lepromafia:{scope}", 1)
-        self._redis: Any = aioredis.from_url(url)
+        # named in CLIENT LIST (an operator, a test, can find this worker's connections)
+        self._redis: Any = aioredis.from_url(url, client_name=f"lepromafia-{self.worker}")
         self._listener: asyncio.Task[None] | None = None
         self._sends: set[asyncio.Task[Any]] = set()
         self._rings: set[asyncio.Task[None]] = set()
@@ -79,13 +86,30 @@ class RedisBroker(Broker):
         """Where another worker's session evictions go (``AccountService.evict``)."""
         self.on_ring: Callable[[list[str]], Awaitable[None]] | None = None
         """Where another worker's bells go (``Bells.ring_here``)."""
+        self.on_resubscribed: Callable[[], None] | None = None
+        """Told when a lost subscription is back (``AccountService.evict_all``)."""
+        self.listening = False
+        """Subscribed now: the other workers are heard."""
+        self.subscriptions = 0
+        """Subscriptions made again after a lost connection."""
+        self._heard_once = False
 
     async def start(self) -> None:
-        pubsub = self._redis.pubsub()
-        await pubsub.psubscribe(f"{self.prefix}*")
-        await pubsub.subscribe(self.sessions, self.bells)
+        """Subscribe (raises if Redis cannot be reached), then listen for good: a lost
+        connection is subscribed again (``_listen``)."""
+        pubsub = await self._subscribed()
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         await self._ready.wait()
+
+    async def _subscribed(self) -> Any:
+        pubsub = self._redis.pubsub()
+        try:
+            await pubsub.psubscribe(f"{self.prefix}*")
+            await pubsub.subscribe(self.sessions, self.bells)
+        except BaseException:
+            await pubsub.aclose()
+            raise
+        return pubsub
 
     def publish_eviction(self, token_key: str | None, user: str | None) -> None:
         """Tell every other worker to forget a session (see ``Eviction``)."""
@@ -101,7 +125,10 @@ class RedisBroker(Broker):
         task.add_done_callback(self._sends.discard)
 
     async def ping(self) -> None:
-        """One round trip to Redis (readiness); raises if it cannot be reached."""
+        """One round trip to Redis (readiness); raises if it cannot be reached, or while
+        this worker's subscription is down (it would not hear the other workers)."""
+        if not self.listening:
+            raise aioredis.ConnectionError("not subscribed to the other workers' channels")
         await self._redis.ping()
 
     def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
@@ -117,33 +144,73 @@ class RedisBroker(Broker):
         task.add_done_callback(self._sends.discard)
 
     async def _listen(self, pubsub: Any) -> None:
-        try:
-            while True:
-                message = await pubsub.get_message(ignore_subscribe_messages=False, timeout=1.0)
-                if message is None:
-                    continue
-                if message["type"] in ("psubscribe", "subscribe"):
-                    self._confirmed += 1
-                    if self._confirmed == 3:  # the games' pattern, sessions, bells
-                        self._ready.set()
-                    continue
-                if message["type"] == "message":
-                    channel = message["channel"]
-                    channel = channel.decode() if isinstance(channel, bytes) else channel
-                    if channel == self.bells:  # counted off the listening loop: games' events go on
-                        ring = asyncio.get_running_loop().create_task(self._rung(json.loads(message["data"])))
-                        self._rings.add(ring)
-                        ring.add_done_callback(self._rings.discard)
-                    else:
-                        self._evicted(json.loads(message["data"]))
-                    continue
-                if message["type"] != "pmessage" or self._mine(message["data"]):
-                    continue  # already delivered locally
-                data = json.loads(message["data"])
-                events = [(seq, codec.decode_event(raw)) for seq, raw in data["events"]]
-                Broker.publish(self, data["game"], events)
-        finally:
-            await pubsub.aclose()
+        """Relay what Redis says, for as long as the worker runs. A lost connection (Redis
+        restarted, the network, ``CLIENT KILL``) is retried with a jittered back-off; while
+        it is down ``ping`` fails (``/readyz`` answers 503). What was published meanwhile
+        is not heard: each socket fills that hole from the store with the game's next
+        event, and every cached session is forgotten (an eviction may have been lost)."""
+        delay = self.reconnect_first
+        while True:
+            try:
+                if pubsub is None:
+                    pubsub = await self._subscribed()
+                await self._relay(pubsub)
+            except (aioredis.ConnectionError, aioredis.TimeoutError, OSError) as exc:
+                log.warning("Redis subscription lost (%r); subscribing again in about %.1f s",
+                            exc, delay)
+            finally:
+                self.listening = False
+                self._confirmed = 0
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+                    pubsub = None
+            if self._heard_once:
+                delay = self.reconnect_first
+                self._heard_once = False
+            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
+            delay = min(delay * 2, RECONNECT_MAX)
+
+    async def _relay(self, pubsub: Any) -> None:
+        while True:
+            message = await pubsub.get_message(ignore_subscribe_messages=False, timeout=1.0)
+            if message is None:
+                continue
+            try:
+                self._heard(message)
+            except Exception:  # one bad message must not stop the relay
+                log.exception("a message from Redis could not be relayed")
+
+    def _heard(self, message: dict[str, Any]) -> None:
+        if message["type"] in ("psubscribe", "subscribe"):
+            self._confirmed += 1
+            if self._confirmed == 3:  # the games' pattern, sessions, bells
+                self._subscribed_again()
+            return
+        if message["type"] == "message":
+            channel = message["channel"]
+            channel = channel.decode() if isinstance(channel, bytes) else channel
+            if channel == self.bells:  # counted off the listening loop: games' events go on
+                ring = asyncio.get_running_loop().create_task(self._rung(json.loads(message["data"])))
+                self._rings.add(ring)
+                ring.add_done_callback(self._rings.discard)
+            else:
+                self._evicted(json.loads(message["data"]))
+            return
+        if message["type"] != "pmessage" or self._mine(message["data"]):
+            return  # already delivered locally
+        data = json.loads(message["data"])
+        events = [(seq, codec.decode_event(raw)) for seq, raw in data["events"]]
+        Broker.publish(self, data["game"], events)
+
+    def _subscribed_again(self) -> None:
+        self.listening = True
+        self._heard_once = True
+        if self._ready.is_set():  # a reconnection: evictions sent meanwhile were not heard
+            self.subscriptions += 1
+            if self.on_resubscribed is not None:
+                self.on_resubscribed()
+        self._ready.set()
 
     def _mine(self, raw: bytes | str) -> bool:
         own = self._own

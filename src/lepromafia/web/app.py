@@ -103,6 +103,7 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
         if broker is not None:  # a session ended on one worker is forgotten by all at once
             accounts.on_evict = broker.publish_eviction
             broker.on_eviction = accounts.evict
+            broker.on_resubscribed = accounts.evict_all
         events = EventIndex(service.store, max_games=settings.cached_games)
         web = Web(settings, service, accounts, GameQueries(service, store, events),
                   Archives(service, events), metrics=metrics)

@@ -74,10 +74,12 @@ class Settings(BaseSettings):
     vapid_secret: SecretStr | None = None
     """Seeds the Web Push VAPID key pair; in dev derived from the secret key."""
     vapid_subject: str = "mailto:admin@localhost"
-    session_cache_seconds: float = 30.0
+    session_cache_seconds: float = 300.0
     """How long a resolved session is answered from memory (0: every request reads it).
-    Logout and expiry drop it at once in this process; another worker may still accept a
-    logged-out session for at most this long (docs/decisions/ops.md)."""
+    Logout and expiry drop it at once in this process and, through Redis, in the others; a
+    worker whose Redis subscription was lost forgets every cached session when it is back.
+    Only an eviction that failed to reach Redis leaves another worker accepting a
+    logged-out session, for at most this long (docs/decisions/ops.md)."""
     gc_freeze: bool = True
     """Freeze the objects alive after start-up out of the garbage collector's scans
     (``gc.freeze``; docs/decisions/http.md), and each full collection's survivors out of
