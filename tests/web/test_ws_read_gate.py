@@ -124,3 +124,36 @@ def report_message(api: Api, inbox: str) -> str:
     info = describe(WebError(WebErrorCode.NOT_FOUND, what=inbox), "en")
     assert info is not None
     return info.message
+
+
+def test_a_city_reporting_at_once_reads_the_game_once(db_api: Api) -> None:
+    """INBOX-CITY-1: after a restart Лепроград's six residents report their city inbox at
+    the same moment, before the gate holds «g»: one of them reads the game, the others wait
+    for that read instead of each reading the game's row (a hundred sockets of a game after
+    a restart, on every worker), and each gets his own answer."""
+    import asyncio
+
+    api = db_api
+    _reader, city, _mafia = day_one(api)
+    residents = CAST.cities[CITY]
+    positions = {u: position(api, "g", u) for u in residents}
+    gate = read_gate(api.web)
+
+    async def everyone_at_once() -> list[int]:
+        return list(await asyncio.gather(*(gate.check("g", city, u, positions[u]) for u in residents)))
+
+    queries, reads = api.web.queries, []
+    plain = queries.current
+
+    async def a_read_that_takes_a_while(game_id: str) -> Any:  # as the game's row on another worker's store
+        reads.append(game_id)
+        await asyncio.sleep(0.05)
+        return await plain(game_id)
+
+    queries.current = a_read_that_takes_a_while  # type: ignore[method-assign]
+    try:
+        seqs = api.client.portal.call(everyone_at_once)  # type: ignore[union-attr]
+    finally:
+        queries.current = plain  # type: ignore[method-assign]
+    assert reads == ["g"] and gate.loads == 1
+    assert all(seq > 0 for seq in seqs) and len(set(seqs)) == 1  # the same last message, in each stream

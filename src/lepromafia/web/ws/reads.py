@@ -45,7 +45,7 @@ class ReadGate:
     """The process's in-memory answers to "may this report move a marker, and to which
     seq": per game the latest published (version, state), at most ``max_games`` games."""
 
-    __slots__ = ("_known", "loads", "max_games", "queries")
+    __slots__ = ("_known", "_loading", "loads", "max_games", "queries")
 
     def __init__(self, queries: GameQueries, max_games: int = 256) -> None:
         self.queries = queries
@@ -53,6 +53,8 @@ class ReadGate:
         self.loads = 0
         """Games read through ``GameQueries.current`` (a test sees the hot path read none)."""
         self._known: OrderedDict[str, tuple[int, GameState]] = OrderedDict()
+        self._loading: dict[str, asyncio.Future[None]] = {}
+        """A game being read for the gate: the other reports of that game wait for it."""
         queries.service.broker.observers.append(self.observe)
 
     def observe(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
@@ -86,12 +88,38 @@ class ReadGate:
         return self.queries.streams.known_global_seq(game_id, viewer, position, version)
 
     async def check(self, game_id: str, inbox: str, viewer: str, position: int) -> int:
-        """``answer``, reading the game once if it is not held. Raises ``ServiceError``
-        (unknown game)."""
+        """``answer``, reading the game once if it is not held: the reports of a game that
+        arrive meanwhile (its hundred sockets after a restart, or their first reports)
+        wait for that one read instead of each reading the game's row. Raises
+        ``ServiceError`` (unknown game)."""
         found = self.answer(game_id, inbox, viewer, position)
         if found is not None:
             return found
-        current = await self.queries.current(game_id)
+        loading = self._loading.get(game_id)
+        if loading is not None:
+            await asyncio.shield(loading)
+            found = self.answer(game_id, inbox, viewer, position)
+            if found is not None:
+                return found
+        current = await self._load(game_id)
+        if not can_read(current.state, inbox, viewer):
+            return NOT_IN_STREAM
+        # the stream look-up may wait for another reader of this game: hold no connection
+        await self.queries.service.store.release_reads()
+        seq = await self.queries.streams.global_seq(game_id, viewer, position, current.version)
+        return NOT_IN_STREAM if seq is None else seq
+
+    async def _load(self, game_id: str) -> Any:
+        """The game read through ``GameQueries.current`` and held from now on."""
+        loading: asyncio.Future[None] | None = None
+        if game_id not in self._loading:
+            loading = self._loading[game_id] = asyncio.get_running_loop().create_future()
+        try:
+            current = await self.queries.current(game_id)
+        finally:
+            if loading is not None:  # its waiters look again (and read it themselves on failure)
+                del self._loading[game_id]
+                loading.set_result(None)
         self.loads += 1
         held = self._known.get(game_id)
         if held is None or held[0] < current.version:
@@ -99,12 +127,7 @@ class ReadGate:
             self._known.move_to_end(game_id)
             while len(self._known) > self.max_games:
                 self._known.popitem(last=False)
-        if not can_read(current.state, inbox, viewer):
-            return NOT_IN_STREAM
-        # the stream look-up may wait for another reader of this game: hold no connection
-        await self.queries.service.store.release_reads()
-        seq = await self.queries.streams.global_seq(game_id, viewer, position, current.version)
-        return NOT_IN_STREAM if seq is None else seq
+        return current
 
 
 def read_gate(web: Any) -> ReadGate:
