@@ -173,7 +173,7 @@ class Connection:
                 return False
             feed.position += 1
             if self.web.metrics is not None:
-                self.web.metrics.deliveries.inc()
+                self.web.metrics.delivered += 1
         feed.last = item.seq
         return True
 
@@ -200,7 +200,7 @@ class Connection:
                 feed.position += 1
                 await self.ws.send_text(text)
                 if self.web.metrics is not None:
-                    self.web.metrics.deliveries.inc()
+                    self.web.metrics.delivered += 1
         feed.last = item.seq
 
     async def _pump(self, feed: _Feed) -> None:
