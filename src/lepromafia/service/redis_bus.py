@@ -92,7 +92,9 @@ class RedisBroker(Broker):
         """Subscribed now: the other workers are heard."""
         self.subscriptions = 0
         """Subscriptions made again after a lost connection."""
-        self._heard_once = False
+        self._delay = self.reconnect_first
+        """Seconds before the next attempt to subscribe again (back to the first once it
+        succeeds)."""
 
     async def start(self) -> None:
         """Subscribe (raises if Redis cannot be reached), then listen for good: a lost
@@ -149,7 +151,6 @@ class RedisBroker(Broker):
         it is down ``ping`` fails (``/readyz`` answers 503). What was published meanwhile
         is not heard: each socket fills that hole from the store with the game's next
         event, and every cached session is forgotten (an eviction may have been lost)."""
-        delay = self.reconnect_first
         while True:
             try:
                 if pubsub is None:
@@ -157,7 +158,7 @@ class RedisBroker(Broker):
                 await self._relay(pubsub)
             except (aioredis.ConnectionError, aioredis.TimeoutError, OSError) as exc:
                 log.warning("Redis subscription lost (%r); subscribing again in about %.1f s",
-                            exc, delay)
+                            exc, self._delay)
             finally:
                 self.listening = False
                 self._confirmed = 0
@@ -165,11 +166,8 @@ class RedisBroker(Broker):
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()
                     pubsub = None
-            if self._heard_once:
-                delay = self.reconnect_first
-                self._heard_once = False
-            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
-            delay = min(delay * 2, RECONNECT_MAX)
+            await asyncio.sleep(self._delay * random.uniform(0.5, 1.5))
+            self._delay = min(self._delay * 2, RECONNECT_MAX)
 
     async def _relay(self, pubsub: Any) -> None:
         while True:
@@ -205,7 +203,7 @@ class RedisBroker(Broker):
 
     def _subscribed_again(self) -> None:
         self.listening = True
-        self._heard_once = True
+        self._delay = self.reconnect_first
         if self._ready.is_set():  # a reconnection: evictions sent meanwhile were not heard
             self.subscriptions += 1
             if self.on_resubscribed is not None:

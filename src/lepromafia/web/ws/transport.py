@@ -22,8 +22,8 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
   ``Frame``, no generator step and no event list per message; so are pongs (the keepalive's
   answers), handed to uvicorn's ``handle_pong``. The first other frame (another control
   frame, binary, a fragment, a partial frame, an unmasked or oversize one) and everything
-  after it in that read go to websockets, which then owns the stream until its parser is idle again at a frame
-  boundary: bytes are never reordered or parsed twice.
+  after it in that read go to websockets, which then owns the stream until its parser is
+  idle again at a frame boundary: bytes are never reordered or parsed twice.
 - **The keepalive runs from one timer per process** (``keepalive.py``) instead of two per
   socket, and pings only a socket that was not busy both ways since its last visit; the
   ping is written as its six bytes.
