@@ -23,7 +23,10 @@ def header(api: Api, user: str | None, path: str, lang: str = "ru") -> tuple[str
     return (unescape(found.group(2)), unescape(found.group(1))) if found else None
 
 
-def test_the_header_shows_the_display_name_and_keeps_the_login_as_its_title(api: Api) -> None:
+def test_the_header_shows_the_display_name_and_keeps_the_whole_name_and_login_as_its_title(
+        api: Api) -> None:
+    """On a phone a long name is cut short with «…»: its title (the hover) holds it whole,
+    with the login."""
     r = api.client.post("/api/auth/register", headers={"authorization": "Bearer -"},
                         json={"login": "vasya_p", "password": "correct-horse-42",
                               "display_name": "Вася Пупкин"})
@@ -35,9 +38,9 @@ def test_the_header_shows_the_display_name_and_keeps_the_login_as_its_title(api:
     for path in ("/", "/rules", "/games/g", "/games/g/votes"):
         name, attrs = header(api, "vasya_p", path) or ("", "")
         assert name == "Вася Пупкин", path
-        assert 'title="Логин: vasya_p"' in attrs, attrs
+        assert 'title="Вася Пупкин · Логин: vasya_p"' in attrs, attrs
     name, attrs = header(api, "vasya_p", "/", lang="en") or ("", "")
-    assert name == "Вася Пупкин" and 'title="Login: vasya_p"' in attrs
+    assert name == "Вася Пупкин" and 'title="Вася Пупкин · Login: vasya_p"' in attrs
     name, attrs = header(api, "anna", "/") or ("", "")
-    assert name == "anna" and "title" not in attrs, "no title when the name is the login"
+    assert name == "anna" and 'title="anna"' in attrs, "the login alone when it is the name"
     assert header(api, None, "/") is None
