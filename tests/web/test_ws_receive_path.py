@@ -602,7 +602,7 @@ def test_a_socket_busy_both_ways_is_not_pinged(pinging: dict[str, int]) -> None:
     assert not lean[1] and not stock[1]
     assert [op for op, _ in lean[0] if op is not Opcode.TEXT] == []
     assert sum(op is Opcode.TEXT for op, _ in lean[0]) >= 20
-    assert sum(op is Opcode.PING for op, _ in stock[0]) >= 4
+    assert sum(op is Opcode.PING for op, _ in stock[0]) >= 2  # ~7 on an idle machine
 
 
 def test_a_pong_and_the_reports_around_it_never_reach_the_websockets_parser() -> None:
