@@ -4,7 +4,7 @@ uvicorn's protocol pings each socket every ``ws_ping_interval`` from timers of i
 a timer for the next ping and another for the pong's deadline, re-made every interval.
 With 5,000 sockets that is 250 pings a second and about 10,000 timer handles alive at
 any moment, which outlive the collector's young generations and fill its full
-collections (docs/performance.md, session 12).
+collections (docs/performance.md, sessions 7 and 12).
 
 Here one timer visits a twentieth of the sockets every twentieth of the interval, so each
 socket once per interval, in the order they opened. At its visit a socket (the protocol's

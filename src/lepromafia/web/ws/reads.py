@@ -88,38 +88,39 @@ class ReadGate:
         return self.queries.streams.known_global_seq(game_id, viewer, position, version)
 
     async def check(self, game_id: str, inbox: str, viewer: str, position: int) -> int:
-        """``answer``, reading the game once if it is not held: the reports of a game that
-        arrive meanwhile (its hundred sockets after a restart, or their first reports)
-        wait for that one read instead of each reading the game's row. Raises
-        ``ServiceError`` (unknown game)."""
+        """``answer``, reading the game once if it is not held. Raises ``ServiceError``
+        (unknown game)."""
         found = self.answer(game_id, inbox, viewer, position)
         if found is not None:
             return found
-        loading = self._loading.get(game_id)
-        if loading is not None:
-            await asyncio.shield(loading)
-            found = self.answer(game_id, inbox, viewer, position)
-            if found is not None:
-                return found
-        current = await self._load(game_id)
-        if not can_read(current.state, inbox, viewer):
+        version, state = await self._read(game_id)
+        if not can_read(state, inbox, viewer):
             return NOT_IN_STREAM
         # the stream look-up may wait for another reader of this game: hold no connection
         await self.queries.service.store.release_reads()
-        seq = await self.queries.streams.global_seq(game_id, viewer, position, current.version)
+        seq = await self.queries.streams.global_seq(game_id, viewer, position, version)
         return NOT_IN_STREAM if seq is None else seq
 
-    async def _load(self, game_id: str) -> Any:
-        """The game read through ``GameQueries.current`` and held from now on."""
-        loading: asyncio.Future[None] | None = None
+    async def _read(self, game_id: str) -> tuple[int, GameState]:
+        """The game through ``GameQueries.current``, held from now on. The reports of a
+        game that arrive while it is being read (its hundred sockets after a restart, or
+        their first reports) wait for that one read and take what it left held, instead of
+        each reading the game's row; after a failed read they read it themselves."""
+        loading = self._loading.get(game_id)
+        if loading is not None:
+            await asyncio.shield(loading)
+            held = self._known.get(game_id)
+            if held is not None:
+                return held
+        mine: asyncio.Future[None] | None = None
         if game_id not in self._loading:
-            loading = self._loading[game_id] = asyncio.get_running_loop().create_future()
+            mine = self._loading[game_id] = asyncio.get_running_loop().create_future()
         try:
             current = await self.queries.current(game_id)
         finally:
-            if loading is not None:  # its waiters look again (and read it themselves on failure)
+            if mine is not None:
                 del self._loading[game_id]
-                loading.set_result(None)
+                mine.set_result(None)
         self.loads += 1
         held = self._known.get(game_id)
         if held is None or held[0] < current.version:
@@ -127,7 +128,7 @@ class ReadGate:
             self._known.move_to_end(game_id)
             while len(self._known) > self.max_games:
                 self._known.popitem(last=False)
-        return current
+        return current.version, current.state
 
 
 def read_gate(web: Any) -> ReadGate:
