@@ -30,16 +30,16 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load import cpu_seconds, extract_tree, free_port, merge_windows, rss_kb  # noqa: E402
+from load import PG_URL, REDIS_URL, cpu_seconds, drop_schemas, extract_tree, free_port, merge_windows, rss_kb  # noqa: E402  # noqa: E402
 from load_clients import READ_EVERY, Generator, Region, Route, pct  # noqa: E402
-from load_setup import create_games, server_command, until_listening  # noqa: E402
+from load_setup import copy_schema, create_games, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -56,9 +56,21 @@ class Target:
     port: int
     db: Any = None
     proc: subprocess.Popen[bytes] | None = None
+    others: list[Target] = field(default_factory=list)
+    """More workers (``--two-workers``): each game's posts and sockets go to one worker,
+    as nginx's ``hash $game consistent`` routes them; the workers share Redis."""
+    redis_url: str | None = None
+
+    @property
+    def workers(self) -> list[Target]:
+        return [self, *self.others]
+
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self.workers if w.proc is not None]
 
     def route(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "ports": [self.port], "routed": False}
+        return {"name": self.name, "kind": self.kind, "ports": [w.port for w in self.workers],
+                "routed": bool(self.others)}
 
 
 class BareSockets(Generator):
@@ -82,20 +94,28 @@ class FanoutHarness:
         self.deadline = 0.0
 
     async def start(self, t: Target) -> None:
-        log = open(self.workdir / f"{t.name}.log", "wb")  # noqa: SIM115 - closed with the process
-        cmd, env = server_command(t.kind, t.port, self.manifest, self.workdir, t.db, self.trees[t.name])
-        if t.kind != "raw":
-            env["LEPROMAFIA_SWEEP_INTERVAL"] = "1"
-        t.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-        await until_listening(t.proc, t.port, t.name, self.workdir / f"{t.name}.log", every=0.5)
+        for i, w in enumerate(t.workers):
+            name = f"{t.name}-{i}" if t.others else t.name
+            log = open(self.workdir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+            cmd, env = server_command(t.kind, w.port, self.manifest, self.workdir, t.db, self.trees[t.name])
+            if t.kind != "raw":
+                env["LEPROMAFIA_SWEEP_INTERVAL"] = "1"
+            if t.redis_url:
+                env["LEPROMAFIA_REDIS_URL"] = t.redis_url
+            w.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        for i, w in enumerate(t.workers):
+            name = f"{t.name}-{i}" if t.others else t.name
+            assert w.proc is not None
+            await until_listening(w.proc, w.port, name, self.workdir / f"{name}.log", every=0.5)
 
     def stop(self, t: Target) -> None:
-        if t.proc is not None and t.proc.poll() is None:
-            t.proc.terminate()
-            try:
-                t.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                t.proc.kill()
+        for w in t.workers:
+            if w.proc is not None and w.proc.poll() is None:
+                w.proc.terminate()
+                try:
+                    w.proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    w.proc.kill()
 
     async def connect(self, t: Target) -> tuple[float, int]:
         done = await self.gen.connect(t.route())
@@ -113,10 +133,9 @@ class FanoutHarness:
             await asyncio.sleep(0.05)
 
     async def rate(self, t: Target, rep: int) -> dict[str, Any]:
-        pid = t.proc.pid if t.proc else 0
-        cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+        cpu0, wall0 = server_cpu(t), time.perf_counter()
         part = await self.gen.window(t.name, rep, wall0)
-        cpu, wall = cpu_seconds(pid) - cpu0, time.perf_counter() - wall0
+        cpu, wall = server_cpu(t) - cpu0, time.perf_counter() - wall0
         row = merge_windows([part], wall)
         n = len(part["latencies"])
         return {"test": "rate", "target": t.name, "rep": rep,
@@ -131,7 +150,6 @@ class FanoutHarness:
         self.gen.stats = Stats()
         args = self.args
         route = self.gen.routes[t.name]
-        pid = t.proc.pid if t.proc else 0
         loops = []
         end = time.perf_counter() + args.window
         for game, spec in self.manifest["games"].items():
@@ -143,16 +161,17 @@ class FanoutHarness:
                 if t.kind == "raw":
                     ws = await self.gen.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
                 loops.append(self._writer(route, game, city, author, ws, end))
-        cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+        cpu0, wall0 = server_cpu(t), time.perf_counter()
         spies = self.profile_server(t, f"saturate-rep{rep}")
         await asyncio.wait_for(asyncio.gather(*loops), args.window + 35)
         for spy in spies:
             spy.wait(30)
-        cpu, wall = cpu_seconds(pid) - cpu0, time.perf_counter() - wall0
+        cpu, wall = server_cpu(t) - cpu0, time.perf_counter() - wall0
         n = self.arrived()
         lat = [x for v in self.gen.stats.latencies.values() for x in v]
         await self.drained(t, args.drain)  # the backlog leaves before the next server's window
         return {"test": "saturate", "target": t.name, "rep": rep, "posts": len(self.gen.stats.sent),
+                "posts_per_s": round(len(self.gen.stats.sent) / wall, 1),
                 "deliveries_per_s": round(n / wall, 1), "per_cpu_s": round(n / cpu, 1) if cpu > 0 else None,
                 "p50_ms": round(pct(lat, 0.5) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
                 "server_cores": round(cpu / wall, 3), "refused": self.gen.stats.refused,
@@ -162,13 +181,13 @@ class FanoutHarness:
         """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample the project's server through
         the window (raw collapsed stacks in the run's directory)."""
         spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
-        if not spy or t.kind == "raw" or t.proc is None:
+        if not spy or t.kind == "raw":
             return []
         return [subprocess.Popen(
-            [spy, "record", "--pid", str(t.proc.pid), "--duration", str(int(self.args.window)),
+            [spy, "record", "--pid", str(pid), "--duration", str(int(self.args.window)),
              "--rate", "200", "--format", "raw", "--nonblocking",
-             "-o", str(self.workdir / f"{t.name}-{label}.pyspy.txt")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+             "-o", str(self.workdir / f"{t.name}-{i}-{label}.pyspy.txt")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i, pid in enumerate(t.pids())]
 
     async def _writer(self, t: Route, game: str, city: str, author: str, ws: Any, end: float) -> None:
         """Post, await the acknowledgement, post again (raw: its writer socket's echo)."""
@@ -185,6 +204,19 @@ class FanoutHarness:
         finally:
             if ws is not None:
                 await ws.close()
+
+
+async def copy_of(db: DatabaseConfig, workdir: Path, name: str) -> DatabaseConfig:
+    """A copy of the games for another target: a file, or a schema."""
+    if db.is_sqlite:
+        shutil.copy(workdir / "games.db", workdir / f"{name}.db")
+        return DatabaseConfig(f"sqlite:///{workdir}/{name}.db")
+    return await copy_schema(db, f"{db.schema}_{name}")
+
+
+def server_cpu(t: Target) -> float:
+    """CPU seconds of all the target's workers."""
+    return sum(cpu_seconds(pid) for pid in t.pids())
 
 
 def mmm(values: list[float], digits: int = 2) -> str:
@@ -236,13 +268,17 @@ async def main() -> None:
     parser.add_argument("--writers", type=int, default=4, help="closed-loop writers per game (saturate)")
     parser.add_argument("--before", default="", help="also run the project at this commit (e.g. main)")
     parser.add_argument("--tests", default="rate,saturate")
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--two-workers", action="store_true",
+                        help="also two workers routed by game, on Redis and their own copy of the games")
     parser.add_argument("--max-minutes", type=float, default=20.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-fanout" / "results.jsonl"))
     args = parser.parse_args()
     workdir = ROOT / "var" / "bench-fanout" / "run"
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
-    db = DatabaseConfig(f"sqlite:///{workdir}/games.db")
+    db = (DatabaseConfig(f"sqlite:///{workdir}/games.db") if args.backend == "sqlite"
+          else DatabaseConfig(PG_URL, f"bench_fanout_{os.getpid()}"))
     t0 = time.perf_counter()
     manifest = await create_games(db, args.games)
     print(f"# {args.games} games set up in {time.perf_counter() - t0:.1f} s", flush=True)
@@ -251,11 +287,18 @@ async def main() -> None:
     if args.before:
         base = workdir / "before-tree"
         extract_tree(args.before, base, ("src", "bench"))
-        shutil.copy(workdir / "games.db", workdir / "before.db")
-        before = DatabaseConfig(f"sqlite:///{workdir}/before.db")
-        targets.append(Target("before", "project", free_port(), db=before))
+        targets.append(Target("before", "project", free_port(), db=await copy_of(db, workdir, "before")))
         trees["before"] = base / "bench"
-    targets += [Target("project", "project", free_port(), db=db), Target("raw", "raw", free_port())]
+    targets.append(Target("project", "project", free_port(), db=db))
+    if args.two_workers:
+        # Its own copy of the games (the other target's posts would be holes in its streams)
+        # and its own Redis channels (redis_bus names them after the database number).
+        routed = await copy_of(db, workdir, "routed")
+        redis_url = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + os.getpid() % 15}"
+        trees["project-2w"] = trees["project"]
+        targets.append(Target("project-2w", "project", free_port(), db=routed, redis_url=redis_url,
+                              others=[Target("project-2w:b", "project", free_port())]))
+    targets.append(Target("raw", "raw", free_port()))
     h = FanoutHarness(args, manifest, workdir, trees)
     h.deadline = time.monotonic() + args.max_minutes * 60
     await h.gen.open()
@@ -266,10 +309,10 @@ async def main() -> None:
         for t in targets:
             await h.start(t)
             await asyncio.sleep(2)
-            idle = rss_kb(t.proc.pid) if t.proc else 0
+            idle = sum(rss_kb(pid) for pid in t.pids())
             took, clients = await h.connect(t)
             await asyncio.sleep(3)
-            memory[t.name] = (rss_kb(t.proc.pid) - idle) / clients if t.proc else 0.0
+            memory[t.name] = (sum(rss_kb(pid) for pid in t.pids()) - idle) / clients
             print(f"#   {t.name}: {clients} clients in {took:.1f} s, {memory[t.name]:.1f} KB each",
                   flush=True)
         with open(args.out, "a", encoding="utf-8") as out:
@@ -289,6 +332,8 @@ async def main() -> None:
         await h.gen.close()
         for t in targets:
             h.stop(t)
+        if args.backend == "postgresql":
+            await drop_schemas([t.db for t in targets if t.db is not None])
     print()
     print(summary(rows, memory))
 
