@@ -180,6 +180,16 @@ class GameService:
         self._flights: dict[tuple[str, int], asyncio.Future[Current]] = {}
         """Loads in progress, by game and version: concurrent readers share one."""
         self.observer: ServiceObserver = NullObserver()
+        self._written: OrderedDict[str, float] = OrderedDict()
+        """The games this process committed to, with the time (monotonic) of its latest
+        commit of each, oldest first."""
+
+    def written_since(self, since: float) -> tuple[str, ...]:
+        """The games this process committed to at or after ``since`` (``time.monotonic``):
+        with several workers, the games this worker writes (its notifications' games)."""
+        while self._written and next(iter(self._written.values())) < since:
+            self._written.popitem(last=False)
+        return tuple(self._written)
 
     @classmethod
     @asynccontextmanager
@@ -550,6 +560,8 @@ class _Lane:
                 if draft.state is not None and draft.write is not None:
                     self.handles[game_id] = Handle(draft.meta, draft.state, draft.projector,
                                                    draft.snapshot_seq, draft.log)
+                    self.service._written.pop(game_id, None)
+                    self.service._written[game_id] = time.monotonic()
                     if draft.published:
                         self.service.store.committed(game_id, draft.expected, draft.published)
                         self.service.broker.publish(game_id, draft.published)

@@ -165,23 +165,30 @@ class Claim:
     now: float
     lease: float
     limit: int = 200
+    games: tuple[str, ...] | None = None
+    """Only these games' rows (the outbox: the games this worker writes), or any game's."""
+    due_by: float | None = None
+    """Only rows due by then (``now`` if None): another worker's rows after a grace."""
 
 
-_CLAIMS: dict[tuple[str, bool], Any] = {}
+_CLAIMS: dict[tuple[str, bool, bool], Any] = {}
 
 
-def _claim_statement(table: Table, is_sqlite: bool) -> Any:
-    """The claim of up to ``:limit`` due, pending, unleased rows of ``table`` (the outbox
-    by ``due_real``, deliveries by ``next_real``) for ``:worker`` until ``:until``,
-    returning them; built once per process (issue 17: not a statement and its cache key
-    per pass)."""
-    key = (table.name, is_sqlite)
+def _claim_statement(table: Table, is_sqlite: bool, by_game: bool = False) -> Any:
+    """The claim of up to ``:limit`` rows of ``table`` due by ``:due_by`` (the outbox by
+    ``due_real``, deliveries by ``next_real``), pending and unleased at ``:now``, for
+    ``:worker`` until ``:until``, returning them; with ``by_game``, only the outbox rows of
+    the games in ``:games``. Built once per process (issue 17: not a statement and its
+    cache key per pass)."""
+    key = (table.name, is_sqlite, by_game)
     if key not in _CLAIMS:
         due = table.c.due_real if table is outbox else table.c.next_real
         now: Any = bindparam("now")
         free = or_(table.c.claimed_until.is_(None), table.c.claimed_until < now)
-        ids = select(table.c.id).where(and_(table.c.status == "pending", due <= now, free)) \
-            .order_by(due).limit(bindparam("limit"))
+        wanted = [table.c.status == "pending", due <= bindparam("due_by"), free]
+        if by_game:
+            wanted.append(table.c.game_id.in_(bindparam("games", expanding=True)))
+        ids = select(table.c.id).where(and_(*wanted)).order_by(due).limit(bindparam("limit"))
         lease: dict[str, Any] = {"claimed_until": bindparam("until"), "claimed_by": bindparam("worker")}
         if is_sqlite:  # one writer at a time: the subquery is read once
             pending = and_(table.c.id.in_(ids.scalar_subquery()), table.c.status == "pending")
@@ -227,10 +234,16 @@ class NotifyStore:
     # --- claiming (several workers, SIGKILL-safe) ----------------------------------
 
     async def _claim(self, table: Table, claim: Claim) -> list[Row]:
-        params = {"now": claim.now, "limit": claim.limit, "until": claim.now + claim.lease,
-                  "worker": claim.worker}
+        params: dict[str, Any] = {
+            "now": claim.now, "limit": claim.limit, "until": claim.now + claim.lease,
+            "worker": claim.worker, "due_by": claim.now if claim.due_by is None else claim.due_by}
+        by_game = claim.games is not None and table is outbox
+        if by_game:
+            if not claim.games:
+                return []
+            params["games"] = list(claim.games)
         async with self._write() as conn:
-            rows = (await conn.execute(_claim_statement(table, self.is_sqlite), params)).all()
+            rows = (await conn.execute(_claim_statement(table, self.is_sqlite, by_game), params)).all()
         return sorted((dict(r._mapping) for r in rows), key=lambda r: r["id"])
 
     async def claim_outbox(self, claim: Claim) -> list[Row]:

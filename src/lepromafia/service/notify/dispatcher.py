@@ -20,6 +20,12 @@ row a command causes is written in its commit), at most one pass per ``interval`
 commits keep coming, and otherwise every ``idle`` seconds, for what time alone makes due
 (a reminder, a retry, a lease run out, another worker's commit): an idle server no longer
 polls the outbox twice a second (issue 17).
+
+With several workers each expands first the rows of the games it writes (those its commits
+caused), whose states it holds; any other game's row it claims only once it has waited
+``foreign_grace`` seconds, checked every ``idle`` seconds: the row of a dead worker's game,
+or of a game nobody writes (an inactivity prod). Expanding another worker's game would
+read that game from the store and replay what it missed, pass after pass (issue 17).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -97,6 +103,11 @@ class DispatchConfig:
     rates: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_RATES))
     watch_every: float = 60.0
     """Seconds between sweeps for what time alone makes due (``watch``): inactivity, overdue duties."""
+    foreign_grace: float = 5.0
+    """Several workers: seconds a row of a game this worker does not write waits for the
+    game's own worker before this one claims it."""
+    own_for: float = 600.0
+    """Several workers: seconds a game stays this worker's after its last commit here."""
 
 
 class Dispatcher:
@@ -124,6 +135,7 @@ class Dispatcher:
         self._watched = float("-inf")
         self._wake: asyncio.Event | None = None
         self._sends_checked = float("-inf")
+        self._others_checked = float("-inf")
         self._sends_waiting = True
         """Whether deliveries may be due that this process knows of (it wrote some, or its
         last claim was full): a pass claims deliveries then, and otherwise only once per
@@ -219,8 +231,23 @@ class Dispatcher:
 
     # --- 1. expand ---------------------------------------------------------------------
 
+    async def claim_outbox(self) -> list[Row]:
+        """The due outbox rows this pass expands: every one for a sole writer; with
+        several workers those of this worker's games, and once every ``idle`` seconds any
+        game's row that waited ``foreign_grace`` seconds (see the module's docstring)."""
+        claim = self._claim()
+        if self.games.sole_writer:
+            return await self.store.claim_outbox(claim)
+        own = self.games.written_since(time.monotonic() - self.config.own_for)
+        rows = await self.store.claim_outbox(replace(claim, games=own)) if own else []
+        if len(rows) < claim.limit and claim.now - self._others_checked >= self.config.idle:
+            self._others_checked = claim.now
+            rows += await self.store.claim_outbox(replace(
+                claim, limit=claim.limit - len(rows), due_by=claim.now - self.config.foreign_grace))
+        return rows
+
     async def expand_due(self) -> int:
-        rows = await self.store.claim_outbox(self._claim())
+        rows = await self.claim_outbox()
         items: list[tuple[int, str, list[Row], list[Row]]] = []
         people = _People(self.store)
         await people.load([r["user_id"] for r in rows if r["user_id"]])
