@@ -88,6 +88,44 @@ def test_a_commit_wakes_the_dispatcher_and_an_idle_one_sleeps(tmp_path: Any) -> 
     run(main())
 
 
+def test_a_stream_of_messages_is_expanded_in_passes_an_interval_apart(tmp_path: Any) -> None:
+    """Three residents write 40 messages each in their city inbox as fast as they can, with
+    the dispatcher running (passes at least 0.25 s apart while commits keep coming). Every
+    message's row is expanded, in a handful of passes: a pass that found no backlog waits
+    for the interval (issue 17: under a stream of posts the dispatcher had run back to back,
+    a row or two a pass, INBOX-CITY-1)."""
+    async def main() -> None:
+        async with day_one(tmp_path) as (svc, clock, inbox, living):
+            made = dispatcher(svc, NotifyStore(svc.store), [Recorder("email")], idle=30.0, interval=0.25)
+            d = Counting(made.games, made.store, made.senders.values(), made.translate, made.config,
+                         clock=clock)
+            d.start()
+            assert await until(lambda: d.passes >= 1, 2.0)
+            await asyncio.sleep(0.6)  # the set-up's own rows
+            before = d.passes
+            async def writer(n: int) -> None:
+                for i in range(40):
+                    await svc.execute("g", cmd.PostMessage(actor=living[n], inbox=inbox, text=f"№{i}"),
+                                      f"stream-{n}-{i}")
+
+            await asyncio.gather(*(writer(n) for n in range(3)))
+
+            async def pending() -> int:
+                return sum(r["status"] == "pending" for r in await made.store.outbox_rows("g")
+                           if r["kind"] == "followed_inbox")
+
+            for _ in range(50):
+                if not await pending():
+                    break
+                await asyncio.sleep(0.05)
+            passes = d.passes - before
+            await d.stop()
+            assert not await pending(), "every message's row was expanded"
+            assert 1 <= passes <= 8, f"{passes} passes for 120 messages"
+
+    run(main())
+
+
 class CountingClaims(NotifyStore):
     delivery_claims = 0
 

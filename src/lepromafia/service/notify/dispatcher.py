@@ -136,6 +136,10 @@ class Dispatcher:
         self._wake: asyncio.Event | None = None
         self._sends_checked = float("-inf")
         self._others_checked = float("-inf")
+        self._backlog = False
+        """Whether the last pass's outbox or delivery claim came back full: the next pass
+        follows at once. Otherwise passes woken by commits are ``interval`` apart, so under
+        a stream of messages each pass expands a batch of them, not one or two (issue 17)."""
         self._sends_waiting = True
         """Whether deliveries may be due that this process knows of (it wrote some, or its
         last claim was full): a pass claims deliveries then, and otherwise only once per
@@ -183,8 +187,8 @@ class Dispatcher:
             except Exception:
                 log.exception("notification pass failed")
                 busy = 0
-            if busy:
-                continue
+            if busy and self._backlog:
+                continue  # a claim came back full: more rows wait now
             with suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), self.config.idle)
             await asyncio.sleep(max(0.0, started + self.config.interval - loop.time()))
@@ -199,6 +203,7 @@ class Dispatcher:
         sent = 0
         if self._sends_waiting or self.clock.now() - self._sends_checked >= self.config.idle:
             sent = await self.send_due()
+        self._backlog = expanded >= self.config.batch or self._sends_waiting
         if self.telegram is not None and "telegram" in self.senders:
             try:
                 self._offset = await self.telegram.poll_telegram(self._offset)
