@@ -72,7 +72,8 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             from ..store.migrate import upgrade  # alembic: only when migrating (start-up time)
 
             await upgrade(settings.database)
-        options: dict[str, Any] = {"sweep_interval": settings.sweep_interval}
+        options: dict[str, Any] = {"sweep_interval": settings.sweep_interval,
+                                   "lanes": settings.writer_lanes}
         if clock is not None:
             options["clock"] = clock
         broker: RedisBroker | None = None
