@@ -18,7 +18,7 @@ import pytest
 from lepromafia.service.notify.channels import Outgoing, push_payload
 
 from ..browser.conftest import LiveServer, login
-from .test_browser import GAME, SIZES, QuickLive, started
+from .test_browser import GAME, SIZES, QuickLive, started, until_true
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +32,6 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 def _on_server(live: LiveServer, coro: Any) -> Any:
     return asyncio.run_coroutine_threadsafe(coro, live._loop()).result(60)
-
-
-def _until(page: Any, js: str, timeout: float) -> Any:
-    """Poll ``js`` from here (the site's CSP forbids the page-side eval of wait_for_function)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = page.evaluate(js)
-        if value or time.monotonic() > deadline:
-            assert value, f"{js} within {timeout} s"
-            return value
-        page.wait_for_timeout(100)
 
 
 def _poll(page: Any, js: str, timeout: float) -> Any:
@@ -71,14 +60,14 @@ def test_the_badge_and_the_title_change_as_a_notification_is_created(live: LiveS
     _on_server(live, web.notify.mark_read("ana"))
     page = login(browser, live, "ana", width=1280)
     page.goto(f"{live.url}/notifications")
-    _until(page, "!!(window.lepromafiaBadge && window.lepromafiaBadge.live())", 15)
+    until_true(page, "!!(window.lepromafiaBadge && window.lepromafiaBadge.live())", 15)
     badge = page.locator("[data-testid=notify-badge] a")
     unread = "document.querySelector('[data-testid=notify-badge] a').dataset.unread"
-    _until(page, f"{unread} === '0'", 15)
+    until_true(page, f"{unread} === '0'", 15)
     inbox = live.state(GAME).current["city:Лепроград"]
     live.command("vasya", GAME, "PostMessage", inbox=inbox, text="@ana, ты где?")
     _drain(live)
-    _until(page, f"{unread} !== '0'", 5)
+    until_true(page, f"{unread} !== '0'", 5)
     count = badge.get_attribute("data-unread")
     assert count and int(count) >= 1 and page.title().startswith(f"({count}) ")
     page.context.close()
