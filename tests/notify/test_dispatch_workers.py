@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from lepromafia.service.service import GameService
+from lepromafia.engine import commands as cmd
+from lepromafia.engine.inboxes import live_inbox
+from lepromafia.service.service import Current, GameService
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.notify import NotifyStore, outbox
 
 from ..service.conftest import backend  # noqa: F401  (fixture: SQLite and PostgreSQL)
-from ..service.helpers import manual_clock, run, setup_game, small_cast, two_workers
+from ..service.helpers import at, manual_clock, run, setup_game, small_cast, two_workers
 from .helpers import dispatcher
 
 GRACE = 5.0
@@ -93,3 +95,45 @@ def test_a_sole_writer_takes_every_due_row_at_once(backend: DatabaseConfig) -> N
             await svc.close()
 
     assert run(scenario()) == {"east", "north"}
+
+
+def test_a_sweep_reads_the_games_this_worker_writes_and_those_nobody_writes(
+        backend: DatabaseConfig) -> None:  # noqa: F811
+    """Inactivity prods and overdue host duties come from a sweep of every unfinished game.
+    Worker A writes North, worker B writes South, whose residents keep talking. A's sweeps
+    read North each time and leave South to B while South's version moves. Then South falls
+    silent (B is gone): A's next sweep finds it where it was and reads it, so its prods
+    are still made (INBOX-CITY-1)."""
+
+    async def scenario() -> list[list[str]]:
+        clock = manual_clock()
+        read: list[str] = []
+        sweeps: list[list[str]] = []
+        async with two_workers(backend, clock) as (a, b):
+            await setup_game(a, "north", small_cast())
+            await setup_game(b, "south", small_cast())
+            clock.set(at(1, "10:05"))
+            state = await b.state("south")
+            city = next(iter(state.cities))
+            inbox, talker = live_inbox(state, "city", city), state.living(city)[0]
+            assert inbox
+            reads = a.current
+
+            async def counted(game_id: str) -> Current:
+                read.append(game_id)
+                return await reads(game_id)
+
+            a.current = counted  # type: ignore[method-assign]
+            da = dispatcher(a, NotifyStore(a.store), [])
+            for n in range(4):
+                if n < 2:
+                    await b.execute("south", cmd.PostMessage(actor=talker, inbox=inbox, text=f"№{n}"),
+                                    f"south-{n}")
+                read.clear()
+                await da.watch()
+                sweeps.append(sorted(read))
+        return sweeps
+
+    talking, still_talking, fallen_silent, silent = run(scenario())
+    assert talking == still_talking == ["north"], "South is B's while it moves"
+    assert fallen_silent == silent == ["north", "south"], "a game nobody writes is swept by A"

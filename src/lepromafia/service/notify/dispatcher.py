@@ -25,7 +25,9 @@ With several workers each expands first the rows of the games it writes (those i
 caused), whose states it holds; any other game's row it claims only once it has waited
 ``foreign_grace`` seconds, checked every ``idle`` seconds: the row of a dead worker's game,
 or of a game nobody writes (an inactivity prod). Expanding another worker's game would
-read that game from the store and replay what it missed, pass after pass (issue 17).
+read that game from the store and replay what it missed, pass after pass (issue 17). The
+minute's sweep for what time alone makes due (``watch``) likewise leaves a game another
+worker is writing to that worker.
 """
 
 from __future__ import annotations
@@ -136,6 +138,8 @@ class Dispatcher:
         self._wake: asyncio.Event | None = None
         self._sends_checked = float("-inf")
         self._others_checked = float("-inf")
+        self._versions: dict[str, int] = {}
+        """Each unfinished game's version at this worker's previous sweep (``watch``)."""
         self._backlog = False
         """Whether the last pass's outbox or delivery claim came back full: the next pass
         follows at once. Otherwise passes woken by commits are ``interval`` apart, so under
@@ -220,11 +224,21 @@ class Dispatcher:
 
     async def watch(self) -> int:
         """Sweep every unfinished game for inactivity prods and overdue host duties
-        (``watch.watch_rows``) into the outbox; the number of rows offered."""
+        (``watch.watch_rows``) into the outbox; the number of rows offered.
+
+        With several workers a game another worker is writing is left to that worker: a
+        game this one did not write lately is watched only if its version did not move
+        since this worker's previous sweep (nobody writes it, or its worker died). Reading
+        it would replay everything it missed, every sweep (issue 17)."""
         self._watched = self.clock.now()
         rows: list[Row] = []
+        own = set(self.games.written_since(time.monotonic() - self.config.own_for))
         for meta in await self.games.store.list_games():
             if meta.stage == Stage.FINISHED.value:
+                self._versions.pop(meta.game_id, None)
+                continue
+            seen, self._versions[meta.game_id] = self._versions.get(meta.game_id), meta.version
+            if not self.games.sole_writer and meta.game_id not in own and seen != meta.version:
                 continue
             try:
                 current = await self.games.current(meta.game_id)
