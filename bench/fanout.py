@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from load import PG_URL, REDIS_URL, cpu_seconds, drop_schemas, extract_tree, free_port, merge_windows, rss_kb  # noqa: E402  # noqa: E402
 from load_clients import READ_EVERY, Generator, Region, Route, pct  # noqa: E402
-from load_setup import copy_schema, create_games, server_command, until_listening  # noqa: E402
+from load_setup import copy_schema, create_games, server_command, stop_server, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -110,12 +110,7 @@ class FanoutHarness:
 
     def stop(self, t: Target) -> None:
         for w in t.workers:
-            if w.proc is not None and w.proc.poll() is None:
-                w.proc.terminate()
-                try:
-                    w.proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    w.proc.kill()
+            stop_server(w.proc)
 
     async def connect(self, t: Target) -> tuple[float, int]:
         done = await self.gen.connect(t.route())

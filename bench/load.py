@@ -65,7 +65,6 @@ import math
 import os
 import re
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -90,7 +89,15 @@ from load_clients import (  # noqa: E402
     pct,
     raise_open_files,
 )
-from load_setup import CITIES, POPULATION, copy_schema, create_games, server_command, until_listening  # noqa: E402
+from load_setup import (  # noqa: E402
+    CITIES,
+    POPULATION,
+    copy_schema,
+    create_games,
+    server_command,
+    stop_server,
+    until_listening,
+)
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -387,12 +394,7 @@ class Harness:
         await until_listening(t.proc, t.port, t.name, self.workdir / f"{t.name}.log", every=0.5)
 
     def stop(self, t: Target) -> None:
-        if t.proc is not None and t.proc.poll() is None:
-            t.proc.send_signal(signal.SIGTERM)
-            try:
-                t.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                t.proc.kill()
+        stop_server(t.proc)
 
 
     async def connect(self, t: Target) -> float:

@@ -149,6 +149,16 @@ def server_command(kind: str, port: int, manifest: dict[str, Any], workdir: Path
              "--now", str(manifest["now"])], env)
 
 
+def stop_server(proc: subprocess.Popen[bytes] | None) -> None:
+    """Terminate a benchmarked server (SIGTERM: a graceful shutdown), killed after 15 s."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 async def until_listening(proc: subprocess.Popen[bytes], port: int, name: str, log: Path | str,
                           timeout: float = 120.0, every: float = 0.25) -> None:
     """Return once the spawned server ``proc`` accepts connections on ``port``; exit the

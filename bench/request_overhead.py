@@ -37,7 +37,7 @@ from typing import Any
 
 import aiohttp
 from load import CSRF_COOKIE, ROOT, SESSION_COOKIE, cpu_seconds, free_port
-from load_setup import create_games, until_listening
+from load_setup import create_games, stop_server, until_listening
 
 from lepromafia.store.database import DatabaseConfig
 
@@ -102,12 +102,7 @@ class Server:
         await until_listening(self.proc, self.port, self.name, self.workdir / f"{self.name}.log")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_server(self.proc)
 
 
 async def one(http: aiohttp.ClientSession, s: Server, kind: str, game: str, inbox: str, token: str,
