@@ -171,7 +171,7 @@ class GameService:
         self.max_batch = max_batch
         self.sweep_interval = sweep_interval
         self.lease_seconds = lease_seconds
-        count = lanes or (1 if store.config.is_sqlite else 2)
+        count = lanes or 1  # one per worker: the biggest batches (docs/decisions.md, session 13)
         self._lanes = [_Lane(self) for _ in range(count)]
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False

@@ -62,8 +62,8 @@ class Settings(BaseSettings):
     auto_migrate: bool = True
     sweep_interval: float = 1.0
     writer_lanes: int | None = Field(default=None, ge=1, le=64)
-    """Writer lanes per worker, each committing its games' commands in batches (None: one
-    on SQLite, two on PostgreSQL; docs/deploy.md)."""
+    """Writer lanes per worker, each committing its games' queued commands in one
+    transaction (None: one, whose batches are the biggest; docs/deploy.md)."""
     allowed_origins: list[str] = []
     """Extra origins (``https://example.org``) allowed to open /ws besides the site itself."""
     base_url: str = "http://127.0.0.1:8000"
