@@ -157,11 +157,11 @@ def test_a_commit_between_the_lanes_state_read_and_its_log_read_is_retried_not_a
                 found = {g: await tx.meta(g) for g in game_ids}
                 return Locked({g: m for g, m in found.items() if m is not None})
 
-            async def leaves_after_a_commit(game_id: str) -> list[Any]:
+            async def leaves_after_a_commit(game_id: str, after: int = 0) -> list[Any]:
                 if not a_commits:
                     ack = await a.execute("g", cmd.PostMessage(actor="p01_01", inbox=city, text="A1"), "a1")
                     a_commits.append(ack.last_seq)
-                return await real_leaves(game_id)
+                return await real_leaves(game_id, after)
 
             tx.lock_games = plain_read  # type: ignore[method-assign]
             tx.leaf_rows = leaves_after_a_commit  # type: ignore[method-assign]

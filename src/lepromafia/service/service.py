@@ -792,8 +792,11 @@ class _Lane:
         if every <= 0 or draft.state is None or draft.write is None:
             return
         if draft.version // every > draft.snapshot_seq // every:
+            log = draft.log
             draft.write.snapshot = {
                 "game_id": draft.meta.game_id, "seq": draft.version,
                 "payload": codec.dumps(codec.encode_state(draft.state)),
+                # the log's frontier at the same seq: a later load reads the leaves after it only
+                "frontier": log.frontier.dumps() if log and log.frontier.size == draft.version else None,
             }
             draft.snapshot_seq = draft.version

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from ..store import merkle, schema
 from ..store.event_store import EventStore, Transaction
 from ..store.projection import Row
+
+logger = logging.getLogger(__name__)
 
 EVENT_DOMAIN = b"lepromafia/event/v1\x00"
 HEAD_DOMAIN = b"lepromafia/tree-head/v1\x00"
@@ -130,8 +133,10 @@ class GameLog:
     heads: set[int] = field(default_factory=set)
 
     @classmethod
-    def from_rows(cls, game_id: str, leaves: list[Row], head_sizes: list[int]) -> GameLog:
-        log = cls(game_id, heads=set(head_sizes))
+    def from_rows(cls, game_id: str, leaves: list[Row], head_sizes: list[int],
+                  frontier: merkle.Frontier | None = None) -> GameLog:
+        """The tree of ``leaves`` (in seq order), appended to ``frontier`` if given."""
+        log = cls(game_id, frontier.copy() if frontier else merkle.Frontier(), set(head_sizes))
         for row in leaves:
             log.frontier.append(bytes.fromhex(row["leaf"]))
         return log
@@ -165,11 +170,23 @@ def head_reason(event_type: str, payload_day: int | None) -> str:
 
 
 async def load_log(tx: Transaction, game_id: str, version: int) -> GameLog:
-    """The game's tree from its stored leaves; events logged before the verifiable log
-    existed get their salted leaves now."""
-    leaves = await tx.leaf_rows(game_id)
+    """The game's tree: the frontier kept with its latest snapshot and the leaves stored
+    after it, or every stored leaf (a game snapshotted before frontiers were kept, or a
+    frontier that does not read back); events logged before the verifiable log existed
+    get their salted leaves now."""
+    frontier = None
+    kept = await tx.snapshot_frontier(game_id, version)
+    if kept is not None:
+        try:
+            frontier = merkle.Frontier.loads(kept)
+        except ValueError:
+            logger.warning("game %s: a snapshot's log frontier does not read back; rebuilt from the leaves",
+                         game_id)
+    leaves = await tx.leaf_rows(game_id, after=frontier.size if frontier else 0)
+    if frontier is not None and leaves and leaves[0]["seq"] != frontier.size + 1:
+        frontier, leaves = None, await tx.leaf_rows(game_id)  # a gap: never append past it
     heads = [row["size"] for row in await tx.head_rows(game_id)]
-    log = GameLog.from_rows(game_id, leaves, heads)
+    log = GameLog.from_rows(game_id, leaves, heads, frontier)
     if log.frontier.size < version:
         rows = await tx.event_rows(game_id, after=log.frontier.size)
         await tx.insert_rows(schema.event_leaves,

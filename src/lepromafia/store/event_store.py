@@ -477,11 +477,21 @@ class Transaction:
             .where(and_(e.c.game_id == game_id, e.c.seq > after)).order_by(e.c.seq))
         return [dict(r._mapping) for r in rows]
 
-    async def leaf_rows(self, game_id: str) -> list[Row]:
+    async def leaf_rows(self, game_id: str, after: int = 0) -> list[Row]:
         t = schema.event_leaves
         rows = await self._conn.execute(
-            select(t.c.seq, t.c.salt, t.c.leaf).where(t.c.game_id == game_id).order_by(t.c.seq))
+            select(t.c.seq, t.c.salt, t.c.leaf).where(and_(t.c.game_id == game_id, t.c.seq > after))
+            .order_by(t.c.seq))
         return [dict(r._mapping) for r in rows]
+
+    async def snapshot_frontier(self, game_id: str, upto: int) -> str | None:
+        """The verifiable log's frontier kept with the game's latest snapshot at or before
+        ``upto`` (``merkle.Frontier.dumps``), or None."""
+        s = schema.snapshots
+        return (await self._conn.execute(
+            select(s.c.frontier).where(and_(s.c.game_id == game_id, s.c.seq <= upto,
+                                            s.c.frontier.is_not(None)))
+            .order_by(s.c.seq.desc()).limit(1))).scalar()
 
     async def head_rows(self, game_id: str) -> list[Row]:
         t = schema.log_heads

@@ -141,3 +141,18 @@ class Frontier:
 
     def copy(self) -> Frontier:
         return Frontier(self.size, list(self.stack))
+
+    def dumps(self) -> str:
+        """``size:hash,hash,…`` (hex), what ``loads`` reads back."""
+        return f"{self.size}:{','.join(node.hex() for node in self.stack)}"
+
+    @classmethod
+    def loads(cls, text: str) -> Frontier:
+        """The frontier ``dumps`` wrote; ValueError if its nodes do not fit its size (one
+        perfect subtree per bit of the size)."""
+        size, _, nodes = text.partition(":")
+        frontier = cls(int(size), [bytes.fromhex(n) for n in nodes.split(",") if n])
+        if frontier.size < 0 or len(frontier.stack) != frontier.size.bit_count() \
+                or any(len(node) != 32 for node in frontier.stack):
+            raise ValueError(f"not a frontier: {text[:80]!r}")
+        return frontier

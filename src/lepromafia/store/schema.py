@@ -55,6 +55,8 @@ snapshots = Table(
     Column("game_id", ID, primary_key=True),
     Column("seq", Integer, primary_key=True, autoincrement=False),
     Column("payload", Text, nullable=False),
+    Column("frontier", Text, nullable=True),
+    # The verifiable log's frontier at ``seq`` (``merkle.Frontier.dumps``), if it was kept.
 )
 
 commands = Table(
