@@ -180,8 +180,8 @@ async def load_log(tx: Transaction, game_id: str, version: int) -> GameLog:
         try:
             frontier = merkle.Frontier.loads(kept)
         except ValueError:
-            logger.warning("game %s: a snapshot's log frontier does not read back; rebuilt from the leaves",
-                         game_id)
+            logger.warning("game %s: a snapshot's log frontier does not read back; "
+                           "rebuilt from the leaves", game_id)
     leaves = await tx.leaf_rows(game_id, after=frontier.size if frontier else 0)
     if frontier is not None and leaves and leaves[0]["seq"] != frontier.size + 1:
         frontier, leaves = None, await tx.leaf_rows(game_id)  # a gap: never append past it

@@ -5,8 +5,8 @@ Revises: 0007
 Create Date: 2026-12-05
 
 A lane that takes a game on its first command after a start rebuilt the game's tree from
-every leaf it ever logged (O(events): ~35 ms of hashing and as much of reading for a game
-of 30,000 events, inside the batch). With the frontier stored beside each state snapshot
+every leaf it ever logged (O(events): 140–190 ms for a game of 30,000 events, inside the
+batch; ``bench/log_load.py``). With the frontier stored beside each state snapshot
 it reads only the leaves after the latest one. Older snapshots have none (NULL): those
 games rebuild from every leaf, once, as before.
 """
