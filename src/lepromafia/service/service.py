@@ -186,7 +186,9 @@ class GameService:
 
     def written_since(self, since: float) -> tuple[str, ...]:
         """The games this process committed to at or after ``since`` (``time.monotonic``):
-        with several workers, the games this worker writes (its notifications' games)."""
+        with several workers, the games this worker writes (its notifications' games).
+        The games last written before ``since`` are forgotten, so every caller must use the
+        same horizon (the dispatcher's ``own_for``)."""
         while self._written and next(iter(self._written.values())) < since:
             self._written.popitem(last=False)
         return tuple(self._written)
