@@ -129,7 +129,10 @@ class FanoutHarness:
 
     async def rate(self, t: Target, rep: int) -> dict[str, Any]:
         cpu0, wall0 = server_cpu(t), time.perf_counter()
+        spies = self.profile_server(t, f"rate-rep{rep}")
         part = await self.gen.window(t.name, rep, wall0)
+        for spy in spies:
+            spy.wait(30)
         cpu, wall = server_cpu(t) - cpu0, time.perf_counter() - wall0
         row = merge_windows([part], wall)
         n = len(part["latencies"])
@@ -174,7 +177,7 @@ class FanoutHarness:
 
     def profile_server(self, t: Target, label: str) -> list[subprocess.Popen[bytes]]:
         """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample the project's server through
-        the window (raw collapsed stacks in the run's directory)."""
+        the window of either test (raw collapsed stacks in the run's directory)."""
         spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
         if not spy or t.kind == "raw":
             return []

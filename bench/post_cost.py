@@ -9,6 +9,7 @@ of the store), ``--posts`` sequential posts of one resident: the composer's htmx
 (cookies, its form token, ``HX-Target: composer-card``) and the same message through
 ``POST /api/games/{g}/commands/PostMessage``. Per post: the server's CPU time (/proc, all
 threads), the answer's wall time and size. ``--rounds`` rounds, servers interleaved.
+``LEPROMAFIA_BENCH_PYSPY=<py-spy>`` samples each server through each way's posts.
 
     python bench/post_cost.py [--before d31aff2] [--posts 200] [--rounds 2]
 """
@@ -18,8 +19,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -62,7 +65,22 @@ class Server:
             self.proc.wait(30)
 
 
-async def measure(server: Server, http: aiohttp.ClientSession, posts: int) -> list[dict[str, Any]]:
+def profile(server: Server, way: str) -> subprocess.Popen[bytes] | None:
+    """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample the server while it takes one
+    way's posts (raw collapsed stacks, ``{server}-{way}.pyspy.txt`` in the run's directory)."""
+    spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
+    if not spy or server.proc is None:
+        return None
+    proc = subprocess.Popen([spy, "record", "--pid", str(server.proc.pid), "--rate", "500",
+                             "--format", "raw", "--nonblocking",
+                             "-o", str(server.workdir / f"{server.name}-{way}.pyspy.txt")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # py-spy attaches before the first post
+    return proc
+
+
+async def measure(server: Server, http: aiohttp.ClientSession, posts: int,
+                  ways: tuple[str, ...] = ("htmx", "api")) -> list[dict[str, Any]]:
     """``posts`` htmx posts, then as many API posts, by one resident of the first city."""
     m = server.manifest
     game = sorted(m["games"])[0]
@@ -88,9 +106,15 @@ async def measure(server: Server, http: aiohttp.ClientSession, posts: int) -> li
 
     rows = []
     for way, post in (("htmx", htmx), ("api", api)):
+        if way not in ways:
+            continue
+        spy = profile(server, way)
         cpu, started, size = cpu_seconds(server.proc.pid), time.perf_counter(), 0
         for i in range(posts):
             size = await post(f"Сообщение {i} в городской чат")
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(30)
         rows.append({"server": server.name, "post": way,
                      "cpu_ms": (cpu_seconds(server.proc.pid) - cpu) / posts * 1000,
                      "wall_ms": (time.perf_counter() - started) / posts * 1000, "bytes": size})
@@ -117,6 +141,7 @@ async def main() -> None:
     parser.add_argument("--posts", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--fill", type=int, default=600)
+    parser.add_argument("--ways", default="htmx,api", help="which posts to measure")
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-post-cost"))
     args = parser.parse_args()
     workdir = Path(args.out)
@@ -143,14 +168,14 @@ async def main() -> None:
                 server = Server(name, tree, db, manifest, workdir)
                 await server.start()
                 try:
-                    for row in await measure(server, http, args.posts):
+                    for row in await measure(server, http, args.posts, tuple(args.ways.split(","))):
                         rows.append({**row, "round": rnd})
                         print(json.dumps(rows[-1]), flush=True)
                 finally:
                     server.stop()
     print("\n| server | post | server CPU ms per post | answer ms | answer bytes |\n|---|---|---|---|---|")
     for name in trees:
-        for way in ("htmx", "api"):
+        for way in args.ways.split(","):
             mine = [r for r in rows if r["server"] == name and r["post"] == way]
             print(f"| {name} | {way} | " + " | ".join(
                 " / ".join(f"{v:,.1f}" for v in (min(vals), statistics.median(vals), max(vals)))

@@ -136,3 +136,38 @@ def test_a_socket_that_asks_hears_its_unread_count_change(tmp_path: Path) -> Non
             assert frame["count"] >= 1
             api.post(ana, "/api/notifications/read", {})
             assert ws.receive_json() == {"type": "unread", "count": 0}
+
+
+def test_followers_of_two_games_are_read_in_one_statement_and_kept_apart(tmp_path: Path) -> None:
+    """Two games with the same cast, whose city inboxes have the same ids. Ana follows her
+    city inbox in game «g» only. Boris posts in that inbox in both games; one dispatcher
+    pass: Ana hears of game «g» alone, and the followers of both games were read with one
+    statement (issue 17: one a pass, not one a game)."""
+    for api in make_api(tmp_path, notify_dispatch=False):
+        first = setup_game_via_api(api, "g", CAST)
+        second = setup_game_via_api(api, "h", CAST)
+        city = next(iter(first.cities))
+        ana, boris = first.cities[city].residents[:2]
+        inbox = live_inbox(first, "city", city)
+        assert inbox
+        home = next(c for c in second.cities if live_inbox(second, "city", c) == inbox)
+        writer = second.cities[home].residents[0]
+        api.advance_to(datetime.combine(FIRST_DAY, time(10, 5), MOSCOW))
+        _follow(api, ana, inbox, True)
+        store = api.web.notify.store  # type: ignore[union-attr]
+        asked: list[set[tuple[str, str]]] = []
+        followers = store.followers
+
+        async def counted(inboxes, asked=asked, followers=followers):  # type: ignore[no-untyped-def]
+            wanted = set(inboxes)
+            if wanted:  # an empty ask reads nothing
+                asked.append(wanted)
+            return await followers(wanted)
+
+        store.followers = counted  # type: ignore[method-assign]
+        api.ok(boris, "g", "PostMessage", inbox=inbox, text="Доброе утро")
+        api.ok(writer, "h", "PostMessage", inbox=inbox, text="Доброе утро и вам")
+        _step(api)
+        assert asked == [{("g", inbox), ("h", inbox)}]
+        (note,) = _followed(api, ana)
+        assert note["game_id"] == "g"

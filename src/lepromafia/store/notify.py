@@ -11,7 +11,7 @@ mid-batch leaves its rows to the next one after the lease.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -341,17 +341,21 @@ class NotifyStore:
                     follows.c.user_id == user_id, follows.c.game_id == game_id,
                     follows.c.inbox_id == inbox_id)))
 
-    async def followers(self, game_id: str, inbox_ids: Sequence[str]) -> dict[str, list[str]]:
-        """inbox -> the users who follow it."""
-        if not inbox_ids:
+    async def followers(self, inboxes: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+        """(game, inbox) -> the users who follow it, for many inboxes of many games in one
+        statement (the dispatcher asks once a pass, whatever the number of games)."""
+        wanted = set(inboxes)
+        if not wanted:
             return {}
         f = follows
-        found: dict[str, list[str]] = {}
+        found: dict[tuple[str, str], list[str]] = {}
         async with self._read() as conn:
-            rows = await conn.execute(select(f.c.inbox_id, f.c.user_id).where(and_(
-                f.c.game_id == game_id, f.c.inbox_id.in_(sorted(set(inbox_ids))))).order_by(f.c.user_id))
+            rows = await conn.execute(select(f.c.game_id, f.c.inbox_id, f.c.user_id).where(and_(
+                f.c.game_id.in_(sorted({g for g, _ in wanted})),
+                f.c.inbox_id.in_(sorted({i for _, i in wanted})))).order_by(f.c.user_id))
             for r in rows:
-                found.setdefault(r.inbox_id, []).append(r.user_id)
+                if (r.game_id, r.inbox_id) in wanted:
+                    found.setdefault((r.game_id, r.inbox_id), []).append(r.user_id)
         return found
 
     async def follows_of(self, user_id: str, game_id: str) -> set[str]:

@@ -473,7 +473,8 @@ PRIVATE = frozenset({"inbox"})
 
 class _Follows:
     """The followers of the inboxes a batch's messages were posted in, each checked
-    against the message's audience (``outbound.may_see``): read once per batch."""
+    against the message's audience (``outbound.may_see``): read once per batch, in one
+    statement for all its games; the messages' events only in games with followers."""
 
     def __init__(self) -> None:
         self.followers: dict[tuple[str, str], list[str]] = {}
@@ -486,10 +487,9 @@ class _Follows:
         for row in rows:
             if row["kind"] == NotifyKind.FOLLOWED_INBOX.value:
                 wanted[row["game_id"]].append(row)
+        found.followers = await store.followers(
+            (game, json.loads(r["payload"])["inbox"]) for game, items in wanted.items() for r in items)
         for game, items in wanted.items():
-            inboxes = {json.loads(r["payload"])["inbox"] for r in items}
-            for inbox, users in (await store.followers(game, sorted(inboxes))).items():
-                found.followers[(game, inbox)] = users
             seqs = [r["seq"] for r in items if (game, json.loads(r["payload"])["inbox"]) in found.followers]
             for seq, text in (await store.events_at(game, seqs)).items():
                 found.events[(game, seq)] = codec.decode_event(codec.loads(text))
