@@ -13,7 +13,7 @@ N" (a 500 ``internal`` at the API) — seen with two workers on PostgreSQL, docs
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Collection, Iterator
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -151,20 +151,20 @@ def test_a_commit_between_the_lanes_state_read_and_its_log_read_is_retried_not_a
         a_commits: list[int] = []
 
         def race(tx: Transaction) -> None:
-            real_leaves = tx.leaf_rows
+            real_leaves = tx.leaves_after
 
             async def plain_read(game_ids: Collection[str], command_ids: Collection[str] = ()) -> Locked:
                 found = {g: await tx.meta(g) for g in game_ids}
                 return Locked({g: m for g, m in found.items() if m is not None})
 
-            async def leaves_after_a_commit(game_id: str, after: int = 0) -> list[Any]:
+            async def leaves_after_a_commit(after: Mapping[str, int]) -> dict[str, list[Any]]:
                 if not a_commits:
                     ack = await a.execute("g", cmd.PostMessage(actor="p01_01", inbox=city, text="A1"), "a1")
                     a_commits.append(ack.last_seq)
-                return await real_leaves(game_id, after)
+                return await real_leaves(after)
 
             tx.lock_games = plain_read  # type: ignore[method-assign]
-            tx.leaf_rows = leaves_after_a_commit  # type: ignore[method-assign]
+            tx.leaves_after = leaves_after_a_commit  # type: ignore[method-assign]
 
         begun = first_transaction(b.store, race)
         ack = await b.execute("g", cmd.PostMessage(actor="p01_02", inbox=city, text="B2"), "b2")

@@ -7,12 +7,15 @@ only, and the tree it extends is the tree of every leaf. On SQLite and PostgreSQ
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from sqlalchemy import select, update
 
 from lepromafia import verifier
+from lepromafia.engine import commands as cmd
 from lepromafia.service.clock import ManualClock
 from lepromafia.service.service import GameService
 from lepromafia.service.transparency import GameLog
@@ -49,15 +52,21 @@ async def _days(backend: DatabaseConfig, clock: ManualClock, first: int, last: i
 
 
 def _reads_of_leaves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The ``after`` of every read of game-1's leaves from now on."""
+    """The ``after`` of every read of game-1's leaves from now on (a lane reads its
+    batch's games' leaves together; a gap falls back to every leaf of one game)."""
     seen: list[int] = []
-    real = Transaction.leaf_rows
+    every, together = Transaction.leaf_rows, Transaction.leaves_after
 
-    async def spied(self: Transaction, game_id: str, after: int = 0) -> list[Any]:
+    async def one(self: Transaction, game_id: str, after: int = 0) -> list[Any]:
         seen.append(after)
-        return await real(self, game_id, after)
+        return await every(self, game_id, after)
 
-    monkeypatch.setattr(Transaction, "leaf_rows", spied)
+    async def many(self: Transaction, after: Mapping[str, int]) -> dict[str, list[Any]]:
+        seen.extend(a for g, a in after.items() if g == "game-1")
+        return await together(self, after)
+
+    monkeypatch.setattr(Transaction, "leaf_rows", one)
+    monkeypatch.setattr(Transaction, "leaves_after", many)
     return seen
 
 
@@ -107,3 +116,46 @@ def test_a_frontier_that_does_not_read_back_is_rebuilt_from_every_leaf(
     assert 0 in reads, "every leaf read"
     report = verifier.verify(run(_export(backend)), "en")
     assert report.verified, report.text()
+
+
+def test_a_restarted_workers_first_batch_reads_the_logs_of_all_its_games_together(
+        backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three games play Day 1 (a snapshot every 20 events). The worker restarts and Ana's
+    Boris's and Vera's first messages, one in each game, come at once: the lane commits
+    them in one batch whose three verifiable logs are read with one read of leaves, not
+    one a game (after a restart every game's first command needs its log, and with 100
+    games those reads held the lane ~300 ms; issue 17). Every game's log stays whole."""
+    from .test_conflict_retry import assert_whole_log
+
+    clock = manual_clock()
+    games = ("game-1", "game-2", "game-3")
+
+    async def set_up() -> str:
+        async with GameService.running(backend, clock=clock, log_key=KEY, snapshot_every=20,
+                                       sweep=False) as svc:
+            for game in games:
+                await setup_game(svc, game, small_cast())
+            clock.set(at(1, "12:00"))
+            return (await svc.state("game-1")).current_inbox("city", next(iter(small_cast().cities)))
+
+    city = run(set_up())
+    batches: list[set[str]] = []
+    together = Transaction.leaves_after
+
+    async def many(self: Transaction, after: Mapping[str, int]) -> dict[str, list[Any]]:
+        batches.append(set(after))
+        return await together(self, after)
+
+    monkeypatch.setattr(Transaction, "leaves_after", many)
+
+    async def restarted() -> None:
+        async with GameService.running(backend, clock=clock, log_key=KEY, snapshot_every=20,
+                                       sweep=False) as svc:
+            await asyncio.gather(*(svc.execute(game, cmd.PostMessage(actor=author, inbox=city, text="Утро"),
+                                               f"first-{game}")
+                                   for game, author in zip(games, ("p01_01", "p01_02", "p01_03"), strict=True)))
+            for game in games:
+                assert (await assert_whole_log(svc.store, game))[-1:] == ["Утро"]
+
+    run(restarted())
+    assert batches == [set(games)]

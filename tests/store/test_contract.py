@@ -145,3 +145,40 @@ def test_overdue_deadlines_are_leased_to_one_sweeper_at_a_time(backend: Database
         await store.close()
 
     run(scenario())
+
+
+def test_many_games_logs_are_read_together_each_from_its_own_point(backend: DatabaseConfig) -> None:
+    """Three games' leaves, snapshots and heads; the batched reads a writer lane makes
+    after a start: each game's leaves after its own seq, each game's latest snapshot
+    that kept a frontier (not a later one without), each game's heads in size order."""
+
+    async def check() -> None:
+        store = EventStore.open(backend)
+        events = GAME.table.events[:6]
+        for game in ("a", "b", "c"):
+            await append(store, game, events, -1)
+        async with store.transaction() as tx:
+            await tx.insert_rows(schema.event_leaves, [
+                {"game_id": g, "seq": s, "salt": f"{s:032x}", "leaf": f"{g}{s}".ljust(64, "0")}
+                for g in ("a", "b", "c") for s in range(1, 7)])
+            await tx.insert_rows(schema.snapshots, [
+                {"game_id": "a", "seq": 2, "payload": "{}", "frontier": "2:aa"},
+                {"game_id": "a", "seq": 4, "payload": "{}", "frontier": "4:bb"},
+                {"game_id": "a", "seq": 5, "payload": "{}", "frontier": None},
+                {"game_id": "b", "seq": 3, "payload": "{}", "frontier": None}])
+            await tx.insert_rows(schema.log_heads, [
+                {"game_id": g, "size": n, "root": "00" * 32, "signed_at": "2026-11-28T10:00:00+03:00",
+                 "reason": "day_post:1", "key_id": "k", "signature": "s"}
+                for g, n in (("a", 4), ("a", 2), ("c", 6))])
+        async with store.reading() as tx:
+            leaves = await tx.leaves_after({"a": 4, "b": 0, "c": 6})
+            frontiers = await tx.snapshot_frontiers(["a", "b", "c"])
+            heads = await tx.heads_of(["a", "b", "c"])
+        await store.close()
+        assert {g: [r["seq"] for r in rows] for g, rows in leaves.items()} == \
+            {"a": [5, 6], "b": [1, 2, 3, 4, 5, 6], "c": []}
+        assert leaves["a"][0] == {"seq": 5, "salt": f"{5:032x}", "leaf": "a5".ljust(64, "0")}
+        assert frontiers == {"a": (4, "4:bb")}
+        assert {g: [r["size"] for r in rows] for g, rows in heads.items()} == {"a": [2, 4], "b": [], "c": [6]}
+
+    run(check())

@@ -68,7 +68,7 @@ from .errors import ServiceError, ServiceErrorCode, storage_full
 from .notify.causes import causes
 from .observer import NullObserver, ServiceObserver
 from .pubsub import Broker
-from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason, load_log
+from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason, load_logs
 from .transparency_keys import KeyRing
 
 log = logging.getLogger(__name__)
@@ -605,14 +605,19 @@ class _Lane:
                                          [job.command_id for job in jobs if job.command is not None])
             known: dict[str, dict[str, CommandRecord]] = stored.commands
             failed: dict[str, Exception] = {}
+            found: dict[str, Handle | _Draft] = {}
             for job in jobs:
-                if job.game_id in drafts or job.game_id in failed:
+                if job.game_id in found or job.game_id in failed:
                     continue
                 try:
                     await self._follow(tx, job.game_id, stored.get(job.game_id))
-                    drafts[job.game_id] = await self._draft(tx, job, stored.get(job.game_id))
+                    found[job.game_id] = await self._handle(tx, job, stored.get(job.game_id))
                 except ServiceError as exc:
                     failed[job.game_id] = exc
+            logs = await self._logs(tx, found)
+            for game_id, handle in found.items():
+                drafts[game_id] = handle if isinstance(handle, _Draft) else \
+                    self._draft(game_id, handle, logs.get(game_id))
             for job in jobs:
                 if job.game_id in failed:
                     results.append(failed[job.game_id])
@@ -657,7 +662,9 @@ class _Lane:
         self.handles[game_id] = Handle(stored, state, Projector.resume(game_id, stored.clock, state),
                                        handle.snapshot_seq)
 
-    async def _draft(self, tx: Transaction, job: _Job, stored: GameMeta | None) -> _Draft:
+    async def _handle(self, tx: Transaction, job: _Job, stored: GameMeta | None) -> Handle | _Draft:
+        """The lane's handle of the job's game (kept, taken from a read, or loaded), or the
+        draft of a game its ``CreateGame`` makes."""
         handle = self.handles.get(job.game_id)
         read = self.service._reads.get(job.game_id)
         if handle is None and read is not None and stored is not None and read.version == stored.version:
@@ -672,19 +679,28 @@ class _Lane:
         if handle is None:
             handle = await _load(tx, job.game_id)
             self.handles[job.game_id] = handle
+        return handle
+
+    async def _logs(self, tx: Transaction, found: dict[str, Handle | _Draft]) -> dict[str, GameLog]:
+        """The verifiable logs the batch's handles lack (a game this lane has not written
+        since it started), read together: after a start the first batch holds the first
+        command of many games. Read here, kept by the handles only once this batch commits
+        (a failed commit must not leave a tail whose backfilled leaves were rolled back)."""
+        if self.service.log_key is None:
+            return {}
+        wanted = {g: h.meta.version for g, h in found.items() if isinstance(h, Handle) and h.log is None}
+        return await load_logs(tx, wanted) if wanted else {}
+
+    def _draft(self, game_id: str, handle: Handle, loaded: GameLog | None) -> _Draft:
         m = handle.meta
-        log = handle.log.copy() if handle.log else None
-        if log is None and self.service.log_key is not None:
-            # Read here, kept by the handle only once this batch commits (a failed commit
-            # must not leave a tail whose backfilled leaves were rolled back).
-            log = await load_log(tx, job.game_id, m.version)
+        log = handle.log.copy() if handle.log else loaded
         if log is not None and log.frontier.size != m.version:
             # The tree is not the state's: the leaves were read after another writer's
             # commit the state does not hold (READ COMMITTED, no row lock). Never append
             # to it ("leaf N appended after N"): reload both, in the retry.
-            raise ConcurrencyConflict(job.game_id)
+            raise ConcurrencyConflict(game_id)
         return _Draft(m, handle.state, m.version, m.version,
-                      Projector(job.game_id, m.clock, handle.projector.members), handle.snapshot_seq,
+                      Projector(game_id, m.clock, handle.projector.members), handle.snapshot_seq,
                       log=log)
 
     def _one(self, draft: _Draft, job: _Job, known: dict[str, CommandRecord],

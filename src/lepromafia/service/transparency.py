@@ -19,6 +19,7 @@ import hashlib
 import logging
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -170,28 +171,42 @@ def head_reason(event_type: str, payload_day: int | None) -> str:
 
 
 async def load_log(tx: Transaction, game_id: str, version: int) -> GameLog:
-    """The game's tree: the frontier kept with its latest snapshot and the leaves stored
-    after it, or every stored leaf (a game snapshotted before frontiers were kept, or a
-    frontier that does not read back); events logged before the verifiable log existed
-    get their salted leaves now."""
-    frontier = None
-    kept = await tx.snapshot_frontier(game_id, version)
-    if kept is not None:
+    """The game's tree at ``version`` (``load_logs`` for one game)."""
+    return (await load_logs(tx, {game_id: version}))[game_id]
+
+
+async def load_logs(tx: Transaction, versions: Mapping[str, int]) -> dict[str, GameLog]:
+    """Each game's tree at its version: the frontier kept with its latest snapshot and the
+    leaves stored after it, or every stored leaf (a game snapshotted before frontiers were
+    kept, or a frontier that does not read back); events logged before the verifiable log
+    existed get their salted leaves now. Three statements for any number of games (a
+    writer lane takes many games' first commands after a start in one batch)."""
+    kept = await tx.snapshot_frontiers(list(versions))
+    frontiers: dict[str, merkle.Frontier] = {}
+    for game_id, (seq, latest) in kept.items():
+        # a snapshot past the version asked for: the one before it
+        text = latest if seq <= versions[game_id] else await tx.snapshot_frontier(game_id, versions[game_id])
+        if text is None:
+            continue
         try:
-            frontier = merkle.Frontier.loads(kept)
+            frontiers[game_id] = merkle.Frontier.loads(text)
         except ValueError:
             logger.warning("game %s: a snapshot's log frontier does not read back; "
                            "rebuilt from the leaves", game_id)
-    leaves = await tx.leaf_rows(game_id, after=frontier.size if frontier else 0)
-    if frontier is not None and leaves and leaves[0]["seq"] != frontier.size + 1:
-        frontier, leaves = None, await tx.leaf_rows(game_id)  # a gap: never append past it
-    heads = [row["size"] for row in await tx.head_rows(game_id)]
-    log = GameLog.from_rows(game_id, leaves, heads, frontier)
-    if log.frontier.size < version:
-        rows = await tx.event_rows(game_id, after=log.frontier.size)
-        await tx.insert_rows(schema.event_leaves,
-                             [log.append(r["seq"], r["payload"]) for r in rows if r["seq"] <= version])
-    return log
+    leaves = await tx.leaves_after({g: frontiers[g].size if g in frontiers else 0 for g in versions})
+    heads = await tx.heads_of(list(versions))
+    logs = {}
+    for game_id, version in versions.items():
+        frontier, rows = frontiers.get(game_id), leaves[game_id]
+        if frontier is not None and rows and rows[0]["seq"] != frontier.size + 1:
+            frontier, rows = None, await tx.leaf_rows(game_id)  # a gap: never append past it
+        log = GameLog.from_rows(game_id, rows, [row["size"] for row in heads[game_id]], frontier)
+        if log.frontier.size < version:
+            events = await tx.event_rows(game_id, after=log.frontier.size)
+            await tx.insert_rows(schema.event_leaves, [log.append(r["seq"], r["payload"])
+                                                       for r in events if r["seq"] <= version])
+        logs[game_id] = log
+    return logs
 
 
 PUBLISHED_FIELDS = ("size", "root", "signed_at", "reason", "key_id", "signature")

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, case, delete, func, select, tuple_, update
+from sqlalchemy import Select, and_, bindparam, case, delete, func, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -483,6 +483,47 @@ class Transaction:
             select(t.c.seq, t.c.salt, t.c.leaf).where(and_(t.c.game_id == game_id, t.c.seq > after))
             .order_by(t.c.seq))
         return [dict(r._mapping) for r in rows]
+
+    async def leaves_after(self, after: Mapping[str, int]) -> dict[str, list[Row]]:
+        """For many games at once, each one's leaves after its own seq (``{game: after}``),
+        in seq order: one statement for a writer lane's whole batch."""
+        if not after:
+            return {}
+        t = schema.event_leaves
+        rows = await self._conn.execute(
+            select(t.c.game_id, t.c.seq, t.c.salt, t.c.leaf)
+            .where(or_(*(and_(t.c.game_id == g, t.c.seq > a) for g, a in sorted(after.items()))))
+            .order_by(t.c.game_id, t.c.seq))
+        found: dict[str, list[Row]] = {g: [] for g in after}
+        for r in rows:
+            found[r.game_id].append({"seq": r.seq, "salt": r.salt, "leaf": r.leaf})
+        return found
+
+    async def snapshot_frontiers(self, game_ids: Collection[str]) -> dict[str, tuple[int, str]]:
+        """For many games at once, the verifiable log's frontier kept with each one's latest
+        snapshot that kept one: ``{game: (its seq, merkle.Frontier.dumps)}``."""
+        if not game_ids:
+            return {}
+        s = schema.snapshots
+        latest = (select(s.c.game_id, func.max(s.c.seq).label("seq"))
+                  .where(and_(s.c.game_id.in_(sorted(game_ids)), s.c.frontier.is_not(None)))
+                  .group_by(s.c.game_id).subquery())
+        rows = await self._conn.execute(
+            select(s.c.game_id, s.c.seq, s.c.frontier)
+            .join(latest, and_(s.c.game_id == latest.c.game_id, s.c.seq == latest.c.seq)))
+        return {r.game_id: (int(r.seq), str(r.frontier)) for r in rows}
+
+    async def heads_of(self, game_ids: Collection[str]) -> dict[str, list[Row]]:
+        """For many games at once, their signed heads in size order."""
+        if not game_ids:
+            return {}
+        t = schema.log_heads
+        rows = await self._conn.execute(select(t).where(t.c.game_id.in_(sorted(game_ids)))
+                                        .order_by(t.c.game_id, t.c.size))
+        found: dict[str, list[Row]] = {g: [] for g in game_ids}
+        for r in rows:
+            found[r.game_id].append(dict(r._mapping))
+        return found
 
     async def snapshot_frontier(self, game_id: str, upto: int) -> str | None:
         """The verifiable log's frontier kept with the game's latest snapshot at or before
