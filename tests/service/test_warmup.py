@@ -70,3 +70,53 @@ def test_the_warm_up_loads_no_more_games_than_the_caches_keep(backend: DatabaseC
             return await warm_up(restarted, EventIndex(restarted.store), limit=2)
 
     assert run(scenario()) == WarmedUp(games=2, failed=0)
+
+
+def test_after_the_warm_up_a_sole_writers_lane_holds_each_game_and_its_log(
+        backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Лепроград's and Мафиозо's games are in their Day 1 when the worker (the only one)
+    restarts. The warm-up has the writer lane take both: their logs are read then, a batch
+    for both. Ana's and Boris's first messages afterwards read no leaves and load no game:
+    the first commands after a start no longer wait for one batch loading every game
+    (issue 17). With several workers nothing is taken (a game's commands pick its worker)."""
+    from .test_verifiable_log import KEY
+
+    games = ("lepro", "mafioso")
+
+    async def scenario() -> tuple[list[set[str]], list[str], list[set[str]], int]:
+        clock = manual_clock()
+        async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as first:
+            for game in games:
+                await setup_game(first, game, small_cast())
+            city = (await first.state("lepro")).current_inbox("city", next(iter(small_cast().cities)))
+        leaf_reads: list[set[str]] = []
+        loads: list[str] = []
+        real_leaves, real_stored = Transaction.leaves_after, Transaction.stored
+
+        async def leaves_after(self: Transaction, after: Any) -> Any:
+            leaf_reads.append(set(after))
+            return await real_leaves(self, after)
+
+        async def stored(self: Transaction, game_id: str, use_snapshot: bool = True) -> Any:
+            loads.append(game_id)
+            return await real_stored(self, game_id, use_snapshot)
+
+        monkeypatch.setattr(Transaction, "leaves_after", leaves_after)
+        monkeypatch.setattr(Transaction, "stored", stored)
+        async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY,
+                                       sole_writer=True) as restarted:
+            await warm_up(restarted, EventIndex(restarted.store), limit=10)
+            during_warm_up = list(leaf_reads)
+            leaf_reads.clear()
+            loads.clear()
+            for game, author in zip(games, ("p01_01", "p01_02"), strict=True):
+                await restarted.execute(game, cmd.PostMessage(actor=author, inbox=city, text="Утро"),
+                                        f"first-{game}")
+        async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as shared:
+            taken = await shared.take(list(games))
+        return during_warm_up, loads, leaf_reads, taken
+
+    during_warm_up, loads, leaf_reads, taken = run(scenario())
+    assert during_warm_up == [set(games)]
+    assert leaf_reads == [] and loads == []
+    assert taken == 0

@@ -247,6 +247,30 @@ class GameService:
             self.observer.command(game_id, command.actor, code, time.perf_counter() - started)
         return ack
 
+    async def take(self, game_ids: Sequence[str], chunk: int = 16) -> int:
+        """Have the writer lanes load these games now (their state and verifiable log),
+        ``chunk`` games to a batch, rather than at each game's first command: after a
+        start those first commands come together, and one batch loading every game held
+        every player's command behind it (issue 17). Each is the sweep's job: a deadline
+        already overdue fires, as it would at the game's next command. Only a sole writer
+        (with several workers a game is taken by the worker its commands reach). The
+        number of games taken."""
+        if not self.sole_writer:
+            return 0
+        taken = 0
+        for start in range(0, len(game_ids), chunk):
+            part = game_ids[start:start + chunk]
+            outcomes = await asyncio.gather(*(self._submit(g, None, "") for g in part),
+                                            return_exceptions=True)
+            for game_id, outcome in zip(part, outcomes, strict=True):
+                if isinstance(outcome, (ServiceError, RuleViolation)):
+                    log.warning("taking %s failed: %s", game_id, outcome)
+                elif isinstance(outcome, BaseException):
+                    raise outcome
+                else:
+                    taken += 1
+        return taken
+
     def lane_depths(self) -> list[int]:
         """Jobs queued in each writer lane now."""
         return [lane.queue.qsize() for lane in self._lanes]

@@ -6,7 +6,10 @@ and with 50 games the first visitors wait for all of them at once. ``warm_up`` r
 background once the worker is ready: the games in progress, most recently advanced first
 (their version, a proxy for activity), a few at a time, each load one read whose connection
 is back in the pool before the CPU-bound part (``GameService.current``). A page that asks
-for a game while it warms shares the same load (the service's in-flight loads).
+for a game while it warms shares the same load (the service's in-flight loads). Then a
+sole writer's lanes take the games (``GameService.take``: the handle from that load and
+the verifiable log), a few to a batch, so the first commands after a start do not all
+wait for one batch that reads every game's log.
 """
 
 from __future__ import annotations
@@ -53,4 +56,5 @@ async def warm_up(service: GameService, events: EventIndex, *, limit: int,
 
     chosen = metas[:limit]
     await asyncio.gather(*(one(m.game_id) for m in chosen))
+    await service.take([m.game_id for m in chosen])  # the writer lanes' handles and logs
     return WarmedUp(len(chosen) - failed, failed)
