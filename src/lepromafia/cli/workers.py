@@ -3,7 +3,8 @@
 The parent binds the port once and forks the workers, each building its own app (its own
 event loop, database pool, Redis connection and caches) and accepting on the shared
 socket; the kernel spreads the connections. A worker that dies (a crash, an OOM kill) is
-replaced; SIGTERM or SIGINT stops them all. Nothing is shared in memory: a game's writes
+replaced; SIGTERM or SIGINT stops them all (a worker still running ``STOP_GRACE`` seconds
+later is killed). Nothing is shared in memory: a game's writes
 are serialised across workers by the store (``Transaction.lock_games``) and its events
 reach every worker's sockets through Redis, so any worker may take any request.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import signal
 import socket
@@ -24,6 +26,13 @@ from typing import Any
 log = logging.getLogger(__name__)
 RESTART_PAUSE = 1.0
 """Seconds between replacing a dead worker and the next replacement (no crash loop storm)."""
+STOP_GRACE = 10.0
+"""Seconds a worker has to stop after SIGTERM (its open requests answered, its sockets
+closed, its lanes' last batch committed) before it is killed: a worker that does not stop
+must not keep the supervisor, and a deploy, waiting. A killed worker loses nothing that
+was acknowledged (every acknowledged command is committed first)."""
+POLL = 0.2
+"""Seconds between the supervisor's looks at its workers."""
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -45,6 +54,7 @@ def supervise(count: int, host: str, port: int, server: Callable[[], Any]) -> No
     sock = listen(host, port)
     children: dict[int, int] = {}
     stopping = False
+    deadline = math.inf
 
     def spawn(slot: int) -> None:
         sys.stdout.flush()  # a buffered line would be written again by the child
@@ -69,8 +79,9 @@ def supervise(count: int, host: str, port: int, server: Callable[[], Any]) -> No
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
-        nonlocal stopping
-        stopping = True
+        nonlocal stopping, deadline
+        if not stopping:
+            stopping, deadline = True, time.monotonic() + STOP_GRACE
         for pid in list(children):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
@@ -80,11 +91,20 @@ def supervise(count: int, host: str, port: int, server: Callable[[], Any]) -> No
     for slot in range(count):
         spawn(slot)
     while children:
+        # Polled rather than a blocking wait: a blocking wait is resumed after the stop
+        # handler runs, and would wait forever for a worker that does not stop.
         try:
-            pid, status = os.wait()
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             break
-        except InterruptedError:
+        if pid == 0:
+            if time.monotonic() >= deadline:
+                for late in list(children):
+                    log.error("worker %d did not stop within %.0f s of SIGTERM; killed", late, STOP_GRACE)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(late, signal.SIGKILL)
+                deadline = math.inf
+            time.sleep(POLL)
             continue
         if pid not in children:
             continue
