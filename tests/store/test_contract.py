@@ -149,8 +149,9 @@ def test_overdue_deadlines_are_leased_to_one_sweeper_at_a_time(backend: Database
 
 def test_many_games_logs_are_read_together_each_from_its_own_point(backend: DatabaseConfig) -> None:
     """Three games' leaves, snapshots and heads; the batched reads a writer lane makes
-    after a start: each game's leaves after its own seq, each game's latest snapshot
-    that kept a frontier (not a later one without), each game's heads in size order."""
+    after a start: each game's leaves after its own seq, each game's latest snapshot at
+    or before its seq that kept a frontier (not a later one without), each game's heads in
+    size order."""
 
     async def check() -> None:
         store = EventStore.open(backend)
@@ -172,13 +173,15 @@ def test_many_games_logs_are_read_together_each_from_its_own_point(backend: Data
                 for g, n in (("a", 4), ("a", 2), ("c", 6))])
         async with store.reading() as tx:
             leaves = await tx.leaves_after({"a": 4, "b": 0, "c": 6})
-            frontiers = await tx.snapshot_frontiers(["a", "b", "c"])
+            frontiers = await tx.snapshot_frontiers({"a": 6, "b": 6, "c": 6})
+            earlier = await tx.snapshot_frontiers({"a": 3})
             heads = await tx.heads_of(["a", "b", "c"])
         await store.close()
         assert {g: [r["seq"] for r in rows] for g, rows in leaves.items()} == \
             {"a": [5, 6], "b": [1, 2, 3, 4, 5, 6], "c": []}
         assert leaves["a"][0] == {"seq": 5, "salt": f"{5:032x}", "leaf": "a5".ljust(64, "0")}
         assert frontiers == {"a": (4, "4:bb")}
+        assert earlier == {"a": (2, "2:aa")}
         assert {g: [r["size"] for r in rows] for g, rows in heads.items()} == {"a": [2, 4], "b": [], "c": [6]}
 
     run(check())

@@ -181,13 +181,8 @@ async def load_logs(tx: Transaction, versions: Mapping[str, int]) -> dict[str, G
     kept, or a frontier that does not read back); events logged before the verifiable log
     existed get their salted leaves now. Three statements for any number of games (a
     writer lane takes many games' first commands after a start in one batch)."""
-    kept = await tx.snapshot_frontiers(list(versions))
     frontiers: dict[str, merkle.Frontier] = {}
-    for game_id, (seq, latest) in kept.items():
-        # a snapshot past the version asked for: the one before it
-        text = latest if seq <= versions[game_id] else await tx.snapshot_frontier(game_id, versions[game_id])
-        if text is None:
-            continue
+    for game_id, (_, text) in (await tx.snapshot_frontiers(versions)).items():
         try:
             frontiers[game_id] = merkle.Frontier.loads(text)
         except ValueError:

@@ -499,14 +499,16 @@ class Transaction:
             found[r.game_id].append({"seq": r.seq, "salt": r.salt, "leaf": r.leaf})
         return found
 
-    async def snapshot_frontiers(self, game_ids: Collection[str]) -> dict[str, tuple[int, str]]:
-        """For many games at once, the verifiable log's frontier kept with each one's latest
-        snapshot that kept one: ``{game: (its seq, merkle.Frontier.dumps)}``."""
-        if not game_ids:
+    async def snapshot_frontiers(self, upto: Mapping[str, int]) -> dict[str, tuple[int, str]]:
+        """For many games at once (``{game: seq}``), the verifiable log's frontier kept with
+        each one's latest snapshot at or before its seq that kept one: ``{game: (the
+        snapshot's seq, merkle.Frontier.dumps)}``."""
+        if not upto:
             return {}
         s = schema.snapshots
         latest = (select(s.c.game_id, func.max(s.c.seq).label("seq"))
-                  .where(and_(s.c.game_id.in_(sorted(game_ids)), s.c.frontier.is_not(None)))
+                  .where(and_(s.c.frontier.is_not(None),
+                              or_(*(and_(s.c.game_id == g, s.c.seq <= v) for g, v in sorted(upto.items())))))
                   .group_by(s.c.game_id).subquery())
         rows = await self._conn.execute(
             select(s.c.game_id, s.c.seq, s.c.frontier)
@@ -524,15 +526,6 @@ class Transaction:
         for r in rows:
             found[r.game_id].append(dict(r._mapping))
         return found
-
-    async def snapshot_frontier(self, game_id: str, upto: int) -> str | None:
-        """The verifiable log's frontier kept with the game's latest snapshot at or before
-        ``upto`` (``merkle.Frontier.dumps``), or None."""
-        s = schema.snapshots
-        return (await self._conn.execute(
-            select(s.c.frontier).where(and_(s.c.game_id == game_id, s.c.seq <= upto,
-                                            s.c.frontier.is_not(None)))
-            .order_by(s.c.seq.desc()).limit(1))).scalar()
 
     async def head_rows(self, game_id: str) -> list[Row]:
         t = schema.log_heads
