@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from load import PG_URL, REDIS_URL, cpu_seconds, drop_schemas, extract_tree, free_port, merge_windows, rss_kb  # noqa: E402  # noqa: E402
 from load_clients import READ_EVERY, Generator, Region, Route, pct  # noqa: E402
-from load_setup import copy_schema, create_games, server_command, stop_server, until_listening  # noqa: E402
+from load_setup import copy_schema, create_games, pyspy, server_command, stop_server, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -178,14 +178,11 @@ class FanoutHarness:
     def profile_server(self, t: Target, label: str) -> list[subprocess.Popen[bytes]]:
         """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample the project's server through
         the window of either test (raw collapsed stacks in the run's directory)."""
-        spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
-        if not spy or t.kind == "raw":
+        if t.kind == "raw":
             return []
-        return [subprocess.Popen(
-            [spy, "record", "--pid", str(pid), "--duration", str(int(self.args.window)),
-             "--rate", "200", "--format", "raw", "--nonblocking",
-             "-o", str(self.workdir / f"{t.name}-{i}-{label}.pyspy.txt")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i, pid in enumerate(t.pids())]
+        spies = (pyspy(pid, self.workdir / f"{t.name}-{i}-{label}.pyspy.txt", self.args.window)
+                 for i, pid in enumerate(t.pids()))
+        return [spy for spy in spies if spy is not None]
 
     async def _writer(self, t: Route, game: str, city: str, author: str, ws: Any, end: float) -> None:
         """Post, await the acknowledgement, post again (raw: its writer socket's echo)."""

@@ -94,6 +94,7 @@ from load_setup import (  # noqa: E402
     POPULATION,
     copy_schema,
     create_games,
+    pyspy,
     server_command,
     stop_server,
     until_listening,
@@ -481,15 +482,11 @@ class Harness:
     def profile(self, t: Target, rep: int) -> list[subprocess.Popen[bytes]]:
         """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample each project worker through
         the offered window (collapsed stacks next to the run's logs)."""
-        spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
-        if not spy or t.kind == "raw":
+        if t.kind == "raw":
             return []
-        return [subprocess.Popen(
-            [spy, "record", "--pid", str(w.proc.pid), "--duration", str(int(self.args.window)),
-             "--rate", "200", "--format", "raw", "--nonblocking",
-             "-o", str(self.workdir / f"{w.name}-rep{rep}.pyspy.txt")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for w in t.workers if w.proc]
-
+        spies = (pyspy(w.proc.pid, self.workdir / f"{w.name}-rep{rep}.pyspy.txt", self.args.window)
+                 for w in t.workers if w.proc)
+        return [spy for spy in spies if spy is not None]
 
 
 def plan(args: argparse.Namespace, backend: str, games: int,

@@ -174,3 +174,17 @@ async def until_listening(proc: subprocess.Popen[bytes], port: int, name: str, l
         except OSError:
             continue
     raise SystemExit(f"{name} did not start in {timeout:.0f} s")
+
+
+def pyspy(pid: int, out: Path, seconds: float | None = None,
+          rate: int = 200) -> subprocess.Popen[bytes] | None:
+    """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample process ``pid`` into ``out`` (raw
+    collapsed stacks) for ``seconds``, or until sent SIGINT; None without it."""
+    spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
+    if not spy:
+        return None
+    duration = ["--duration", str(int(seconds))] if seconds is not None else []
+    return subprocess.Popen([spy, "record", "--pid", str(pid), *duration, "--rate", str(rate),
+                             "--format", "raw", "--nonblocking", "-o", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+

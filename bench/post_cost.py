@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import shutil
 import signal
@@ -38,7 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from load import cpu_seconds, extract_tree, free_port  # noqa: E402
 from load_clients import post_form, refused  # noqa: E402
-from load_setup import create_games, server_command, until_listening  # noqa: E402
+from load_setup import create_games, pyspy, server_command, until_listening  # noqa: E402
 
 from lepromafia.store.database import DatabaseConfig  # noqa: E402
 
@@ -68,15 +67,12 @@ class Server:
 def profile(server: Server, way: str) -> subprocess.Popen[bytes] | None:
     """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample the server while it takes one
     way's posts (raw collapsed stacks, ``{server}-{way}.pyspy.txt`` in the run's directory)."""
-    spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
-    if not spy or server.proc is None:
+    if server.proc is None:
         return None
-    proc = subprocess.Popen([spy, "record", "--pid", str(server.proc.pid), "--rate", "500",
-                             "--format", "raw", "--nonblocking",
-                             "-o", str(server.workdir / f"{server.name}-{way}.pyspy.txt")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)  # py-spy attaches before the first post
-    return proc
+    spy = pyspy(server.proc.pid, server.workdir / f"{server.name}-{way}.pyspy.txt", rate=500)
+    if spy is not None:
+        time.sleep(1.0)  # py-spy attaches before the first post
+    return spy
 
 
 async def measure(server: Server, http: aiohttp.ClientSession, posts: int,
