@@ -22,6 +22,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine.errors import N_, CodedError, CodeEnum
@@ -86,7 +87,7 @@ def coded(exc: BaseException) -> CodedError | None:
     if isinstance(exc, CodedError):
         return exc
     if isinstance(exc, RequestValidationError):
-        return WebError(WebErrorCode.BAD_JSON, detail=_validation_detail(exc))
+        return WebError(WebErrorCode.BAD_JSON, detail=validation_detail(exc))
     if isinstance(exc, StarletteHTTPException):
         code = _HTTP_CODES.get(exc.status_code, WebErrorCode.BAD_REQUEST)
         return WebError(code, what=str(exc.detail), detail=str(exc.detail), limit="?")
@@ -104,7 +105,8 @@ def describe(exc: BaseException, lang: str = "ru", *, field: str = "") -> ErrorI
                      tuple(error.headers.items()))
 
 
-def _validation_detail(exc: RequestValidationError) -> str:
+def validation_detail(exc: RequestValidationError | ValidationError) -> str:
+    """The first few failed fields of a body, as ``loc: msg``."""
     parts = []
     for err in exc.errors()[:5]:
         loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body",))

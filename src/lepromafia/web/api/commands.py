@@ -28,7 +28,7 @@ from ...engine import commands as cmd
 from ...engine import commands_host
 from ...engine.state import Stage
 from ...service.commands import COMMAND_TYPES, CommandShapeError, decode_command
-from ..deps import RequireUser, WebDep, access_game_for_action
+from ..deps import RequireUser, Web, WebDep, access_game_for_action
 from ..errors import WebError, WebErrorCode
 from .games import ack_out, scoped
 from .models import COMMAND_ID, ERRORS, AckOut, BoundedInt, CityBody, CommandIdBody
@@ -116,21 +116,27 @@ def build_command(name: str, actor: str, body: BaseModel) -> cmd.Command:
         raise WebError(WebErrorCode.BAD_JSON, detail=str(exc)) from exc
 
 
+async def run_command(web: Web, user_id: str, game_id: str, name: str, body: BaseModel) -> AckOut:
+    """One engine command of ``user_id``, from its validated body: the HTTP route's and
+    the socket's (``web.ws.commands``) one way in."""
+    command = build_command(name, user_id, body)
+    command_id = scoped(user_id, body.command_id)  # type: ignore[attr-defined]
+    if isinstance(command, cmd.CreateGame):
+        ack = await web.service.create_game(game_id, command, command_id,
+                                            time_scale=web.settings.time_scale)
+    else:
+        ack = await web.service.execute(game_id, command, command_id)
+        if isinstance(command, commands_host.RecordSanction):  # PLAYER-7: sign-up checks it
+            await web.accounts.register_game_sanction(
+                game_id, await web.service.state(game_id), command)
+    return await ack_out(web, user_id, ack)
+
+
 def _register(name: str, cls: type[cmd.Command]) -> None:
-    model = body_model(cls)
+    model = BODIES[name] = body_model(cls)
 
     async def endpoint(game_id: str, body: model, user: RequireUser, web: WebDep) -> AckOut:  # type: ignore[valid-type]
-        command = build_command(name, user.user_id, body)
-        command_id = scoped(user.user_id, body.command_id)  # type: ignore[attr-defined]
-        if isinstance(command, cmd.CreateGame):
-            ack = await web.service.create_game(game_id, command, command_id,
-                                                time_scale=web.settings.time_scale)
-        else:
-            ack = await web.service.execute(game_id, command, command_id)
-            if isinstance(command, commands_host.RecordSanction):  # PLAYER-7: sign-up checks it
-                await web.accounts.register_game_sanction(
-                    game_id, await web.service.state(game_id), command)
-        return await ack_out(web, user.user_id, ack)
+        return await run_command(web, user.user_id, game_id, name, body)
 
     endpoint.__annotations__["body"] = model  # a real class, not the postponed name
     endpoint.__name__ = f"command_{name}"
@@ -142,6 +148,8 @@ def _register(name: str, cls: type[cmd.Command]) -> None:
 COMMANDS: dict[str, type[cmd.Command]] = {
     name: cls for name, cls in sorted(COMMAND_TYPES.items()) if name not in NOT_GENERATED
 }
+BODIES: dict[str, type[BaseModel]] = {}
+"""Each command's body model, by name (the socket validates a ``command`` frame's ``args``)."""
 for _name, _cls in COMMANDS.items():
     _register(_name, _cls)
 

@@ -32,8 +32,10 @@ from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
 from ..security import json_ok, ticket_parts
+from . import commands
 from .content import PUSHED, pushed_content
 from .protocol import (
+    Command,
     ErrorMessage,
     Ping,
     Pong,
@@ -52,6 +54,8 @@ router = APIRouter()
 
 MAX_BACKLOG = 20000
 MAX_MESSAGE = 4096
+"""Characters in a frame; a ``command`` (a long chat message) may be as large as an HTTP
+body (``WebSettings.max_body_bytes``)."""
 ADMITTED = 8
 """Sockets that may read the store for their session or a subscribe at the same time. A
 reconnect storm after a restart (thousands of sockets within seconds) waits here, in
@@ -86,6 +90,9 @@ class Connection:
     viewer: str | None
     lang: str
     feeds: dict[str, _Feed] = field(default_factory=dict)
+    token: str | None = None
+    """The session token the socket opened with (cookie or bearer), resolved again for
+    every command (``web.ws.commands``); None for a ticket or a visitor."""
     transport: Any = None
     """The socket's ``LeanWebSocketProtocol`` (``web.ws.transport``) when the server runs
     it: deliveries are then written as they are published (``_direct``)."""
@@ -99,7 +106,11 @@ class Connection:
         info = describe(exc, self.lang)
         if info is None:
             raise exc
-        await self.send(ErrorMessage(code=info.code, message=info.message, game=game))
+        await self.refuse(ErrorMessage(code=info.code, message=info.message, game=game))
+
+    async def refuse(self, message: ErrorMessage) -> None:
+        """An ``error`` frame, without the keys it leaves empty."""
+        await self.ws.send_text(message.model_dump_json(exclude_none=True))
 
     async def subscribe(self, msg: Subscribe) -> None:
         """Read what the subscribe needs from the store behind the ``admission`` gate, then
@@ -232,28 +243,29 @@ class Connection:
             self.unsubscribe(game)
 
 
-async def _viewer(ws: WebSocket, web: Web) -> str | None:
-    """The session cookie, a bearer header, or a one-time ``?ticket=`` (never the session
-    token itself in the URL: F4-5); read behind the ``admission`` gate."""
+async def _viewer(ws: WebSocket, web: Web) -> tuple[str | None, str | None]:
+    """The viewer and his session token: the session cookie, a bearer header, or a one-time
+    ``?ticket=`` (never the session token itself in the URL: F4-5; no token then); read
+    behind the ``admission`` gate."""
     async with admission(web):
         return await _resolve_viewer(ws, web)
 
 
-async def _resolve_viewer(ws: WebSocket, web: Web) -> str | None:
+async def _resolve_viewer(ws: WebSocket, web: Web) -> tuple[str | None, str | None]:
     ticket = ws.query_params.get("ticket")
     if ticket:
         found = ticket_parts(web.settings.signing_key(), ticket, web.now())
         if found is None or not await web.accounts.consume_nonce("ws:" + found[1], found[2]):
-            return None
+            return None, None
         user = await web.accounts.user(found[0])
-        return user.user_id if user else None
+        return (user.user_id if user else None), None
     header = ws.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else ws.cookies.get(SESSION_COOKIE)
     try:
         found_user = await web.accounts.resolve(token)
     except SessionExpired:
-        return None
-    return found_user.user_id if found_user else None
+        return None, None
+    return (found_user.user_id, token) if found_user else (None, None)
 
 
 def origin_allowed(ws: WebSocket, extra: list[str]) -> bool:
@@ -307,7 +319,8 @@ async def websocket(ws: WebSocket) -> None:
         return
     await ws.accept()
     lang = normalize(ws.query_params.get("lang") or ws.cookies.get("lang"))
-    conn = Connection(ws, web, await _viewer(ws, web), lang,
+    viewer, token = await _viewer(ws, web)
+    conn = Connection(ws, web, viewer, lang, token=token,
                       transport=ws.scope.get("extensions", {}).get(TRANSPORT))
     pushed = pushed_content(web)
     pushed.joined(lang)
@@ -323,9 +336,12 @@ async def websocket(ws: WebSocket) -> None:
         while True:
             text = await ws.receive_text()
             try:
-                if len(text) > MAX_MESSAGE:
-                    raise WebError(WebErrorCode.TOO_LARGE, limit=MAX_MESSAGE)
+                if len(text) > web.settings.max_body_bytes:
+                    raise WebError(WebErrorCode.TOO_LARGE, limit=web.settings.max_body_bytes)
                 decoded = json.loads(text)
+                is_command = type(decoded) is dict and decoded.get("type") == "command"
+                if len(text) > MAX_MESSAGE and not is_command:
+                    raise WebError(WebErrorCode.TOO_LARGE, limit=MAX_MESSAGE)
                 if not json_ok(decoded):  # F6-2: NUL or a lone surrogate
                     raise WebError(WebErrorCode.TEXT_INVALID, field="message")
                 msg = client_message.validate_python(decoded)
@@ -349,6 +365,8 @@ async def websocket(ws: WebSocket) -> None:
                     reads.report(msg)
                 except WebError as exc:
                     await conn.error(exc, msg.game)
+            elif isinstance(msg, Command):
+                await commands.run(conn, msg)
     except WebSocketDisconnect:
         pass
     finally:

@@ -1,13 +1,17 @@
 """The WebSocket protocol: JSON messages as discriminated unions on ``type``.
 
-Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``, and
+Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``,
 ``read`` {game, inbox, upto} (the page's read marker: ``web.ws.reads``; no answer unless
-refused).
+refused), and ``command`` {id, game, name, args} (an engine command, as ``POST
+/api/games/{game}/commands/{name}`` with body ``args`` and ``command_id`` ``id``:
+``web.ws.commands``).
 Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload, html?},
 ``resync`` {game, since_seq, reason} (resubscribe from ``since_seq``; reload pages if
-``reason`` is ``too_far_behind``), ``pong``, ``error`` {code, message}, and, for a socket
-opened with ``?unread=1``, ``unread`` {count} (the signed-in viewer's unread
-notifications, whenever they change: issue 13).
+``reason`` is ``too_far_behind``), ``pong``, ``ack`` {id, game, first_seq, last_seq,
+event_count} (a command's acknowledgement, as the route's ``AckOut``), ``error`` {code,
+message, game?, id?, field?} (``id``: the refused command's), and, for a socket opened
+with ``?unread=1``, ``unread`` {count} (the signed-in viewer's unread notifications,
+whenever they change: issue 13).
 
 Every ``seq``, ``since_seq`` and ``version`` is a position in the viewer's *own* stream
 (``service.streams``): his events are numbered 1, 2, 3, … by what he may see, so a gap in
@@ -20,6 +24,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from ..api.models import COMMAND_ID
 
 
 class _Msg(BaseModel):
@@ -52,7 +58,18 @@ class ReadReport(_Msg):
     upto: int = Field(ge=1, le=2**31 - 1)
 
 
-ClientMessage = Subscribe | Unsubscribe | Ping | ReadReport
+class Command(_Msg):
+    """An engine command of the socket's signed-in user (lila's move on the socket)."""
+
+    type: Literal["command"]
+    id: str = COMMAND_ID
+    game: str = Field(min_length=1, max_length=120)
+    name: str = Field(min_length=1, max_length=80)
+    args: dict[str, Any] = Field(default_factory=dict)
+    """The command's fields, as the route's JSON body without ``command_id``."""
+
+
+ClientMessage = Subscribe | Unsubscribe | Ping | ReadReport | Command
 ClientToServer = Annotated[ClientMessage, Field(discriminator="type")]
 client_message: TypeAdapter[ClientMessage] = TypeAdapter(ClientToServer)
 
@@ -91,15 +108,28 @@ class Unread(_Msg):
     count: int
 
 
+class Ack(_Msg):
+    type: Literal["ack"] = "ack"
+    id: str
+    game: str
+    first_seq: int
+    last_seq: int
+    event_count: int
+
+
 class ErrorMessage(_Msg):
     type: Literal["error"] = "error"
     code: str
     message: str
     game: str | None = None
+    id: str | None = None
+    """The refused command's ``id``."""
+    field: str | None = None
+    """The command's argument that caused it, when known (a form shows the message there)."""
 
 
 ServerToClient = Annotated[
-    Subscribed | EventMessage | Resync | Pong | ErrorMessage | Unread,
+    Subscribed | EventMessage | Resync | Pong | Ack | ErrorMessage | Unread,
     Field(discriminator="type"),
 ]
 server_message: TypeAdapter[Any] = TypeAdapter(ServerToClient)
