@@ -10,12 +10,16 @@ per repetition, each server in turn:
 - **saturate**: ``--writers`` closed-loop writers per game (post, await the ack, post
   again) for the window: deliveries/s and deliveries per server CPU-second (from /proc).
 
+The project's posts go through the JSON API (``--post-via api``) or as ``command`` frames
+on the author's own subscribed socket (``ws``, as the raw relay's writers post on theirs);
+``--post-via api,ws`` measures both, each on its own server and copy of the games.
+
 Servers: ``project`` (this tree) and, with ``--before COMMIT``, the project at that commit
 (``git archive`` of its ``src`` and ``bench``), each on its own copy of the games; ``raw``.
 Every wait is bounded, traffic stays on 127.0.0.1, the run is capped by ``--max-minutes``.
 Per-client memory: server RSS before and after connecting the clients.
 
-    python bench/fanout.py [--reps 3] [--window 10] [--before main]
+    python bench/fanout.py [--reps 3] [--window 10] [--before main] [--post-via api,ws]
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ class Target:
     """More workers (``--two-workers``): each game's posts and sockets go to one worker,
     as nginx's ``hash $game consistent`` routes them; the workers share Redis."""
     redis_url: str | None = None
+    post_via: str = ""
+    """How its writers post: ``api`` (the JSON API) or ``ws`` (a ``command`` frame on the
+    author's own subscribed socket); ``--post-via``."""
 
     @property
     def workers(self) -> list[Target]:
@@ -70,7 +77,7 @@ class Target:
 
     def route(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "ports": [w.port for w in self.workers],
-                "routed": bool(self.others)}
+                "routed": bool(self.others), "post_via": self.post_via}
 
 
 class BareSockets(Generator):
@@ -266,6 +273,9 @@ async def main() -> None:
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--two-workers", action="store_true",
                         help="also two workers routed by game, on Redis and their own copy of the games")
+    parser.add_argument("--post-via", default="api",
+                        help="how the project's writers post: api (HTTP), ws (a command frame on "
+                             "their own socket), or api,ws: one target each, in the same run")
     parser.add_argument("--max-minutes", type=float, default=20.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-fanout" / "results.jsonl"))
     args = parser.parse_args()
@@ -284,7 +294,12 @@ async def main() -> None:
         extract_tree(args.before, base, ("src", "bench"))
         targets.append(Target("before", "project", free_port(), db=await copy_of(db, workdir, "before")))
         trees["before"] = base / "bench"
-    targets.append(Target("project", "project", free_port(), db=db))
+    ways = args.post_via.split(",")
+    targets.append(Target("project", "project", free_port(), db=db, post_via=ways[0]))
+    for way in ways[1:]:  # the same tree, its own copy of the games, posting another way
+        trees[f"project-{way}"] = trees["project"]
+        targets.append(Target(f"project-{way}", "project", free_port(),
+                              db=await copy_of(db, workdir, f"project-{way}"), post_via=way))
     if args.two_workers:
         # Its own copy of the games (the other target's posts would be holes in its streams)
         # and its own Redis channels (redis_bus names them after the database number).

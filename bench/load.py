@@ -763,9 +763,10 @@ async def main() -> None:
     parser.add_argument("--read-via", choices=("ws", "http"), default="ws",
                         help="how a client reports its read marker: on its socket (live.js while "
                              "the socket is open) or by POST …/read (before session 6)")
-    parser.add_argument("--post-via", choices=("form", "api"), default="form",
+    parser.add_argument("--post-via", choices=("form", "api", "ws"), default="form",
                         help="posts as the browser's chat composer sends them (htmx form, cookies, "
-                             "form token) or through the JSON API (sessions 5-9)")
+                             "form token), through the JSON API (sessions 5-9), or as a command "
+                             "frame on the author's own socket (session 15)")
     parser.add_argument("--client-procs", type=int, default=None,
                         help="load generator processes, each owning whole games (default: one per "
                              f"{SOCKETS_PER_CLIENT_PROC} of a target's sockets, and enough for the "

@@ -129,6 +129,10 @@ class Route:
     clients: list[Client] = field(default_factory=list)
     writers: dict[str, Any] = field(default_factory=dict)
     owner: dict[str, int] = field(default_factory=dict)
+    post_via: str = ""
+    """How this target's posts are sent, if not ``--post-via`` (``fanout.py --post-via api,ws``)."""
+    by_user: dict[tuple[str, str], Client] = field(default_factory=dict)
+    """(game, user) -> his client: ``--post-via ws`` posts on the author's own socket."""
 
     def port_for(self, n: int, game: str) -> int:
         """A game's requests: its worker by nginx's ``hash $game consistent`` (routed), else
@@ -172,6 +176,8 @@ class Client:
         self.delay = 0.5
         self.stopped = False
         self.task: asyncio.Task[None] | None = None
+        self.acks: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        """Command id -> the ``ack`` or ``error`` frame it awaits (``--post-via ws``)."""
         self.index = len(target.clients)
         """Which of the target's workers this client's socket (and re-fetches) use."""
 
@@ -210,8 +216,24 @@ class Client:
                     break
                 await self._frame(json.loads(msg.data))
 
+    async def command(self, name: str, args: dict[str, Any], cid: str) -> dict[str, Any]:
+        """An engine command on this client's own socket, as a page's script would send it;
+        its ``ack`` or ``error`` frame (the server answers a socket's commands in order)."""
+        if self.ws is None or self.ws.closed:
+            raise ConnectionError("the socket is not open")
+        answer = self.acks[cid] = asyncio.get_running_loop().create_future()
+        try:
+            await self.ws.send_str(json.dumps({"type": "command", "id": cid, "game": self.game,
+                                               "name": name, "args": args}))
+            return await asyncio.wait_for(answer, 30)
+        finally:
+            self.acks.pop(cid, None)
+
     async def _frame(self, data: dict[str, Any]) -> None:
         kind = data.get("type")
+        if kind in ("ack", "error") and data.get("id") in self.acks:
+            self.acks[data["id"]].set_result(data)
+            return
         if kind == "subscribed":
             if not self.drawn:  # the page was just drawn at this position
                 self.drawn = True
@@ -504,7 +526,8 @@ class Generator:
         return found
 
     async def connect(self, spec: dict[str, Any]) -> dict[str, Any]:
-        t = Route(spec["name"], spec["kind"], list(spec["ports"]), bool(spec["routed"]))
+        t = Route(spec["name"], spec["kind"], list(spec["ports"]), bool(spec["routed"]),
+                  post_via=str(spec.get("post_via", "")))
         games = self.manifest["games"]
         wanted = sum(len(c["residents"]) for g in games.values() for c in g["cities"].values())
         need = self.files_needed(wanted + (len(games) if t.kind == "raw" else 0))
@@ -528,6 +551,7 @@ class Generator:
                 for user in c["residents"]:
                     drawn, position = regions.get((game, city), ([], 0))
                     t.clients.append(Client(self, t, game, user, drawn, position))
+                    t.by_user[(game, user)] = t.clients[-1]
         await asyncio.gather(*(one(c) for c in t.clients))
         if t.kind == "raw":
             for game in games:
@@ -552,7 +576,16 @@ class Generator:
                 return  # the raw ack is not awaited per post (one writer socket per game)
             inbox = self.manifest["games"][game]["cities"][city]["inbox"]
             port = t.port_for(len(self.stats.sent), game)  # several workers: in turn, or by game
-            if getattr(self.args, "post_via", "api") == "form":
+            via = t.post_via or getattr(self.args, "post_via", "api")
+            if via == "ws":  # on the author's own subscribed socket (web/ws/commands.py)
+                frame = await t.by_user[(game, author)].command(
+                    "PostMessage", {"inbox": inbox, "text": text}, mid)
+                if frame.get("type") != "ack":
+                    self.stats.refused += 1
+                    return
+                self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
+                return
+            if via == "form":
                 answer = await post_form(self.http, f"http://127.0.0.1:{port}", game, inbox,
                                          self.manifest["tokens"][author], self.csrf[0], text)
                 if refused(*answer):
@@ -569,7 +602,7 @@ class Generator:
                     self.stats.refused += 1
                     return
             self.acks.setdefault(t.name, []).append((sent, time.perf_counter() - sent))
-        except (TimeoutError, aiohttp.ClientError, OSError):
+        except (TimeoutError, aiohttp.ClientError, OSError, ConnectionError):
             self.stats.refused += 1
 
     async def load_page(self, t: Route, game: str, city: str, user: str) -> None:
