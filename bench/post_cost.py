@@ -6,8 +6,9 @@ One 100-player game on SQLite, set up as the load benchmark sets it up
 first (a thread of up to 500 shown, as late in a game day). Then, for each server in turn
 (this tree, and with ``--before COMMIT`` the project at that commit, each on its own copy
 of the store), ``--posts`` sequential posts of one resident: the composer's htmx post
-(cookies, its form token, ``HX-Target: composer-card``) and the same message through
-``POST /api/games/{g}/commands/PostMessage``. Per post: the server's CPU time (/proc, all
+(cookies, its form token, ``HX-Target: composer-card``), the same message through
+``POST /api/games/{g}/commands/PostMessage``, and as a ``command`` frame on the author's
+socket (``--ways``; the last only where the tree has it). Per post: the server's CPU time (/proc, all
 threads), the answer's wall time and size. ``--rounds`` rounds, servers interleaved.
 ``LEPROMAFIA_BENCH_PYSPY=<py-spy>`` samples each server through each way's posts.
 
@@ -77,7 +78,8 @@ def profile(server: Server, way: str) -> subprocess.Popen[bytes] | None:
 
 async def measure(server: Server, http: aiohttp.ClientSession, posts: int,
                   ways: tuple[str, ...] = ("htmx", "api")) -> list[dict[str, Any]]:
-    """``posts`` htmx posts, then as many API posts, by one resident of the first city."""
+    """``posts`` posts of each way in turn (htmx form, JSON API, a command frame on the
+    author's socket), by one resident of the first city."""
     m = server.manifest
     game = sorted(m["games"])[0]
     city = sorted(m["games"][game]["cities"])[0]
@@ -100,10 +102,26 @@ async def measure(server: Server, http: aiohttp.ClientSession, posts: int,
             assert r.status == 200, (r.status, body[:300])
             return len(body)
 
+    socket: aiohttp.ClientWebSocketResponse | None = None
+
+    async def ws(text: str) -> int:  # a command frame on the author's socket (web/ws/commands.py)
+        nonlocal socket
+        if socket is None:
+            socket = await http.ws_connect(f"ws://127.0.0.1:{server.port}/ws",
+                                           headers={"Authorization": f"Bearer {m['tokens'][author]}"})
+        cid = uuid.uuid4().hex
+        await socket.send_str(json.dumps({"type": "command", "id": cid, "game": game,
+                                          "name": "PostMessage", "args": {"inbox": inbox, "text": text}}))
+        frame = await socket.receive()
+        assert json.loads(frame.data).get("type") == "ack", frame.data
+        return len(frame.data)
+
     rows = []
-    for way, post in (("htmx", htmx), ("api", api)):
+    for way, post in (("htmx", htmx), ("api", api), ("ws", ws)):
         if way not in ways:
             continue
+        if way == "ws":
+            await post("Сокет открыт")  # the socket's handshake is not a post's cost
         spy = profile(server, way)
         cpu, started, size = cpu_seconds(server.proc.pid), time.perf_counter(), 0
         for i in range(posts):
@@ -111,6 +129,9 @@ async def measure(server: Server, http: aiohttp.ClientSession, posts: int,
         if spy is not None:
             spy.send_signal(signal.SIGINT)
             spy.wait(30)
+        if socket is not None:
+            await socket.close()
+            socket = None
         rows.append({"server": server.name, "post": way,
                      "cpu_ms": (cpu_seconds(server.proc.pid) - cpu) / posts * 1000,
                      "wall_ms": (time.perf_counter() - started) / posts * 1000, "bytes": size})
@@ -137,7 +158,7 @@ async def main() -> None:
     parser.add_argument("--posts", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--fill", type=int, default=600)
-    parser.add_argument("--ways", default="htmx,api", help="which posts to measure")
+    parser.add_argument("--ways", default="htmx,api,ws", help="which posts to measure")
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-post-cost"))
     args = parser.parse_args()
     workdir = Path(args.out)
@@ -163,8 +184,10 @@ async def main() -> None:
                 shutil.copy(filled, db)
                 server = Server(name, tree, db, manifest, workdir)
                 await server.start()
+                ways = tuple(w for w in args.ways.split(",")  # a tree before session 15: no ws
+                             if w != "ws" or (tree / "src/lepromafia/web/ws/commands.py").exists())
                 try:
-                    for row in await measure(server, http, args.posts, tuple(args.ways.split(","))):
+                    for row in await measure(server, http, args.posts, ways):
                         rows.append({**row, "round": rnd})
                         print(json.dumps(rows[-1]), flush=True)
                 finally:
@@ -173,6 +196,8 @@ async def main() -> None:
     for name in trees:
         for way in args.ways.split(","):
             mine = [r for r in rows if r["server"] == name and r["post"] == way]
+            if not mine:
+                continue
             print(f"| {name} | {way} | " + " | ".join(
                 " / ".join(f"{v:,.1f}" for v in (min(vals), statistics.median(vals), max(vals)))
                 for vals in ([r["cpu_ms"] for r in mine], [r["wall_ms"] for r in mine],
