@@ -21,6 +21,10 @@ HEADER_TIMEOUT = 10.0
 MAX_CONNECTIONS = 2000
 KEEP_ALIVE = 5
 MAX_HEADER_BYTES = 16 * 1024
+GRACEFUL_SHUTDOWN = 5.0
+"""Seconds a stopping worker waits for its open requests to finish before it cancels them
+and stops: uvicorn's default waits forever, so one client that sent half a request body
+kept a worker (and a deploy) from ever stopping, its sweeps still running."""
 
 
 def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
@@ -75,7 +79,7 @@ def server_config(app: Any, host: str, port: int, *, header_timeout: float = HEA
                           timeout_keep_alive=KEEP_ALIVE, limit_concurrency=max_connections,
                           h11_max_incomplete_event_size=MAX_HEADER_BYTES,
                           ws_per_message_deflate=False,  # ~50 KB and a compression per frame per socket
-                          **options)
+                          timeout_graceful_shutdown=GRACEFUL_SHUTDOWN, **options)
 
 
 def serve(
