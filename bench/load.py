@@ -165,8 +165,9 @@ class Target:
 
     def route(self) -> dict[str, Any]:
         """What a generator needs to reach it."""
+        older = self.src is not None and not Path(self.src, "src/lepromafia/web/ws/commands.py").exists()
         return {"name": self.name, "kind": self.kind, "ports": [w.port for w in self.workers],
-                "routed": self.routed}
+                "routed": self.routed, "post_via": "form" if older else ""}  # before session 15: forms
 
     def sockets_per_worker(self, games: list[str]) -> list[int]:
         """The client sockets (and raw writer sockets) each worker would hold."""
@@ -763,10 +764,11 @@ async def main() -> None:
     parser.add_argument("--read-via", choices=("ws", "http"), default="ws",
                         help="how a client reports its read marker: on its socket (live.js while "
                              "the socket is open) or by POST …/read (before session 6)")
-    parser.add_argument("--post-via", choices=("form", "api", "ws"), default="form",
-                        help="posts as the browser's chat composer sends them (htmx form, cookies, "
-                             "form token), through the JSON API (sessions 5-9), or as a command "
-                             "frame on the author's own socket (session 15)")
+    parser.add_argument("--post-via", choices=("ws", "form", "api"), default="ws",
+                        help="posts as the browser's chat composer sends them: a command frame on "
+                             "the author's socket (live.js since session 15), its htmx form (the "
+                             "composer without a socket; the default in sessions 10-14), or the "
+                             "JSON API (sessions 5-9)")
     parser.add_argument("--client-procs", type=int, default=None,
                         help="load generator processes, each owning whole games (default: one per "
                              f"{SOCKETS_PER_CLIENT_PROC} of a target's sockets, and enough for the "

@@ -216,8 +216,8 @@ def test_the_earlier_tree_is_that_commit_s_src_with_the_built_catalogs(tmp_path:
 
 
 def test_a_minted_form_token_posts_as_the_browser_s_composer_does(tmp_path: Path) -> None:
-    """``--post-via form`` (the default since session 10): a generator's chat post is the
-    composer's htmx post with a token it mints under the servers' key (``form_token``).
+    """``--post-via form`` (the composer without its socket; the default in sessions
+    10-14): a generator's chat post is the composer's htmx post with a token it mints under the servers' key (``form_token``).
     The server accepts it as one message, answers with the composer's card, and refuses a
     token minted under another key or bound to another cookie (CSRF, SEC-2)."""
     from urllib.parse import quote

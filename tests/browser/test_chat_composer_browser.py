@@ -1,8 +1,9 @@
-"""A chat composer's post in Chromium: the message reaches the thread by the socket's push
-and the composer's answer is its own card, never the thread again (issue 17: an htmx post
-used to re-render up to 500 messages, ~0.5 MB, for its author alone). A refusal stays
-beside the composer in words, the text kept, and the thread is untouched (INBOX-GEN-1,
-review M9). Without a socket, the thread is fetched once after the post. Screenshots in Russian and English at 1280×800 and 390×844 under
+"""A chat composer's post in Chromium: sent on the page's socket as a command frame (no
+request at all), the message reaches the thread by the socket's push and the ack empties
+the composer (issue 17: an htmx post used to re-render up to 500 messages, ~0.5 MB, for its
+author alone). A refusal stays beside the composer in words, the text kept, and the thread
+is untouched (INBOX-GEN-1, review M9). Without a socket the form posts, its answer is its
+own card, and the thread is fetched once after the post. Screenshots in Russian and English at 1280×800 and 390×844 under
 var/screenshots/ (not committed).
 
 Cast: residents alice, boris, carol of Лепроград.
@@ -42,15 +43,17 @@ def test_a_chat_post_comes_back_by_the_push_and_a_refusal_stays_beside_the_compo
     answers: list[tuple[str, str, int]] = []
     alice.on("response", lambda r: answers.append((r.request.method, r.url, len(r.body()))))
 
-    # Her message: in the thread from the push, the composer emptied, the thread not fetched.
+    # Her message goes on her socket: in the thread from the push, the composer and her
+    # stored draft emptied by the ack, no request at all (the thread not fetched either).
     alice.fill("#text", "Доброе утро, Лепроград!")
+    draft_key = alice.locator("[data-testid=composer]").get_attribute("data-draft-key")
+    assert alice.evaluate("k => localStorage.getItem(k)", draft_key) == "Доброе утро, Лепроград!"
     alice.click("[data-testid=composer] button[type=submit]")
     expect(alice.locator("#m1 .text")).to_have_text("Доброе утро, Лепроград!", timeout=WAIT)
     expect(alice.locator("#text")).to_have_value("", timeout=WAIT)
+    assert alice.evaluate("k => localStorage.getItem(k)", draft_key) is None
     assert alice.locator("#composer-card").count() == 1
-    posts = [a for a in answers if a[0] == "POST" and a[1].endswith("/post")]
-    assert len(posts) == 1 and posts[0][2] < 20_000, posts  # the card, not the thread
-    assert not [a for a in answers if a[0] == "GET" and "/part" in a[1]], answers
+    assert not [a for a in answers if a[0] == "POST" or "/part" in a[1]], answers
 
     # boris, on the page already, sees it arrive too.
     boris = login(browser, live, "boris", width=1280)
@@ -66,6 +69,14 @@ def test_a_chat_post_comes_back_by_the_push_and_a_refusal_stays_beside_the_compo
     assert "message_too_long" not in error.inner_text() and error.inner_text().strip()
     expect(alice.locator("#text")).to_have_value(long_text, timeout=WAIT)
     assert alice.locator(".thread > li.msg").count() == 1
+    expect(alice.locator("#text")).to_have_attribute("aria-invalid", "true")
+
+    # Shortened, it goes: the refusal leaves with it.
+    alice.fill("#text", "Короче: доброе утро.")
+    alice.click("[data-testid=composer] button[type=submit]")
+    expect(alice.locator("#m2 .text")).to_have_text("Короче: доброе утро.", timeout=WAIT)
+    expect(alice.locator("[data-testid=field-error]")).to_have_count(0)
+    assert not [a for a in answers if a[0] == "POST"], answers
 
     # With her socket down for good, her next message still reaches her thread: the
     # composer's answer has the page fetch the thread once (static/js/live.js).
@@ -74,8 +85,10 @@ def test_a_chat_post_comes_back_by_the_push_and_a_refusal_stays_beside_the_compo
     expect(alice.locator("#live-status")).to_have_attribute("data-state", "closed", timeout=WAIT)
     alice.fill("#text", "Связь пропала, но я здесь.")
     alice.click("[data-testid=composer] button[type=submit]")
-    expect(alice.locator("#m2 .text")).to_have_text("Связь пропала, но я здесь.", timeout=WAIT)
+    expect(alice.locator("#m3 .text")).to_have_text("Связь пропала, но я здесь.", timeout=WAIT)
     expect(alice.locator("#text")).to_have_value("", timeout=WAIT)
+    posts = [a for a in answers if a[0] == "POST" and a[1].endswith("/post")]
+    assert len(posts) == 1 and posts[0][2] < 20_000, posts  # the form's card, not the thread
     shoot(browser, live, inbox, long_text)
     alice.context.close()
     boris.context.close()

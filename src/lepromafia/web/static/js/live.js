@@ -24,8 +24,9 @@
  * badge) ignores a message this page has just shown. A reconnect resumes from the last
  * position seen; a jump in the numbering (a gap) resumes from the last one too; a "resync"
  * refreshes every region. The menu's unread badge's count also leads the tab title
- * («(3) …»). The page stays fully usable without JavaScript. No third-party code besides
- * htmx.
+ * («(3) …»). A chat composer's message goes on the socket while it is open (a "command"
+ * frame, answered by "ack" or "error"), else by its form. The page stays fully usable
+ * without JavaScript. No third-party code besides htmx.
  */
 var LepromafiaLive = (function () {
   "use strict";
@@ -402,6 +403,79 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     status.textContent = T(state);
   }
 
+  // --- the chat composer on the socket (issue 17) -------------------------------------
+  // A chat composer (form[data-socket-post]) sends its message as a "command" frame on
+  // this socket while it is open and subscribed: no request and no form token. The
+  // message reaches the thread by its push, as everyone else's does; the "ack" empties the
+  // composer (and so its stored draft); a refusal is put beside the field in words, the
+  // text kept. A socket that closes before the answer sends the same frame again once it
+  // is back (the same id: one effect). With the socket down when sending, the form posts
+  // as it does without this script.
+  var subscribed = false;
+  var sending = null;  // {form, frame}: the message awaiting its answer
+  function commandId() {
+    var bytes = new Uint8Array(12);
+    window.crypto.getRandomValues(bytes);
+    return "s" + Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+  function busy(form, on) {
+    var button = form.querySelector("button[type=submit]");
+    if (button) { button.disabled = on; button.setAttribute("aria-busy", on ? "true" : "false"); }
+  }
+  function unmark(form) {
+    form.querySelectorAll(".field-error").forEach(function (el) { el.remove(); });
+    var f = form.querySelector("textarea[name=text]");
+    if (f) { f.removeAttribute("aria-invalid"); f.setAttribute("aria-describedby", "composer-hint"); }
+  }
+  function refused(form, message) {
+    var f = form.querySelector("textarea[name=text]");
+    var note = document.createElement("p");
+    note.className = "field-error";
+    note.id = "field-error";
+    note.setAttribute("data-testid", "field-error");
+    note.setAttribute("role", "alert");
+    note.textContent = message;
+    if (f) {
+      f.setAttribute("aria-invalid", "true");
+      f.setAttribute("aria-describedby", "field-error");
+      f.insertAdjacentElement("afterend", note);
+      f.focus({ preventScroll: true });
+    } else {
+      form.insertBefore(note, form.firstChild);
+    }
+  }
+  function answered(data) {
+    var done = sending;
+    if (!done || data.id !== done.frame.id) { return false; }
+    sending = null;
+    busy(done.form, false);
+    var f = done.form.querySelector("textarea[name=text]");
+    if (data.type === "ack") {
+      if (f && f.value === done.frame.args.text) {
+        f.value = "";
+        f.dispatchEvent(new Event("input", { bubbles: true }));  // composer.js: the draft goes
+      }
+    } else {
+      refused(done.form, data.message || "");
+    }
+    return true;
+  }
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form[data-socket-post]")) { return; }
+    if (!sending && !(ws && ws.readyState === 1 && subscribed)) { return; }  // the form posts
+    e.preventDefault();
+    e.stopPropagation();  // in the capture phase: htmx never sees it
+    if (sending) { return; }  // one message at a time: its button is busy
+    var f = form.querySelector("textarea[name=text]");
+    if (!f || !f.value.trim()) { return; }
+    unmark(form);
+    sending = { form: form, frame: { type: "command", id: commandId(), game: game, name: "PostMessage",
+                                     args: { inbox: form.getAttribute("data-inbox"), text: f.value } } };
+    busy(form, true);
+    ws.send(JSON.stringify(sending.frame));
+  }, true);
+
   function connect() {
     show("connecting");
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -413,8 +487,13 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     ws.onmessage = function (msg) {
       var data;
       try { data = JSON.parse(msg.data); } catch (e) { return; }
+      if ((data.type === "ack" || data.type === "error") && data.id && answered(data)) {
+        return;
+      }
       if (data.type === "subscribed") {
         show("open");
+        subscribed = true;
+        if (sending) { ws.send(JSON.stringify(sending.frame)); }  // its answer was lost
         if (data.version > last) { refresh(); }
       } else if (data.type === "event") {
         if (data.seq <= last) { return; }
@@ -437,6 +516,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     };
     ws.onclose = function () {
       show("closed");
+      subscribed = false;
       // jittered (0.5–1.5×), so that a restart's thousands of tabs do not return in step
       setTimeout(connect, delay * (0.5 + Math.random()));
       delay = Math.min(delay * 2, 15000);
