@@ -21,7 +21,7 @@ HEADER_TIMEOUT = 10.0
 MAX_CONNECTIONS = 2000
 KEEP_ALIVE = 5
 MAX_HEADER_BYTES = 16 * 1024
-GRACEFUL_SHUTDOWN = 5.0
+GRACEFUL_SHUTDOWN = 5
 """Seconds a stopping worker waits for its open requests to finish before it cancels them
 and stops: uvicorn's default waits forever, so one client that sent half a request body
 kept a worker (and a deploy) from ever stopping, its sweeps still running."""
