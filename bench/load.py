@@ -158,6 +158,8 @@ class Target:
     """A tree whose ``src`` the server imports instead of this one's (``--before``)."""
     env: dict[str, str] = field(default_factory=dict)
     """Environment for this server only (``--before-env``: an A/B of a setting)."""
+    post_via: str = ""
+    """How its clients post, if not ``--post-via``'s first way (``--post-via ws,form``)."""
 
     @property
     def workers(self) -> list[Target]:
@@ -167,7 +169,8 @@ class Target:
         """What a generator needs to reach it."""
         older = self.src is not None and not Path(self.src, "src/lepromafia/web/ws/commands.py").exists()
         return {"name": self.name, "kind": self.kind, "ports": [w.port for w in self.workers],
-                "routed": self.routed, "post_via": "form" if older else ""}  # before session 15: forms
+                "routed": self.routed,  # a tree before session 15 posts by form
+                "post_via": "form" if older and self.post_via in ("", "ws") else self.post_via}
 
     def sockets_per_worker(self, games: list[str]) -> list[int]:
         """The client sockets (and raw writer sockets) each worker would hold."""
@@ -436,7 +439,8 @@ class Harness:
             "reads_per_s": m["reads_per_s"], "read_p99_ms": m["read_p99_ms"],
             "pages_per_s": m["pages_per_s"], "page_p50_ms": m["page_p50_ms"],
             "page_p99_ms": m["page_p99_ms"],
-            "live_js": args.live_js, "read_via": args.read_via, "post_via": args.post_via,
+            "live_js": args.live_js, "read_via": args.read_via,
+            "post_via": t.route()["post_via"] or args.post_via.split(",")[0],
             "refresh_errors": m["refresh_errors"], "reconnects": m["reconnects"],
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
             "server_procs": len(pids),
@@ -501,6 +505,10 @@ def plan(args: argparse.Namespace, backend: str, games: int,
         db = DatabaseConfig(PG_URL, f"bench_load_{games}_{os.getpid()}")
     names, limit = game_names(games), args.open_files
     targets = [Target("project", "project", free_port(), db=db)]
+    for way in args.post_via.split(",")[1:]:  # the same tree posting another way, on a copy
+        copy = (DatabaseConfig(f"sqlite:///{workdir}/post-{way}.db") if backend == "sqlite"
+                else DatabaseConfig(db.url, f"{db.schema}_{way}"))
+        targets.append(Target(f"project-{way}", "project", free_port(), db=copy, post_via=way))
     compare = {int(g) for g in args.compare_session_cache.split(",") if g}
     if games in compare and backend == "sqlite":  # a copy of the same games: neither writes the other's
         before = DatabaseConfig(f"sqlite:///{workdir}/before.db")
@@ -588,7 +596,8 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
     path = workdir / "manifest.json"
     path.write_text(json.dumps(manifest), encoding="utf-8")
     options = {"live_js": args.live_js, "read_every": args.read_every, "read_via": args.read_via,
-               "post_via": args.post_via, "window": args.window, "drain": args.drain, "rate": args.rate,
+               "post_via": args.post_via.split(",")[0], "window": args.window, "drain": args.drain,
+               "rate": args.rate,
                "pages": args.pages,
                "in_flight": max(1, CONNECT_IN_FLIGHT // procs), "http_limit": max(16, HTTP_LIMIT // procs)}
     parts = split_games(names, procs)
@@ -764,11 +773,12 @@ async def main() -> None:
     parser.add_argument("--read-via", choices=("ws", "http"), default="ws",
                         help="how a client reports its read marker: on its socket (live.js while "
                              "the socket is open) or by POST …/read (before session 6)")
-    parser.add_argument("--post-via", choices=("ws", "form", "api"), default="ws",
-                        help="posts as the browser's chat composer sends them: a command frame on "
-                             "the author's socket (live.js since session 15), its htmx form (the "
-                             "composer without a socket; the default in sessions 10-14), or the "
-                             "JSON API (sessions 5-9)")
+    parser.add_argument("--post-via", default="ws",
+                        help="posts as the browser's chat composer sends them: ws, a command frame "
+                             "on the author's socket (live.js since session 15); form, its htmx "
+                             "form (the composer without a socket; the default in sessions "
+                             "10-14); api, the JSON API (sessions 5-9); or several, e.g. ws,form: "
+                             "a target of this tree for each further way, windows interleaved")
     parser.add_argument("--client-procs", type=int, default=None,
                         help="load generator processes, each owning whole games (default: one per "
                              f"{SOCKETS_PER_CLIENT_PROC} of a target's sockets, and enough for the "
