@@ -531,6 +531,14 @@ def plan(args: argparse.Namespace, backend: str, games: int,
         second = Target("project-2w-routed:b", "project", free_port(), db=routed_db, redis_url=redis_url)
         targets.append(Target("project-2w-routed", "project", free_port(), db=routed_db,
                               others=[second], routed=True, redis_url=redis_url))
+        for n, way in enumerate(args.post_via.split(",")[1:], 2):  # each way: its copy, its channels
+            way_db = (DatabaseConfig(f"sqlite:///{workdir}/routed-{way}.db") if backend == "sqlite"
+                      else DatabaseConfig(db.url, f"{db.schema}_routed_{way}"))
+            way_redis = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + (os.getpid() + n) % 15}"
+            name = f"project-2w-routed-{way}"
+            second = Target(f"{name}:b", "project", free_port(), db=way_db, redis_url=way_redis)
+            targets.append(Target(name, "project", free_port(), db=way_db, others=[second], routed=True,
+                                  redis_url=way_redis, post_via=way))
     for t in list(targets):  # before any set-up: a server that cannot hold its sockets
         why = t.fits(names, limit)
         if why is not None:
