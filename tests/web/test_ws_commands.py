@@ -149,3 +149,17 @@ def test_a_long_message_fits_a_command_frame_but_not_another_frame(api: Api) -> 
         ws.send_text('{"type": "ping", "pad": "' + "x" * MAX_MESSAGE + '"}')
         assert ws.receive_json()["code"] == "too_large"
     assert long_text.strip() in [t.strip() for t in texts_in(api, boris, city)]
+
+
+def test_a_frame_refused_before_it_is_read_still_names_its_command(api: Api) -> None:
+    """F6-2: a message with a NUL byte, or a command frame without its game, is refused in
+    words with the command's id, so a page waiting for that command's answer hears it."""
+    _s, anna, boris, city, _mafia = cast_of(api)
+    with api.client.websocket_connect("/ws?lang=en", headers=api.headers(anna)) as ws:
+        ws.send_json(command("nul", "PostMessage", inbox=city, text="до\x00после"))
+        refused = ws.receive_json()
+        assert (refused["code"], refused["id"], refused["game"]) == ("text_invalid", "nul", "g")
+        ws.send_json({"type": "command", "id": "nogame", "name": "PostMessage", "args": {}})
+        refused = ws.receive_json()
+        assert (refused["code"], refused["id"]) == ("bad_json", "nogame") and "game" not in refused
+    assert not [t for t in texts_in(api, boris, city) if "после" in t]

@@ -102,11 +102,11 @@ class Connection:
         # a full socket to drain resume in the order they came (issue 17, the fan-out).
         await self.ws.send_text(message.model_dump_json())
 
-    async def error(self, exc: BaseException, game: str | None = None) -> None:
+    async def error(self, exc: BaseException, game: str | None = None, command: str | None = None) -> None:
         info = describe(exc, self.lang)
         if info is None:
             raise exc
-        await self.refuse(ErrorMessage(code=info.code, message=info.message, game=game))
+        await self.refuse(ErrorMessage(code=info.code, message=info.message, game=game, id=command))
 
     async def refuse(self, message: ErrorMessage) -> None:
         """An ``error`` frame, without the keys it leaves empty."""
@@ -282,6 +282,16 @@ def origin_allowed(ws: WebSocket, extra: list[str]) -> bool:
     return parsed.scheme in ("http", "https") and bool(host) and parsed.netloc.lower() == host.lower()
 
 
+def _named(decoded: Any) -> tuple[str | None, str | None]:
+    """The game and command id of a refused ``command`` frame, where it names them: its
+    refusal carries them, so the client that waits for that command hears of it."""
+    if type(decoded) is not dict or decoded.get("type") != "command":
+        return None, None
+    game, command = decoded.get("game"), decoded.get("id")
+    return (game if type(game) is str and len(game) <= 120 else None,
+            command if type(command) is str and 0 < len(command) <= 80 else None)
+
+
 PONG = Pong().model_dump_json()
 
 
@@ -335,6 +345,7 @@ async def websocket(ws: WebSocket) -> None:
     try:
         while True:
             text = await ws.receive_text()
+            decoded = None
             try:
                 if len(text) > web.settings.max_body_bytes:
                     raise WebError(WebErrorCode.TOO_LARGE, limit=web.settings.max_body_bytes)
@@ -346,10 +357,10 @@ async def websocket(ws: WebSocket) -> None:
                     raise WebError(WebErrorCode.TEXT_INVALID, field="message")
                 msg = client_message.validate_python(decoded)
             except (ValueError, ValidationError) as exc:
-                await conn.error(WebError(WebErrorCode.BAD_JSON, detail=str(exc)[:200]))
+                await conn.error(WebError(WebErrorCode.BAD_JSON, detail=str(exc)[:200]), *_named(decoded))
                 continue
             except WebError as exc:
-                await conn.error(exc)
+                await conn.error(exc, *_named(decoded))
                 continue
             if isinstance(msg, Ping):
                 await conn.send(Pong())
