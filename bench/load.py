@@ -505,7 +505,8 @@ def plan(args: argparse.Namespace, backend: str, games: int,
         db = DatabaseConfig(PG_URL, f"bench_load_{games}_{os.getpid()}")
     names, limit = game_names(games), args.open_files
     targets = [Target("project", "project", free_port(), db=db)]
-    for way in args.post_via.split(",")[1:]:  # the same tree posting another way, on a copy
+    ways = getattr(args, "post_via", "ws").split(",")
+    for way in ways[1:]:  # the same tree posting another way, on a copy
         copy = (DatabaseConfig(f"sqlite:///{workdir}/post-{way}.db") if backend == "sqlite"
                 else DatabaseConfig(db.url, f"{db.schema}_{way}"))
         targets.append(Target(f"project-{way}", "project", free_port(), db=copy, post_via=way))
@@ -531,7 +532,7 @@ def plan(args: argparse.Namespace, backend: str, games: int,
         second = Target("project-2w-routed:b", "project", free_port(), db=routed_db, redis_url=redis_url)
         targets.append(Target("project-2w-routed", "project", free_port(), db=routed_db,
                               others=[second], routed=True, redis_url=redis_url))
-        for n, way in enumerate(args.post_via.split(",")[1:], 2):  # each way: its copy, its channels
+        for n, way in enumerate(ways[1:], 2):  # each way: its copy, its channels
             way_db = (DatabaseConfig(f"sqlite:///{workdir}/routed-{way}.db") if backend == "sqlite"
                       else DatabaseConfig(db.url, f"{db.schema}_routed_{way}"))
             way_redis = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + (os.getpid() + n) % 15}"
