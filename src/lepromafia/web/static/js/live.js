@@ -129,11 +129,15 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     if (!form) { return; }
     var kept = box.getAttribute("data-kept");
     if (kept) { refill(form, JSON.parse(kept)); }
+    beside(form, input, (box.querySelector(".message") || box).textContent.trim()).scrollIntoView({ block: "center" });
+  }
+  // A refusal's words beside the field that caused it (marked invalid, focused), or atop its form.
+  function beside(form, input, message) {
     var note = document.createElement("p");
     note.className = "field-error";
     note.id = "field-error";
     note.setAttribute("data-testid", "field-error");
-    note.textContent = (box.querySelector(".message") || box).textContent.trim();
+    note.textContent = message;
     if (input) {
       input.setAttribute("aria-invalid", "true");
       input.setAttribute("aria-describedby", "field-error");
@@ -142,7 +146,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     } else {
       form.insertBefore(note, form.firstChild);
     }
-    note.scrollIntoView({ block: "center" });
+    return note;
   }
   placeError();
   document.body.addEventListener("htmx:afterSwap", placeError);  // the composer's own refusals
@@ -427,23 +431,6 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var f = form.querySelector("textarea[name=text]");
     if (f) { f.removeAttribute("aria-invalid"); f.setAttribute("aria-describedby", "composer-hint"); }
   }
-  function refused(form, message) {
-    var f = form.querySelector("textarea[name=text]");
-    var note = document.createElement("p");
-    note.className = "field-error";
-    note.id = "field-error";
-    note.setAttribute("data-testid", "field-error");
-    note.setAttribute("role", "alert");
-    note.textContent = message;
-    if (f) {
-      f.setAttribute("aria-invalid", "true");
-      f.setAttribute("aria-describedby", "field-error");
-      f.insertAdjacentElement("afterend", note);
-      f.focus({ preventScroll: true });
-    } else {
-      form.insertBefore(note, form.firstChild);
-    }
-  }
   function answered(data) {
     var done = sending;
     if (!done || data.id !== done.frame.id) { return false; }
@@ -455,8 +442,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
         f.value = "";
         f.dispatchEvent(new Event("input", { bubbles: true }));  // composer.js: the draft goes
       }
-    } else {
-      refused(done.form, data.message || "");
+    } else {  // no page answer to carry an alert: the note is one
+      beside(done.form, f, data.message || "").setAttribute("role", "alert");
     }
     return true;
   }
