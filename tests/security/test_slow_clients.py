@@ -35,6 +35,8 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
             await send({"type": "lifespan.startup.complete"})
         await send({"type": "lifespan.shutdown.complete"})
         return
+    while (await receive()).get("more_body"):  # the whole body first, as a form's handler reads it
+        pass
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
     await send({"type": "http.response.body", "body": b"ok"})
 
@@ -42,7 +44,8 @@ async def hello(scope: Any, receive: Any, send: Any) -> None:
 @pytest.fixture
 def server() -> Iterator[int]:
     with serving(lambda port: server_config(hello, "127.0.0.1", port, header_timeout=1.0,
-                                            max_connections=10, log_level="warning")) as port:
+                                            body_idle=1.0, max_connections=10,
+                                            log_level="warning")) as port:
         yield port
 
 
@@ -72,6 +75,22 @@ def test_a_client_trickling_its_headers_is_dropped_after_the_header_timeout(serv
     with socket.create_connection(("127.0.0.1", server)) as silent:
         assert closed_within(silent, 3.0)  # never sent a byte
     assert b" 200 " in request(server)
+
+
+def test_a_client_whose_body_stops_is_dropped_but_a_slow_moving_body_is_served(server: int) -> None:
+    """The slow-body variant: 4 bytes of a 100-byte body, then silence: closed after ~1 s
+    (its request would wait for the rest for ever). A body sent a byte every 0.4 s —
+    slow, but moving for 2.4 s, longer than the timeout — is served."""
+    head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server)) as stalled:
+        stalled.sendall(head.replace(b"6", b"100") + b'{"lo')
+        assert closed_within(stalled, 3.0)
+    with socket.create_connection(("127.0.0.1", server), timeout=5) as slow:
+        slow.sendall(head)
+        for byte in b"abcdef":
+            time.sleep(0.4)
+            slow.sendall(bytes([byte]))
+        assert b" 200 " in slow.recv(4096)
 
 
 def test_beyond_the_connection_cap_new_requests_get_503_not_a_hang(server: int) -> None:

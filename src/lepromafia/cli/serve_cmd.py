@@ -22,30 +22,46 @@ MAX_CONNECTIONS = 2000
 KEEP_ALIVE = 5
 MAX_HEADER_BYTES = 16 * 1024
 GRACEFUL_SHUTDOWN = 5
+BODY_IDLE = 30.0
+"""Seconds a request body may stand still before its connection is closed (nginx's
+``client_body_timeout`` is 60 s; an upload that moves at all is never cut)."""
 """Seconds a stopping worker waits for its open requests to finish before it cancels them
 and stops: uvicorn's default waits forever, so one client that sent half a request body
 kept a worker (and a deploy) from ever stopping, its sweeps still running."""
 
 
-def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
+def header_timeout_protocol(seconds: float, body_idle: float = BODY_IDLE) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol, closing a connection whose request headers are not complete
-    ``seconds`` after it opened or after the request's first byte (slowloris)."""
+    ``seconds`` after it opened or after the request's first byte (slowloris), or whose
+    request body has not moved for ``body_idle`` seconds (its slow-body variant: the
+    request's task would wait for the rest for ever, and hold a stopping worker)."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeaderTimeoutProtocol(HttpToolsProtocol):
         _header_timer: asyncio.TimerHandle | None = None
+        _body_moved = 0.0
+        """When the body last moved; 0 outside a body."""
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._header_timer = self.loop.call_later(seconds, self._too_slow)
+        def _arm(self, after: float = seconds) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+            self._header_timer = self.loop.call_later(after, self._too_slow)
 
         def _disarm(self) -> None:
             if self._header_timer is not None:
                 self._header_timer.cancel()
                 self._header_timer = None
+            self._body_moved = 0.0
 
         def _too_slow(self) -> None:
             self._header_timer = None
+            if self._body_moved:
+                if self.flow.read_paused:  # the app has not taken what came: not the client's wait
+                    self._body_moved = self.loop.time()
+                still = self._body_moved + body_idle - self.loop.time()
+                if still > 0:
+                    self._arm(still)
+                    return
             if not self.transport.is_closing():
                 self.transport.close()
 
@@ -64,18 +80,39 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
         def on_headers_complete(self) -> None:
             self._disarm()
             super().on_headers_complete()
+            if not self.parser.should_upgrade():  # a body may follow: it must keep moving
+                self._arm(body_idle)
+                self._body_moved = self.loop.time()
+
+        def on_body(self, body: bytes) -> None:
+            if self._body_moved:
+                self._body_moved = self.loop.time()
+            super().on_body(body)
+
+        def on_message_complete(self) -> None:
+            self._disarm()
+            super().on_message_complete()
+
+        def on_response_complete(self) -> None:
+            self._disarm()
+            super().on_response_complete()
+
+        def handle_websocket_upgrade(self) -> None:
+            self._disarm()
+            super().handle_websocket_upgrade()
 
     return HeaderTimeoutProtocol
 
 
 def server_config(app: Any, host: str, port: int, *, header_timeout: float = HEADER_TIMEOUT,
-                  max_connections: int = MAX_CONNECTIONS, **options: Any) -> Any:
+                  max_connections: int = MAX_CONNECTIONS, body_idle: float = BODY_IDLE,
+                  **options: Any) -> Any:
     import uvicorn
 
     from ..web.ws.transport import LeanWebSocketProtocol  # issue 17: memory per socket, fan-out
 
     options.setdefault("ws", LeanWebSocketProtocol)
-    return uvicorn.Config(app, host=host, port=port, http=header_timeout_protocol(header_timeout),
+    return uvicorn.Config(app, host=host, port=port, http=header_timeout_protocol(header_timeout, body_idle),
                           timeout_keep_alive=KEEP_ALIVE, limit_concurrency=max_connections,
                           h11_max_incomplete_event_size=MAX_HEADER_BYTES,
                           ws_per_message_deflate=False,  # ~50 KB and a compression per frame per socket
