@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from lepromafia.engine.calendar import MOSCOW
 
-from .conftest import LiveServer, login
+from .conftest import Hosts, LiveServer, login
 
 GAME = "chat-composer"
 TOWN = "Лепроград"
@@ -109,3 +109,33 @@ def shoot(browser: Any, live: LiveServer, inbox: str, long_text: str) -> None:
             page.locator("[data-testid=field-error]").scroll_into_view_if_needed()
             page.screenshot(path=str(SHOTS / f"chat-composer-refused-{lang}-{size}.png"))
             page.context.close()
+
+
+def test_a_post_whose_answer_is_lost_with_the_socket_is_sent_again_once(live: LiveServer, browser: Any) -> None:
+    """The socket closes right after dora's message leaves, before its answer: once the
+    page's socket is back, live.js sends the same frame again (the same id), the answer
+    comes, the composer empties — and the thread holds her message once."""
+    live.start_one_city_game(GAME + "-lost", "Лепромафия: обрыв", TOWN, ("dora", "emil", "fedor"),
+                             hosts=Hosts("lprok", "lkons", "larb", "ltrib"))
+    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), GAME + "-lost")
+    box = live.state(GAME + "-lost").current_inbox("city", TOWN)
+    assert box
+    dora = login(browser, live, "dora", width=1280)
+    dora.goto(f"{live.url}/games/{GAME}-lost/inboxes/{quote(box, safe='')}")
+    expect(dora.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    dora.evaluate("""() => {
+        const send = WebSocket.prototype.send;
+        window.sentCommands = 0;
+        WebSocket.prototype.send = function (data) {
+            send.call(this, data);
+            if (String(data).includes('"command"') && ++window.sentCommands === 1) { this.close(); }
+        };
+    }""")
+    dora.fill("#text", "Связь рвётся, но письмо дойдёт.")
+    dora.click("[data-testid=composer] button[type=submit]")
+    expect(dora.locator("#text")).to_have_value("", timeout=WAIT)
+    expect(dora.locator("#m1 .text")).to_have_text("Связь рвётся, но письмо дойдёт.", timeout=WAIT)
+    assert dora.evaluate("() => window.sentCommands") == 2  # the first, and once more after the reconnect
+    dora.reload()
+    expect(dora.locator(".thread > li.msg")).to_have_count(1)
+    dora.context.close()
