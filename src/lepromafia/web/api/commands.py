@@ -133,7 +133,7 @@ async def run_command(web: Web, user_id: str, game_id: str, name: str, body: Bas
 
 
 def _register(name: str, cls: type[cmd.Command]) -> None:
-    model = BODIES[name] = body_model(cls)
+    model = BODIES[name]
 
     async def endpoint(game_id: str, body: model, user: RequireUser, web: WebDep) -> AckOut:  # type: ignore[valid-type]
         return await run_command(web, user.user_id, game_id, name, body)
@@ -148,8 +148,9 @@ def _register(name: str, cls: type[cmd.Command]) -> None:
 COMMANDS: dict[str, type[cmd.Command]] = {
     name: cls for name, cls in sorted(COMMAND_TYPES.items()) if name not in NOT_GENERATED
 }
-BODIES: dict[str, type[BaseModel]] = {}
-"""Each command's body model, by name (the socket validates a ``command`` frame's ``args``)."""
+BODIES: dict[str, type[BaseModel]] = {name: body_model(cls) for name, cls in COMMANDS.items()}
+"""Each command's body model, by name: the route's body, and a ``command`` frame's ``args``
+on the socket."""
 for _name, _cls in COMMANDS.items():
     _register(_name, _cls)
 
