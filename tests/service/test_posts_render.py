@@ -11,8 +11,10 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lepromafia.service.posts import ATTRIBUTES, CLASSES, TAGS, mentions, render
+from lepromafia.service.posts import ATTRIBUTES, CLASSES, TAGS, markdown, mentions, plain, render
 
 RESIDENTS = frozenset({"alice", "boris"})
 
@@ -129,3 +131,25 @@ def test_a_very_long_post_renders_without_trouble() -> None:
     """20,000 characters of nested quotes and emphasis: bounded work, inert output."""
     text = ("> " * 50 + "**" * 100 + "x")[:20_000] + "\n" + "*a" * 9_000
     assert_inert(render(text[:20_000], RESIDENTS))
+
+
+CHAT_CHARACTERS = ("абвгдеёжзийклмнопрстуфхцчшщъыьэюяПРС" "abcdefghijklmnopqrstuvwxyzW" "0123456789"
+                   " .,!?;:'\"()-+=/%«»—…😀" "*_~`<>&@[]\\|#" "\n\t\u00a0\u2028\x00\ufffd")
+"""Chat's letters and punctuation, and every mark that makes Markdown of a line."""
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(CHAT_CHARACTERS), max_size=40) | st.text(max_size=20))
+def test_a_plain_line_renders_exactly_as_markdown_it_and_nh3_render_it(text: str) -> None:
+    """Issue 17: a plain line skips the parser (``posts.plain``); whatever Mallory types,
+    the page shows what markdown-it and nh3 make of it, byte for byte."""
+    assert render.__wrapped__(text, RESIDENTS, "Спойлер") == markdown(text, RESIDENTS, "Спойлер")
+
+
+def test_ordinary_chat_lines_skip_the_parser_and_markup_does_not() -> None:
+    for line in ("Доброе утро, Лепроград!", 'Он сказал "да" и ушёл.', "Ну что)))", "Голосую: казнить",
+                 "lg:abc сообщение в городской чат"):
+        assert plain(line), line
+    for line in ("1) раз", "- пункт", "**жирно**", "@alice, ты тут?", "пиши на example.com",
+                 "строка\nвторая", "::: spoiler", " отступ", "a\u00a0b", "&amp;", "<b>"):
+        assert not plain(line), line

@@ -110,6 +110,10 @@ def _parser() -> MarkdownIt:
 
 
 MARKDOWN = _parser()
+if MARKDOWN.linkify is None:  # markdown-it-py[linkify] is a dependency
+    raise ImportError("linkify-it-py is not installed")
+LINKIFY = MARKDOWN.linkify
+"""What markdown-it's linkify rule asks (``plain``)."""
 
 
 CLEANER = nh3.Cleaner(tags=TAGS, attributes=ATTRIBUTES, allowed_classes=CLASSES,
@@ -144,9 +148,35 @@ def resident_set(state: GameState) -> frozenset[str]:
 
 @lru_cache(maxsize=20_000)
 def render(text: str, residents: frozenset[str] = frozenset(), spoiler: str = "Spoiler") -> str:
-    """One message version as safe HTML (cached: the same text renders once)."""
+    """One message version as safe HTML (cached: the same text renders once). A plain
+    line — most chat — is the paragraph markdown-it and nh3 would make of it, without
+    parsing it (``plain``: two thirds of a pushed message's render, issue 17)."""
+    if plain(text):
+        return f"<p>{text}</p>\n"
+    return markdown(text, residents, spoiler)
+
+
+def markdown(text: str, residents: frozenset[str] = frozenset(), spoiler: str = "Spoiler") -> str:
+    """``render`` through markdown-it and nh3, whatever the text."""
     html = MARKDOWN.render(text, {"residents": residents})
     return clean(html.replace(SPOILER, escape(spoiler)))
+
+
+NOT_PLAIN = re.compile(r"[*_~`<>&@\[\]\\|#]|[^\S ]|[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""What may make a line more than a paragraph of its own characters: Markdown's and the
+mention's marks, entities and tags (which nh3 would write back escaped), any white space but
+the plain space (line breaks, tabs, the no-break space nh3 writes as ``&nbsp;``), control
+characters and lone surrogates."""
+
+
+def plain(text: str) -> bool:
+    """Is ``text`` one paragraph of exactly its characters, as markdown-it and nh3 render it
+    (``markdown``; ``tests/service/test_posts_render.py`` compares them on any text)? Not
+    if it starts with what opens a list or a spoiler (a digit, ``-``, ``+``, ``:``), with or
+    after a space (markdown-it trims them), has a mark of ``NOT_PLAIN``, or holds
+    something linkify would make a link of (``example.com``)."""
+    return (text != "" and not text[0].isdigit() and text[0] not in "-+: " and text[-1] != " "
+            and NOT_PLAIN.search(text) is None and not LINKIFY.test(text))
 
 
 @lru_cache(maxsize=20_000)
