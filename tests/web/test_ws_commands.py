@@ -153,7 +153,8 @@ def test_a_long_message_fits_a_command_frame_but_not_another_frame(api: Api) -> 
 
 def test_a_frame_refused_before_it_is_read_still_names_its_command(api: Api) -> None:
     """F6-2: a message with a NUL byte, or a command frame without its game, is refused in
-    words with the command's id, so a page waiting for that command's answer hears it."""
+    words with the command's id, so a page waiting for that command's answer hears it; an
+    id no command could carry is not repeated."""
     _s, anna, boris, city, _mafia = cast_of(api)
     with api.client.websocket_connect("/ws?lang=en", headers=api.headers(anna)) as ws:
         ws.send_json(command("nul", "PostMessage", inbox=city, text="до\x00после"))
@@ -162,4 +163,8 @@ def test_a_frame_refused_before_it_is_read_still_names_its_command(api: Api) -> 
         ws.send_json({"type": "command", "id": "nogame", "name": "PostMessage", "args": {}})
         refused = ws.receive_json()
         assert (refused["code"], refused["id"]) == ("bad_json", "nogame") and "game" not in refused
+        ws.send_json({"type": "command", "id": "not an id!", "game": "g", "name": "PostMessage",
+                      "args": {}})
+        refused = ws.receive_json()  # an id no command may have is not echoed back
+        assert (refused["code"], refused["game"]) == ("bad_json", "g") and "id" not in refused
     assert not [t for t in texts_in(api, boris, city) if "после" in t]

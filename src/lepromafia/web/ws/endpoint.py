@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ...service.accounts import SessionExpired
 from ...service.errors import ServiceError
@@ -35,6 +35,8 @@ from ..security import json_ok, ticket_parts
 from . import commands
 from .content import PUSHED, pushed_content
 from .protocol import (
+    COMMAND_REF,
+    GAME_REF,
     Command,
     ErrorMessage,
     Ping,
@@ -100,7 +102,13 @@ class Connection:
     async def send(self, message: BaseModel) -> None:
         # No lock: uvicorn writes each frame whole, synchronously, and senders that wait for
         # a full socket to drain resume in the order they came (issue 17, the fan-out).
-        await self.ws.send_text(message.model_dump_json())
+        await self._send_text(message.model_dump_json())
+
+    async def _send_text(self, text: str) -> None:
+        """Written at once when the socket is writable (no ASGI send chain: an ``ack`` per
+        command), else sent the ASGI way, waiting for the socket to drain."""
+        if self.transport is None or not self.transport.try_send_text(text):
+            await self.ws.send_text(text)
 
     async def error(self, exc: BaseException, game: str | None = None, command: str | None = None) -> None:
         info = describe(exc, self.lang)
@@ -110,7 +118,7 @@ class Connection:
 
     async def refuse(self, message: ErrorMessage) -> None:
         """An ``error`` frame, without the keys it leaves empty."""
-        await self.ws.send_text(message.model_dump_json(exclude_none=True))
+        await self._send_text(message.model_dump_json(exclude_none=True))
 
     async def subscribe(self, msg: Subscribe) -> None:
         """Read what the subscribe needs from the store behind the ``admission`` gate, then
@@ -283,13 +291,18 @@ def origin_allowed(ws: WebSocket, extra: list[str]) -> bool:
 
 
 def _named(decoded: Any) -> tuple[str | None, str | None]:
-    """The game and command id of a refused ``command`` frame, where it names them: its
-    refusal carries them, so the client that waits for that command hears of it."""
+    """The game and command id of a refused ``command`` frame, where it names them validly:
+    its refusal carries them, so the client that waits for that command hears of it."""
     if type(decoded) is not dict or decoded.get("type") != "command":
         return None, None
-    game, command = decoded.get("game"), decoded.get("id")
-    return (game if type(game) is str and len(game) <= 120 else None,
-            command if type(command) is str and 0 < len(command) <= 80 else None)
+    return _valid(GAME_REF, decoded.get("game")), _valid(COMMAND_REF, decoded.get("id"))
+
+
+def _valid(ref: TypeAdapter[str], value: Any) -> str | None:
+    try:
+        return ref.validate_python(value, strict=True)
+    except ValidationError:
+        return None
 
 
 PONG = Pong().model_dump_json()

@@ -27,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ..api.models import COMMAND_ID
 
+GAME_ID = Field(min_length=1, max_length=120)
+
 
 class _Msg(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -34,14 +36,14 @@ class _Msg(BaseModel):
 
 class Subscribe(_Msg):
     type: Literal["subscribe"]
-    game: str = Field(min_length=1, max_length=120)
+    game: str = GAME_ID
     since_seq: int = Field(default=0, ge=0)
     """The viewer's position: the last ``seq`` he received; 0 for everything."""
 
 
 class Unsubscribe(_Msg):
     type: Literal["unsubscribe"]
-    game: str = Field(min_length=1, max_length=120)
+    game: str = GAME_ID
 
 
 class Ping(_Msg):
@@ -53,7 +55,7 @@ class ReadReport(_Msg):
     ``upto`` (live.js's read marker, issue 17: the same report as ``POST …/read``)."""
 
     type: Literal["read"]
-    game: str = Field(min_length=1, max_length=120)
+    game: str = GAME_ID
     inbox: str = Field(min_length=1, max_length=200)
     upto: int = Field(ge=1, le=2**31 - 1)
 
@@ -63,11 +65,16 @@ class Command(_Msg):
 
     type: Literal["command"]
     id: str = COMMAND_ID
-    game: str = Field(min_length=1, max_length=120)
+    game: str = GAME_ID
     name: str = Field(min_length=1, max_length=80)
     args: dict[str, Any] = Field(default_factory=dict)
     """The command's fields, as the route's JSON body without ``command_id``."""
 
+
+GAME_REF: TypeAdapter[str] = TypeAdapter(Annotated[str, GAME_ID])
+COMMAND_REF: TypeAdapter[str] = TypeAdapter(Annotated[str, COMMAND_ID])
+"""A ``command`` frame's ``game`` and ``id`` alone, as ``Command`` takes them: a frame
+refused as a whole still names them where they are valid (``endpoint._named``)."""
 
 ClientMessage = Subscribe | Unsubscribe | Ping | ReadReport | Command
 ClientToServer = Annotated[ClientMessage, Field(discriminator="type")]
