@@ -89,6 +89,32 @@ def test_a_resident_follows_the_city_inbox_and_hears_of_new_messages_once_an_hou
         assert len(_followed(api, ana)) == 1
 
 
+def test_two_followers_talking_hear_of_each_other_once_an_hour(tmp_path: Path) -> None:
+    """Ana and Boris both follow Лепроград's city inbox. Within the hour Ana writes, Boris
+    answers twice and Ana writes again: each hears once, of the other's messages, never of
+    his own. The next hour Boris writes again: Ana hears once more."""
+    for api in make_api(tmp_path, notify_dispatch=False):
+        state = setup_game_via_api(api, "g", CAST)
+        city = next(iter(state.cities))
+        ana, boris = state.cities[city].residents[:2]
+        inbox = live_inbox(state, "city", city)
+        assert inbox
+        api.advance_to(datetime.combine(FIRST_DAY, time(10, 5), MOSCOW))
+        _follow(api, ana, inbox, True)
+        _follow(api, boris, inbox, True)
+        _step(api)
+        for author, text in ((ana, "Доброе утро"), (boris, "И тебе"), (boris, "Кто за кого?"),
+                             (ana, "Пока не знаю")):
+            api.ok(author, "g", "PostMessage", inbox=inbox, text=text)
+            api.advance(timedelta(minutes=5))
+        _step(api)
+        assert len(_followed(api, ana)) == 1 and len(_followed(api, boris)) == 1
+        api.advance(timedelta(hours=1))
+        api.ok(boris, "g", "PostMessage", inbox=inbox, text="Новый час")
+        _step(api)
+        assert len(_followed(api, ana)) == 2 and len(_followed(api, boris)) == 1
+
+
 def test_the_tribune_sees_who_has_not_posted_and_a_resident_may_not(tmp_path: Path) -> None:
     """Two-hour setting. Day 1, 10:30 Boris posts; at 12:10 the Tribune's console loads the
     list: everyone of his city but Boris, each «no post yet». Later Boris is listed with
