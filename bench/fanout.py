@@ -289,12 +289,15 @@ async def main() -> None:
     print(f"# {args.games} games set up in {time.perf_counter() - t0:.1f} s", flush=True)
     trees = {"project": ROOT / "bench", "raw": ROOT / "bench"}
     targets = []
+    ways = args.post_via.split(",")
     if args.before:
         base = workdir / "before-tree"
         extract_tree(args.before, base, ("src", "bench"))
-        targets.append(Target("before", "project", free_port(), db=await copy_of(db, workdir, "before")))
+        # it posts as this tree's first way; on the JSON API if it predates socket commands
+        has_commands = (base / "src" / "lepromafia" / "web" / "ws" / "commands.py").exists()
+        targets.append(Target("before", "project", free_port(), db=await copy_of(db, workdir, "before"),
+                              post_via=ways[0] if has_commands or ways[0] != "ws" else "api"))
         trees["before"] = base / "bench"
-    ways = args.post_via.split(",")
     targets.append(Target("project", "project", free_port(), db=db, post_via=ways[0]))
     for way in ways[1:]:  # the same tree, its own copy of the games, posting another way
         trees[f"project-{way}"] = trees["project"]
