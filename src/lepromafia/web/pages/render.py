@@ -59,6 +59,7 @@ env = Environment(
 """A template is loaded once per process (``auto_reload`` off: no ``stat`` of the file at
 every ``get_template`` and include; the templates ship with the code, and a new release
 restarts the process).
+
 ``{% trans %}`` blocks and ``_()`` calls read the per-request ``gettext``/``ngettext``/``_``
 put in the context by ``render`` (the shared environment holds no language)."""
 env.globals["thread_item"] = thread_item  # one message of a thread, cached (item_cache.py)
