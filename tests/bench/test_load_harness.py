@@ -280,3 +280,34 @@ def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
     assert 50 <= found[0]["ms"] <= 200
     assert any("hold_the_loop" in sample for sample in found[0]["samples"])
     assert "1 stalls" in stalls.report(str(tmp_path / "stalls.jsonl"))
+
+
+def test_the_next_window_waits_for_a_server_still_busy_with_its_backlog(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that ends its window behind keeps a core busy: the harness waits until it is
+    idle before the next target's window (session 16's 150 games), at most ``--settle``
+    seconds; an idle one is passed after one second's look."""
+    import argparse
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(load, "SETTLED", 0.05)  # a spinning process shares a loaded machine
+    busy = subprocess.Popen([sys.executable, "-c",
+                             "import time\nend = time.time() + 2.5\nwhile time.time() < end: pass\n"
+                             "time.sleep(60)"])
+    try:
+        harness = SimpleNamespace(args=argparse.Namespace(settle=20.0))
+        target = SimpleNamespace(workers=[SimpleNamespace(proc=busy)])
+        waited = asyncio.run(load.Harness.settle(harness, target))  # type: ignore[arg-type]
+        assert 2.0 <= waited < 6.0, waited
+        assert asyncio.run(load.Harness.settle(harness, target)) == 1.0  # type: ignore[arg-type]
+        harness.args.settle = 1.5  # the limit holds whatever the server does
+        spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        try:
+            target.workers = [SimpleNamespace(proc=spinning)]
+            assert asyncio.run(load.Harness.settle(harness, target)) < 3.0  # type: ignore[arg-type]
+        finally:
+            spinning.kill()
+            spinning.wait()
+    finally:
+        busy.kill()
+        busy.wait()
