@@ -22,12 +22,12 @@ MAX_CONNECTIONS = 2000
 KEEP_ALIVE = 5
 MAX_HEADER_BYTES = 16 * 1024
 GRACEFUL_SHUTDOWN = 5
-BODY_IDLE = 30.0
-"""Seconds a request body may stand still before its connection is closed (nginx's
-``client_body_timeout`` is 60 s; an upload that moves at all is never cut)."""
 """Seconds a stopping worker waits for its open requests to finish before it cancels them
 and stops: uvicorn's default waits forever, so one client that sent half a request body
 kept a worker (and a deploy) from ever stopping, its sweeps still running."""
+BODY_IDLE = 30.0
+"""Seconds a request body may stand still before its connection is closed (nginx's
+``client_body_timeout`` is 60 s; an upload that moves at all is never cut)."""
 
 
 def header_timeout_protocol(seconds: float, body_idle: float = BODY_IDLE) -> type[asyncio.Protocol]:

@@ -105,8 +105,8 @@ class Connection:
         await self._send_text(message.model_dump_json())
 
     async def _send_text(self, text: str) -> None:
-        """Written at once when the socket is writable (no ASGI send chain: an ``ack`` per
-        command), else sent the ASGI way, waiting for the socket to drain."""
+        """Written at once when the socket is writable (no ASGI send chain per frame), else
+        sent the ASGI way, waiting for the socket to drain: every frame of the socket."""
         if self.transport is None or not self.transport.try_send_text(text):
             await self.ws.send_text(text)
 
@@ -217,7 +217,7 @@ class Connection:
             text = pushed.frames.frame(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
             if text is not None:
                 feed.position += 1
-                await self.ws.send_text(text)
+                await self._send_text(text)
                 if self.web.metrics is not None:
                     self.web.metrics.delivered += 1
         feed.last = item.seq
