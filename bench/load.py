@@ -552,6 +552,16 @@ def plan(args: argparse.Namespace, backend: str, games: int,
         second = Target("project-2w-routed:b", "project", free_port(), db=routed_db, redis_url=redis_url)
         targets.append(Target("project-2w-routed", "project", free_port(), db=routed_db,
                               others=[second], routed=True, redis_url=redis_url))
+        if args.before:  # the earlier tree as two routed workers too: its copy, its channels
+            before_db = (DatabaseConfig(f"sqlite:///{workdir}/routed-before.db") if backend == "sqlite"
+                         else DatabaseConfig(db.url, f"{db.schema}_routed_before"))
+            before_redis = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + (os.getpid() + 7) % 15}"
+            src = str(workdir / "before-tree")
+            env = dict(kv.split("=", 1) for kv in getattr(args, "before_env", []))
+            second = Target("before-2w-routed:b", "project", free_port(), db=before_db,
+                            redis_url=before_redis, src=src, env=env)
+            targets.insert(0, Target("before-2w-routed", "project", free_port(), db=before_db,
+                                     others=[second], routed=True, redis_url=before_redis, src=src, env=env))
         for n, way in enumerate(ways[1:], 2):  # each way: its copy, its channels
             way_db = (DatabaseConfig(f"sqlite:///{workdir}/routed-{way}.db") if backend == "sqlite"
                       else DatabaseConfig(db.url, f"{db.schema}_routed_{way}"))

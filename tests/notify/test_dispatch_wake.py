@@ -89,14 +89,15 @@ def test_a_commit_wakes_the_dispatcher_and_an_idle_one_sleeps(tmp_path: Any) -> 
 
 
 def test_a_stream_of_messages_is_expanded_in_passes_an_interval_apart(tmp_path: Any) -> None:
-    """Three residents write 40 messages each in their city inbox as fast as they can, with
-    the dispatcher running (passes at least 0.25 s apart while commits keep coming). Every
+    """A fourth resident follows the city inbox; three write 40 messages each in it as fast
+    as they can, with the dispatcher running (passes at least 0.25 s apart while commits keep coming). Every
     message's row is expanded, in a handful of passes: a pass that found no backlog waits
     for the interval (issue 17: under a stream of posts the dispatcher had run back to back,
     a row or two a pass, INBOX-CITY-1)."""
     async def main() -> None:
         async with day_one(tmp_path) as (svc, clock, inbox, living):
             made = dispatcher(svc, NotifyStore(svc.store), [Recorder("email")], idle=30.0, interval=0.25)
+            await made.store.follow(living[3], "g", inbox, True, clock.now())
             d = Counting(made.games, made.store, made.senders.values(), made.translate, made.config,
                          clock=clock)
             d.start()
@@ -136,9 +137,9 @@ class CountingClaims(NotifyStore):
 
 def test_a_message_nobody_is_told_of_costs_no_delivery_claim_and_one_that_is_sent_in_its_pass(
         tmp_path: Any) -> None:
-    """A resident writes in his city inbox, which nobody follows: the pass that expands it
-    writes no delivery and claims none (issue 17: a chat message's pass is one claim, not
-    two). Then Cleo, who has a verified address, follows the inbox, and the next message's
+    """A resident writes in his city inbox, which nobody follows: it leaves no outbox row,
+    and the next pass expands nothing, writes no delivery and claims none (issue 17: a chat
+    line nobody follows costs the dispatcher nothing). Then Cleo, who has a verified address, follows the inbox, and the next message's
     pass writes her e-mail and sends it at once. With nothing of its own waiting, the
     dispatcher still claims deliveries once its fallback poll (``idle``) has passed: another
     worker's or a retry's (INBOX-CITY-1)."""
@@ -153,7 +154,7 @@ def test_a_message_nobody_is_told_of_costs_no_delivery_claim_and_one_that_is_sen
             author, cleo = living[:2]
             claims = store.delivery_claims
             await svc.execute("g", cmd.PostMessage(actor=author, inbox=inbox, text="Доброе утро"), "m-1")
-            assert await d.step() == 1  # the message's outbox row, expanded to nobody
+            assert await d.step() == 0  # no outbox row: nobody follows the inbox
             assert store.delivery_claims == claims, "no delivery written, none claimed"
 
             await profile(store, cleo, email="cleo@example.org")

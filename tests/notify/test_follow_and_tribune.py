@@ -31,11 +31,12 @@ def _followed(api: Api, user: str) -> list[dict]:
     return [n for n in api.get(user, "/api/notifications").json() if n["kind"] == "followed_inbox"]
 
 
-def _follow(api: Api, user: str, inbox: str, on: bool) -> str:
-    block = api.client.get("/games/g/follow", params={"inbox": inbox}, headers={**api.headers(user), **HX})
+def _follow(api: Api, user: str, inbox: str, on: bool, game: str = "g") -> str:
+    block = api.client.get(f"/games/{game}/follow", params={"inbox": inbox},
+                           headers={**api.headers(user), **HX})
     assert block.status_code == 200, block.text
     token = TOKEN.search(block.text).group(1)  # type: ignore[union-attr]
-    r = api.client.post("/games/g/follow", headers=api.headers(user),
+    r = api.client.post(f"/games/{game}/follow", headers=api.headers(user),
                         data={"csrf_token": token, "inbox": inbox, "on": "1" if on else "0"})
     assert r.status_code == 200
     return str(r.text)
@@ -166,8 +167,9 @@ def test_a_socket_that_asks_hears_its_unread_count_change(tmp_path: Path) -> Non
 
 def test_followers_of_two_games_are_read_in_one_statement_and_kept_apart(tmp_path: Path) -> None:
     """Two games with the same cast, whose city inboxes have the same ids. Ana follows her
-    city inbox in game «g» only. Boris posts in that inbox in both games; one dispatcher
-    pass: Ana hears of game «g» alone, and the followers of both games were read with one
+    city inbox in game «g», and a resident of the same city in game «h» follows it there.
+    A message in that inbox in both games; one dispatcher pass: Ana hears of game «g» alone,
+    the other follower of «h» alone, and the followers of both games were read with one
     statement (issue 17: one a pass, not one a game)."""
     for api in make_api(tmp_path, notify_dispatch=False):
         first = setup_game_via_api(api, "g", CAST)
@@ -177,9 +179,10 @@ def test_followers_of_two_games_are_read_in_one_statement_and_kept_apart(tmp_pat
         inbox = live_inbox(first, "city", city)
         assert inbox
         home = next(c for c in second.cities if live_inbox(second, "city", c) == inbox)
-        writer = second.cities[home].residents[0]
+        writer, reader = [r for r in second.cities[home].residents if r != ana][:2]
         api.advance_to(datetime.combine(FIRST_DAY, time(10, 5), MOSCOW))
         _follow(api, ana, inbox, True)
+        _follow(api, reader, inbox, True, game="h")
         store = api.web.notify.store  # type: ignore[union-attr]
         asked: list[set[tuple[str, str]]] = []
         followers = store.followers
@@ -195,5 +198,44 @@ def test_followers_of_two_games_are_read_in_one_statement_and_kept_apart(tmp_pat
         api.ok(writer, "h", "PostMessage", inbox=inbox, text="Доброе утро и вам")
         _step(api)
         assert asked == [{("g", inbox), ("h", inbox)}]
+        (note,) = _followed(api, ana)
+        assert note["game_id"] == "g"
+        (note,) = _followed(api, reader)
+        assert note["game_id"] == "h"
+
+
+def test_a_message_in_an_inbox_nobody_follows_gives_the_dispatcher_nothing(tmp_path: Path) -> None:
+    """Ana follows her city inbox in game «g». Boris writes there; Vera writes in the other
+    city's inbox of «g», which nobody follows; Gleb writes in game «h», where nobody follows
+    anything. Only Boris's message leaves a notice for the dispatcher to expand (issue 17:
+    a chat line nobody follows costs no outbox row), and Ana hears of it."""
+    for api in make_api(tmp_path, notify_dispatch=False):
+        first = setup_game_via_api(api, "g", CAST)
+        second = setup_game_via_api(api, "h", CAST)
+        city, other = list(first.cities)
+        ana, boris = first.cities[city].residents[:2]
+        vera = first.cities[other].residents[0]
+        gleb = second.cities[next(iter(second.cities))].residents[0]
+        inbox, unfollowed = live_inbox(first, "city", city), live_inbox(first, "city", other)
+        assert inbox and unfollowed
+        api.advance_to(datetime.combine(FIRST_DAY, time(10, 5), MOSCOW))
+        _follow(api, ana, inbox, True)
+        _step(api)  # what the game's start left due
+        dispatcher: Dispatcher = api.web.notify.dispatcher  # type: ignore[union-attr]
+        claimed: list[tuple[str, str]] = []
+        claim = dispatcher.claim_outbox
+
+        async def counted(claim=claim, claimed=claimed):  # type: ignore[no-untyped-def]
+            rows = await claim()
+            claimed.extend((r["game_id"], r["kind"]) for r in rows)
+            return rows
+
+        dispatcher.claim_outbox = counted  # type: ignore[method-assign]
+        api.ok(boris, "g", "PostMessage", inbox=inbox, text="Доброе утро")
+        api.ok(vera, "g", "PostMessage", inbox=unfollowed, text="И у нас утро")
+        api.ok(gleb, "h", "PostMessage", inbox=live_inbox(second, "city", next(iter(second.cities))),
+               text="Доброе утро и вам")
+        _step(api)
+        assert claimed == [("g", "followed_inbox")]
         (note,) = _followed(api, ana)
         assert note["game_id"] == "g"

@@ -65,7 +65,7 @@ from ..store.event_store import (
 from ..store.projection import Changes, GameClock, Projector, Row, Step, merge
 from .clock import Clock, SystemClock
 from .errors import ServiceError, ServiceErrorCode, storage_full
-from .notify.causes import causes
+from .notify.causes import asks_followers, causes, only_followed
 from .observer import NullObserver, ServiceObserver
 from .pubsub import Broker
 from .transparency import HEAD_EVENTS, GameLog, LogKey, head_reason, load_logs
@@ -660,8 +660,19 @@ class _Lane:
                     draft.meta = draft.write.meta
                     writes.append(draft.write)
             if writes:
+                await self._only_followed(tx, writes, stored.followed)
                 await tx.write(writes, changes)
         return results, drafts
+
+    @staticmethod
+    async def _only_followed(tx: Transaction, writes: list[GameWrite], followed: set[str]) -> None:
+        """Drop the followed-inbox notices of inboxes nobody follows (``causes.only_followed``),
+        asking the store only for games someone follows anything in (``lock_games`` knew)."""
+        asked = {w.game_id for w in writes if w.game_id in followed and asks_followers(w.outbox)}
+        pairs = await tx.followed_inboxes(asked) if asked else set()
+        for write in writes:
+            if write.outbox:
+                write.outbox = only_followed(write.outbox, pairs)
 
     async def _follow(self, tx: Transaction, game_id: str, stored: GameMeta | None) -> None:
         """Bring this lane's handle to the store's locked version: the events another

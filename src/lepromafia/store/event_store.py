@@ -80,6 +80,9 @@ class Locked:
 
     games: dict[str, GameMeta] = field(default_factory=dict)
     commands: dict[str, dict[str, CommandRecord]] = field(default_factory=dict)
+    followed: set[str] = field(default_factory=set)
+    """The games of which someone follows an inbox (``schema.follows``): only their
+    messages may cause a followed-inbox notification (``Transaction.followed_inboxes``)."""
 
     def get(self, game_id: str) -> GameMeta | None:
         return self.games.get(game_id)
@@ -339,11 +342,12 @@ class InboxCount:
 def _lock_games_query(for_update: bool) -> Select[Any]:
     """``Transaction.lock_games``'s statement, built once (the games and the command ids
     are expanding parameters): a batch's first statement costs no query building."""
-    g, c = schema.games, schema.commands
+    g, c, f = schema.games, schema.commands, schema.follows
     joined = and_(c.c.game_id == g.c.game_id, c.c.command_id.in_(bindparam("command_ids", expanding=True)))
+    followed = select(f.c.game_id).where(f.c.game_id == g.c.game_id).exists()
     query = (select(g, c.c.command_id.label("known_id"), c.c.fingerprint.label("known_fingerprint"),
                     c.c.command.label("known_command"), c.c.first_seq.label("known_first"),
-                    c.c.last_seq.label("known_last"))
+                    c.c.last_seq.label("known_last"), followed.label("followed"))
              .select_from(g.outerjoin(c, joined))
              .where(g.c.game_id.in_(bindparam("game_ids", expanding=True))).order_by(g.c.game_id))
     return query.with_for_update(of=g) if for_update else query
@@ -433,11 +437,21 @@ class Transaction:
             if m["game_id"] not in locked.games:
                 locked.games[m["game_id"]] = _meta(m)
                 locked.commands[m["game_id"]] = {}
+                if m["followed"]:
+                    locked.followed.add(m["game_id"])
             if m["known_id"] is not None:
                 locked.commands[m["game_id"]][m["known_id"]] = CommandRecord(
                     m["known_id"], m["known_fingerprint"], m["known_command"], m["known_first"],
                     m["known_last"])
         return locked
+
+    async def followed_inboxes(self, game_ids: Collection[str]) -> set[tuple[str, str]]:
+        """The (game, inbox) pairs someone follows, of these games: read in the writer's
+        transaction, after ``lock_games``, so a follow committed before it is seen."""
+        f = schema.follows
+        rows = await self._conn.execute(select(f.c.game_id, f.c.inbox_id).distinct()
+                                        .where(f.c.game_id.in_(sorted(game_ids))))
+        return {(r.game_id, r.inbox_id) for r in rows}
 
     async def load(self, game_id: str, use_snapshot: bool = True) -> LoadedGame | None:
         """The game's current state: the latest snapshot plus the events after it.

@@ -145,16 +145,7 @@ push_subscriptions = Table(
     Index("ix_push_user", "user_id"),
 )
 
-follows = Table(
-    "notify_follows",
-    metadata,
-    Column("user_id", LOGIN, primary_key=True),
-    Column("game_id", ID, primary_key=True),
-    Column("inbox_id", ID, primary_key=True),
-    Column("created_real", Float, nullable=False),
-    Index("ix_notify_follows_inbox", "game_id", "inbox_id"),
-)
-"""Who follows which inbox ("a new message in any inbox you follow")."""
+follows = schema.follows
 
 Row = dict[str, Any]
 

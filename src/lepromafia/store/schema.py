@@ -144,6 +144,19 @@ inbox_reads = Table(
     Column("last_seq", Integer, nullable=False),
 )
 
+follows = Table(
+    "notify_follows",
+    metadata,
+    Column("user_id", String(32), primary_key=True),
+    Column("game_id", ID, primary_key=True),
+    Column("inbox_id", ID, primary_key=True),
+    Column("created_real", Float, nullable=False),
+    Index("ix_notify_follows_inbox", "game_id", "inbox_id"),
+)
+"""Who follows which inbox ("a new message in any inbox you follow"; store.notify). Here,
+beside ``games``, because a writer's lock statement asks whether a game has any: the outbox
+row of a message in an inbox nobody follows is not written (issue 17)."""
+
 NOT_PROJECTED = {"lease_until"}
 """Columns that are scheduler state, not read model."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -134,12 +134,27 @@ def _message(out: Causes, state: GameState, seq: int, e: ev.MessagePosted) -> No
         out.tell(NotifyKind.PERSONAL_MESSAGE, seq, e,
                  [u for u in sorted(readers_of(state, inbox)) if u != e.author])
     elif inbox is not None:
+        # written only if someone follows the inbox as the message commits (``only_followed``);
         # its followers are found when it is due (they are the store's, not the state's),
         # each checked against the event's audience then
         out.add(NotifyKind.FOLLOWED_INBOX, str(seq), seq=seq, due=e.at, inbox=e.inbox,
                 public=e.audience.public)
     for hook in MENTION_HOOKS:
         out.tell(NotifyKind.MENTIONED, seq, e, [u for u in hook(state, e) if u != e.author])
+
+
+def asks_followers(rows: Iterable[Row]) -> bool:
+    """Whether these rows hold a followed-inbox notice (``only_followed`` then reads who follows)."""
+    return any(r["kind"] == NotifyKind.FOLLOWED_INBOX.value for r in rows)
+
+
+def only_followed(rows: list[Row], followed: Collection[tuple[str, str]]) -> list[Row]:
+    """The rows without the followed-inbox notices of inboxes nobody follows: ``followed``
+    is the (game, inbox) pairs someone follows, read in the writing transaction, so a follow
+    committed before the message is honoured. Most chat is in inboxes nobody follows, and
+    each such row cost the dispatcher a claim and an expansion for nobody (issue 17)."""
+    return [r for r in rows if r["kind"] != NotifyKind.FOLLOWED_INBOX.value
+            or (r["game_id"], json.loads(r["payload"])["inbox"]) in followed]
 
 
 def _host_duties(out: Causes, before: GameState, after: GameState, last: tuple[int, ev.Event]) -> None:
