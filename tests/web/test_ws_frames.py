@@ -24,6 +24,7 @@ from lepromafia.engine.audience import Audience
 from lepromafia.service.outbound import may_see, stream_item
 from lepromafia.web.ws.content import Frames
 from lepromafia.web.ws.protocol import from_payload
+from lepromafia.web.ws.transport import text_frame
 
 FRAGMENT = '<li id="m7" data-author="p01_02">«Он — Ганди!» \\ "quoted" </li>\n\t\u2028 ✓'
 
@@ -78,7 +79,21 @@ def test_any_message_in_any_game_encodes_as_before(game_id: str, text: str, posi
     frames = Frames()
     assert frames.frame(game_id, 5, event, "p01_03", position, html) == today(game_id, position, event, "p01_03", html)
     assert frames.frame(game_id, 5, event, None, position + 1, html) == today(game_id, position + 1, event, None, html)
+    assert frames.wire(game_id, 5, event, "p01_03", position, html) == \
+        text_frame(today(game_id, position, event, "p01_03", html).encode())
     assert frames.encodings == 1
+
+
+def test_a_frame_on_the_wire_is_the_text_framed_at_every_length() -> None:
+    """``Frames.wire``, the bytes a delivery writes, is ``text_frame`` of the frame's text,
+    under and over the 126-byte and 64 KB lengths where the header grows."""
+    frames = Frames()
+    for seq, size in enumerate((0, 10, 120, 200, 65_400, 65_600, 70_000), 1):
+        event = posted("я" * 3)
+        for position in (1, 9, 10, 99_999):
+            html = "ж" * size
+            assert frames.wire("g", seq, event, None, position, html) == \
+                text_frame(today("g", position, event, None, html).encode())
 
 
 def test_a_mafia_message_encoded_for_a_mafioso_never_reaches_a_civilian() -> None:
@@ -91,6 +106,8 @@ def test_a_mafia_message_encoded_for_a_mafioso_never_reaches_a_civilian() -> Non
     secret = frames.frame("g", 10, mafia, "mafioso", 4, FRAGMENT)
     assert secret is not None and "ночью" in secret
     assert frames.frame("g", 10, mafia, "civilian", 4, FRAGMENT) is None
+    assert frames.wire("g", 10, mafia, "civilian", 4, FRAGMENT) is None
+    assert frames.wire("g", 10, mafia, None, 4, FRAGMENT) is None
     assert frames.frame("g", 10, mafia, None, 4, FRAGMENT) is None
     for viewer in ("mafioso", "civilian"):
         shared = frames.frame("g", 11, city, viewer, 5, FRAGMENT)

@@ -186,9 +186,9 @@ class Connection:
             done, html = pushed.ready(feed.game, item.seq, self.lang)
             if not done:
                 return False
-        text = pushed.frames.frame(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
-        if text is not None:
-            if not self.transport.try_send_text(text):
+        frame = pushed.frames.wire(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
+        if frame is not None:
+            if not self.transport.try_send_frame(frame):
                 return False
             feed.position += 1
             if self.web.metrics is not None:

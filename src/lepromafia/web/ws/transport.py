@@ -97,14 +97,21 @@ class _Flag:
             await waiter
 
 
+def frame_header(n: int) -> bytes:
+    """The header of one unmasked, final text frame (RFC 6455 §5.2) of ``n`` bytes."""
+    if n < 126:
+        return bytes((_TEXT, n))
+    if n < 65536:
+        return _HEADER_16.pack(_TEXT, 126, n)
+    return struct.pack("!BBQ", _TEXT, 127, n)
+
+
+_HEADER_16 = struct.Struct("!BBH")
+
+
 def text_frame(data: bytes) -> bytes:
     """One unmasked, final text frame (RFC 6455 §5.2) carrying ``data``."""
-    n = len(data)
-    if n < 126:
-        return bytes((_TEXT, n)) + data
-    if n < 65536:
-        return struct.pack("!BBH", _TEXT, 126, n) + data
-    return struct.pack("!BBQ", _TEXT, 127, n) + data
+    return frame_header(len(data)) + data
 
 
 _RECEIVED_TEXT = 0x81
@@ -274,10 +281,14 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     def try_send_text(self, text: str) -> bool:
         """Write one text frame now, if the socket is open and writable; False (nothing
         written) otherwise: the caller then sends through ``send``, which waits."""
+        return self.try_send_frame(text_frame(text.encode()))
+
+    def try_send_frame(self, frame: bytes) -> bool:
+        """``try_send_text`` of a text frame already framed (``text_frame``, ``Frames.wire``)."""
         if not self._open():
             return False
         self.spoke = True
-        self.transport.write(text_frame(text.encode()))
+        self.transport.write(frame)
         return True
 
     async def send(self, message: Any) -> None:
