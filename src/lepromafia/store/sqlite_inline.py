@@ -33,6 +33,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 BUSY_TIMEOUT = 30.0  # seconds a statement waits for another process's lock
+MAX_BUSY_POLL = 0.002
+"""The longest pause between two tries for another process's write lock. Two workers on one
+file hand the lock back and forth hundreds of times a second, each holding it a few
+milliseconds: a waiter that slept up to 50 ms between tries (SQLite's own busy handler
+sleeps up to 100) found it free only by chance, and lost to the other process's next
+transaction. A try costs microseconds (issue 17)."""
 _SQLITE_BUSY = 5
 _SQLITE_BUSY_SNAPSHOT = 517
 
@@ -86,7 +92,7 @@ async def _patiently(call: Callable[..., T], *args: Any) -> T:
             if now >= deadline:
                 raise
         await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.05)
+        delay = min(delay * 2, MAX_BUSY_POLL)
 
 
 async def _uncancelled(work: asyncio.Future[T]) -> T:
