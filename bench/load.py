@@ -471,7 +471,10 @@ class Harness:
         """Wait, after ``t``'s window, until its servers are idle (under ``SETTLED`` of a core
         over a second) or ``--settle`` seconds have passed; the seconds waited. A server that
         ends its window behind keeps a core busy with its backlog: the next target's window
-        would be measured on what is left of the machine (session 16's 150 games)."""
+        would be measured on what is left of the machine (session 16's 150 games). Before
+        the first window too: a started worker expands the set-up's notifications (every
+        signup's host duty, Day 1's post to every participant), which took the first
+        window's CPU (session 17)."""
         limit = getattr(self.args, "settle", 0.0)
         pids = [w.proc.pid for w in t.workers if w.proc]
         began = time.perf_counter()
@@ -657,6 +660,8 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
                 print(f"#   {t.name}: games per worker {split}", flush=True)
             print(f"#   {t.name}: {t.clients} clients subscribed in {took:.1f} s", flush=True)
         await asyncio.sleep(1)
+        for t in targets:  # the set-up's notifications (200 games: ~44,000 outbox rows) first
+            print(f"#   {t.name}: idle after {await h.settle(t):.1f} s", flush=True)
         for rep in range(args.reps):
             for t in targets:
                 if time.monotonic() > h.deadline:
