@@ -120,3 +120,52 @@ def test_after_the_warm_up_a_sole_writers_lane_holds_each_game_and_its_log(
     assert during_warm_up == [set(games)]
     assert leaf_reads == [] and loads == []
     assert taken == 0
+
+
+def test_with_several_workers_a_subscribed_game_is_taken_before_its_first_command(
+        backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers share the store. After a restart, a socket subscribes to Лепроград's game
+    on this worker (its proxy routes the game here) and one to Мафиозо's on the other. This
+    worker's lane takes Лепроград's game in the background (``hold``), a batch reading its
+    log, and Ana's first message then reads no leaves and loads no game; Мафиозо's game is
+    not taken here (issue 17: the first commands after a start no longer load the games)."""
+    from .test_verifiable_log import KEY
+
+    games = ("lepro", "mafioso")
+
+    async def scenario() -> tuple[list[set[str]], list[str], list[set[str]], list[str]]:
+        clock = manual_clock()
+        async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as first:
+            for game in games:
+                await setup_game(first, game, small_cast())
+            city = (await first.state("lepro")).current_inbox("city", next(iter(small_cast().cities)))
+        leaf_reads: list[set[str]] = []
+        loads: list[str] = []
+        real_leaves, real_stored = Transaction.leaves_after, Transaction.stored
+
+        async def leaves_after(self: Transaction, after: Any) -> Any:
+            leaf_reads.append(set(after))
+            return await real_leaves(self, after)
+
+        async def stored(self: Transaction, game_id: str, use_snapshot: bool = True) -> Any:
+            loads.append(game_id)
+            return await real_stored(self, game_id, use_snapshot)
+
+        monkeypatch.setattr(Transaction, "leaves_after", leaves_after)
+        monkeypatch.setattr(Transaction, "stored", stored)
+        async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as worker:
+            worker.hold("lepro")
+            worker.hold("lepro")  # a second socket of the same game: one take
+            assert worker._holder is not None
+            await worker._holder
+            during_hold = list(leaf_reads)
+            held = sorted(g for lane in worker._lanes for g in lane.handles)
+            leaf_reads.clear()
+            loads.clear()
+            await worker.execute("lepro", cmd.PostMessage(actor="p01_01", inbox=city, text="Утро"), "first")
+        return during_hold, loads, leaf_reads, held
+
+    during_hold, loads, leaf_reads, held = run(scenario())
+    assert during_hold == [{"lepro"}]
+    assert held == ["lepro"]
+    assert leaf_reads == [] and loads == []

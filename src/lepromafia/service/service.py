@@ -183,6 +183,9 @@ class GameService:
         self._written: OrderedDict[str, float] = OrderedDict()
         """The games this process committed to, with the time (monotonic) of its latest
         commit of each, oldest first."""
+        self._to_hold: dict[str, None] = {}
+        """Games a socket subscribed to that this worker's lane should take (``hold``)."""
+        self._holder: asyncio.Task[None] | None = None
 
     def written_since(self, since: float) -> tuple[str, ...]:
         """The games this process committed to at or after ``since`` (``time.monotonic``):
@@ -214,10 +217,11 @@ class GameService:
 
     async def close(self) -> None:
         self._closed = True
-        if self._sweeper:
-            self._sweeper.cancel()
-            with suppress(asyncio.CancelledError):
-                await self._sweeper
+        for task in (self._sweeper, self._holder):
+            if task:
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
         for lane in self._lanes:
             await lane.stop()
         await self.store.close()
@@ -247,15 +251,15 @@ class GameService:
             self.observer.command(game_id, command.actor, code, time.perf_counter() - started)
         return ack
 
-    async def take(self, game_ids: Sequence[str], chunk: int = 16) -> int:
+    async def take(self, game_ids: Sequence[str], chunk: int = 16, several: bool = False) -> int:
         """Have the writer lanes load these games now (their state and verifiable log),
         ``chunk`` games to a batch, rather than at each game's first command: after a
         start those first commands come together, and one batch loading every game held
         every player's command behind it (issue 17). Each is the sweep's job: a deadline
         already overdue fires, as it would at the game's next command. Only a sole writer
-        (with several workers a game is taken by the worker its commands reach). The
-        number of games taken."""
-        if not self.sole_writer:
+        (with several workers a game is taken by the worker its commands reach: ``hold``,
+        ``several``). The number of games taken."""
+        if not self.sole_writer and not several:
             return 0
         taken = 0
         for start in range(0, len(game_ids), chunk):
@@ -270,6 +274,31 @@ class GameService:
                 else:
                     taken += 1
         return taken
+
+    def hold(self, game_id: str) -> None:
+        """Have this worker's writer lane take a game in the background (``take``) because a
+        socket subscribed to it here, if the lane does not hold it yet. With several
+        workers a game's viewers and commands reach the worker its proxy routes the game to:
+        its first subscriptions (the reconnections after a start) come before its first
+        command, and the command then finds the game and its verifiable log held instead of
+        a first batch that reads a hundred games' logs (issue 17). A sole writer took every
+        game at its warm-up. Unrouted, the other worker's lane follows what this one did."""
+        if self.sole_writer or self._closed or game_id in self._lane(game_id).handles:
+            return
+        self._to_hold[game_id] = None
+        if self._holder is None or self._holder.done():
+            self._holder = asyncio.create_task(self._hold_all())
+
+    async def _hold_all(self, chunk: int = 16) -> None:
+        while self._to_hold and not self._closed:
+            part = [g for g in list(self._to_hold)[:chunk]
+                    if g not in self._lane(g).handles]
+            for game_id in list(self._to_hold)[:chunk]:
+                del self._to_hold[game_id]
+            try:
+                await self.take(part, chunk, several=True)
+            except Exception:  # a failed load is the game's next command's to meet
+                log.exception("taking subscribed games failed")
 
     def lane_depths(self) -> list[int]:
         """Jobs queued in each writer lane now."""

@@ -133,6 +133,7 @@ class Connection:
         self.unsubscribe(msg.game)
         web = self.web
         await web.queries.state(msg.game)  # ServiceError(unknown_game) if there is none
+        web.service.hold(msg.game)  # several workers: its commands will come here too
         sub = web.service.broker.subscribe(msg.game, self.viewer, maxsize=web.settings.ws_buffer)
         version = await web.queries.version(msg.game)
         seqs = await web.queries.streams.visible_seqs(msg.game, self.viewer, version)
