@@ -28,10 +28,12 @@ from lepromafia.bots.setup import Cast
 from lepromafia.engine.calendar import MOSCOW
 from lepromafia.service.accounts import token_hash
 from lepromafia.service.clock import ManualClock
+from lepromafia.service.notify.dispatcher import Dispatcher
 from lepromafia.service.service import GameService
 from lepromafia.store.accounts import UserRow, sessions, users
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.migrate import upgrade
+from lepromafia.store.notify import NotifyStore
 
 CITIES = ("Лепроград", "Мафиозово", "Тихий-Дон", "Береговой", "Заречье")
 POPULATION = 20
@@ -87,6 +89,12 @@ async def create_games(config: DatabaseConfig, games: int, seed: int = 0) -> dic
                 inbox = state.current_inbox("city", city)
                 assert inbox is not None, (game, city)
                 spec["cities"][city] = {"inbox": inbox, "residents": list(residents)}
+        # The set-up's notifications (each signup's host duty, Day 1's post to everyone:
+        # ~220 a game) are history on the measured day: expanded here. Left to the servers,
+        # a worker expanded a game's at its first post there, in the first window.
+        dispatcher = Dispatcher(svc, NotifyStore(svc.store), [], lambda lang, msgid: msgid, clock=clock)
+        while await dispatcher.expand_due():
+            pass
     return manifest
 
 
