@@ -281,7 +281,7 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     def try_send_text(self, text: str) -> bool:
         """Write one text frame now, if the socket is open and writable; False (nothing
         written) otherwise: the caller then sends through ``send``, which waits."""
-        return self.try_send_frame(text_frame(text.encode()))
+        return self._open() and self.try_send_frame(text_frame(text.encode()))
 
     def try_send_frame(self, frame: bytes) -> bool:
         """``try_send_text`` of a text frame already framed (``text_frame``, ``Frames.wire``)."""
