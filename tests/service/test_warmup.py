@@ -85,24 +85,8 @@ def test_after_the_warm_up_a_sole_writers_lane_holds_each_game_and_its_log(
 
     async def scenario() -> tuple[list[set[str]], list[str], list[set[str]], int]:
         clock = manual_clock()
-        async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as first:
-            for game in games:
-                await setup_game(first, game, small_cast())
-            city = (await first.state("lepro")).current_inbox("city", next(iter(small_cast().cities)))
-        leaf_reads: list[set[str]] = []
-        loads: list[str] = []
-        real_leaves, real_stored = Transaction.leaves_after, Transaction.stored
-
-        async def leaves_after(self: Transaction, after: Any) -> Any:
-            leaf_reads.append(set(after))
-            return await real_leaves(self, after)
-
-        async def stored(self: Transaction, game_id: str, use_snapshot: bool = True) -> Any:
-            loads.append(game_id)
-            return await real_stored(self, game_id, use_snapshot)
-
-        monkeypatch.setattr(Transaction, "leaves_after", leaves_after)
-        monkeypatch.setattr(Transaction, "stored", stored)
+        city = await games_on_day_one(backend, clock, games)
+        leaf_reads, loads = spy_on_loads(monkeypatch)
         async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY,
                                        sole_writer=True) as restarted:
             await warm_up(restarted, EventIndex(restarted.store), limit=10)
@@ -135,24 +119,8 @@ def test_with_several_workers_a_subscribed_game_is_taken_before_its_first_comman
 
     async def scenario() -> tuple[list[set[str]], list[str], list[set[str]], list[str]]:
         clock = manual_clock()
-        async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as first:
-            for game in games:
-                await setup_game(first, game, small_cast())
-            city = (await first.state("lepro")).current_inbox("city", next(iter(small_cast().cities)))
-        leaf_reads: list[set[str]] = []
-        loads: list[str] = []
-        real_leaves, real_stored = Transaction.leaves_after, Transaction.stored
-
-        async def leaves_after(self: Transaction, after: Any) -> Any:
-            leaf_reads.append(set(after))
-            return await real_leaves(self, after)
-
-        async def stored(self: Transaction, game_id: str, use_snapshot: bool = True) -> Any:
-            loads.append(game_id)
-            return await real_stored(self, game_id, use_snapshot)
-
-        monkeypatch.setattr(Transaction, "leaves_after", leaves_after)
-        monkeypatch.setattr(Transaction, "stored", stored)
+        city = await games_on_day_one(backend, clock, games)
+        leaf_reads, loads = spy_on_loads(monkeypatch)
         async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as worker:
             worker.hold("lepro")
             worker.hold("lepro")  # a second socket of the same game: one take
@@ -169,3 +137,36 @@ def test_with_several_workers_a_subscribed_game_is_taken_before_its_first_comman
     assert during_hold == [{"lepro"}]
     assert held == ["lepro"]
     assert leaf_reads == [] and loads == []
+
+
+def spy_on_loads(monkeypatch: pytest.MonkeyPatch) -> tuple[list[set[str]], list[str]]:
+    """The games whose verifiable-log leaves were read (a set per read) and the games loaded
+    from the store, from now on."""
+    leaf_reads: list[set[str]] = []
+    loads: list[str] = []
+    real_leaves, real_stored = Transaction.leaves_after, Transaction.stored
+
+    async def leaves_after(self: Transaction, after: Any) -> Any:
+        leaf_reads.append(set(after))
+        return await real_leaves(self, after)
+
+    async def stored(self: Transaction, game_id: str, use_snapshot: bool = True) -> Any:
+        loads.append(game_id)
+        return await real_stored(self, game_id, use_snapshot)
+
+    monkeypatch.setattr(Transaction, "leaves_after", leaves_after)
+    monkeypatch.setattr(Transaction, "stored", stored)
+    return leaf_reads, loads
+
+
+async def games_on_day_one(backend: DatabaseConfig, clock: Any, games: tuple[str, ...]) -> str:
+    """The games set up to their Day 1 (with a verifiable log), by a worker that then
+    stops; the first city's inbox id (the same in each)."""
+    from .test_verifiable_log import KEY
+
+    async with GameService.running(backend, clock=clock, sweep=False, log_key=KEY) as first:
+        for game in games:
+            await setup_game(first, game, small_cast())
+        city = (await first.state(games[0])).current_inbox("city", next(iter(small_cast().cities)))
+    assert city is not None
+    return city
