@@ -24,7 +24,7 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -194,13 +194,30 @@ class Frames:
         self.maxsize = maxsize
         self.encodings = 0
         """How many frames were encoded (a test counts one per event and content)."""
-        self._parts: dict[tuple[str, int, str | None], tuple[str, str]] = {}
-        self._wire: dict[tuple[str, int, str | None], tuple[bytes, bytes]] = {}
+        self._parts: dict[tuple[str, int, str | None], _Parts] = {}
 
     def frame(self, game_id: str, seq: int, event: Event, viewer: str | None, position: int,
               content: str | None = None) -> str | None:
         """The frame of ``event`` (global ``seq``) at the viewer's ``position``; None for a
         viewer the audience filter does not admit (he gets nothing of it)."""
+        parts = self._for(game_id, seq, event, viewer, content)
+        return None if parts is None else f"{parts.head}{position}{parts.tail}"
+
+    def wire(self, game_id: str, seq: int, event: Event, viewer: str | None, position: int,
+             content: str | None = None) -> bytes | None:
+        """``frame``'s text as the WebSocket frame that carries it (``transport.text_frame``
+        of its UTF-8): the parts are encoded once per event, so a delivery copies bytes
+        once instead of formatting, encoding and framing the whole text (issue 17)."""
+        parts = self._for(game_id, seq, event, viewer, content)
+        if parts is None:
+            return None
+        at = str(position).encode()
+        head, tail = parts.head_bytes, parts.tail_bytes
+        return b"".join((frame_header(len(head) + len(at) + len(tail)), head, at, tail))
+
+    def _for(self, game_id: str, seq: int, event: Event, viewer: str | None,
+             content: str | None) -> _Parts | None:
+        """The event's shared encoding, if the audience filter admits the viewer."""
         if not may_see(event, viewer):
             return None
         key = (game_id, seq, content)
@@ -209,32 +226,23 @@ class Frames:
             parts = self._parts[key] = self._encode(game_id, event, content)
             if len(self._parts) > self.maxsize:  # oldest first: a delivery is over in seconds
                 del self._parts[next(iter(self._parts))]
-        return f"{parts[0]}{position}{parts[1]}"
+        return parts
 
-    def wire(self, game_id: str, seq: int, event: Event, viewer: str | None, position: int,
-             content: str | None = None) -> bytes | None:
-        """``frame``'s text as the WebSocket frame that carries it (``transport.text_frame``
-        of its UTF-8): the parts are encoded once per event, so a delivery copies bytes
-        once instead of formatting, encoding and framing the whole text (issue 17)."""
-        if not may_see(event, viewer):
-            return None
-        key = (game_id, seq, content)
-        parts = self._wire.get(key)
-        if parts is None:
-            text = self.frame(game_id, seq, event, viewer, 0, content)
-            assert text is not None
-            head, tail = self._parts[key]
-            parts = self._wire[key] = (head.encode(), tail.encode())
-            if len(self._wire) > self.maxsize:
-                del self._wire[next(iter(self._wire))]
-        at = str(position).encode()
-        return b"".join((frame_header(len(parts[0]) + len(at) + len(parts[1])), parts[0], at, parts[1]))
-
-    def _encode(self, game_id: str, event: Event, content: str | None) -> tuple[str, str]:
+    def _encode(self, game_id: str, event: Event, content: str | None) -> _Parts:
         self.encodings += 1
         text = from_payload(audience_item(game_id, event, content)).model_dump_json()
         at = text.index(SEQ)
-        return text[:at + len(SEQ) - 1], text[at + len(SEQ):]
+        head, tail = text[:at + len(SEQ) - 1], text[at + len(SEQ):]
+        return _Parts(head, tail, head.encode(), tail.encode())
+
+
+class _Parts(NamedTuple):
+    """A frame's text before and after the viewer's position, as text and as UTF-8."""
+
+    head: str
+    tail: str
+    head_bytes: bytes
+    tail_bytes: bytes
 
 
 def pushed_content(web: Any) -> PushedContent:
