@@ -251,16 +251,17 @@ class GameService:
             self.observer.command(game_id, command.actor, code, time.perf_counter() - started)
         return ack
 
-    async def take(self, game_ids: Sequence[str], chunk: int = 16, several: bool = False) -> int:
+    async def take(self, game_ids: Sequence[str], chunk: int = 16) -> int:
         """Have the writer lanes load these games now (their state and verifiable log),
         ``chunk`` games to a batch, rather than at each game's first command: after a
         start those first commands come together, and one batch loading every game held
         every player's command behind it (issue 17). Each is the sweep's job: a deadline
         already overdue fires, as it would at the game's next command. Only a sole writer
-        (with several workers a game is taken by the worker its commands reach: ``hold``,
-        ``several``). The number of games taken."""
-        if not self.sole_writer and not several:
-            return 0
+        (with several workers a game is taken by the worker its commands reach: ``hold``).
+        The number of games taken."""
+        return await self._take(game_ids, chunk) if self.sole_writer else 0
+
+    async def _take(self, game_ids: Sequence[str], chunk: int = 16) -> int:
         taken = 0
         for start in range(0, len(game_ids), chunk):
             part = game_ids[start:start + chunk]
@@ -291,12 +292,11 @@ class GameService:
 
     async def _hold_all(self, chunk: int = 16) -> None:
         while self._to_hold and not self._closed:
-            part = [g for g in list(self._to_hold)[:chunk]
-                    if g not in self._lane(g).handles]
-            for game_id in list(self._to_hold)[:chunk]:
+            part = list(self._to_hold)[:chunk]
+            for game_id in part:
                 del self._to_hold[game_id]
             try:
-                await self.take(part, chunk, several=True)
+                await self._take([g for g in part if g not in self._lane(g).handles], chunk)
             except Exception:  # a failed load is the game's next command's to meet
                 log.exception("taking subscribed games failed")
 

@@ -154,7 +154,7 @@ def only_followed(rows: list[Row], followed: Collection[tuple[str, str]]) -> lis
     committed before the message is honoured. Most chat is in inboxes nobody follows, and
     each such row cost the dispatcher a claim and an expansion for nobody (issue 17)."""
     return [r for r in rows if r["kind"] != NotifyKind.FOLLOWED_INBOX.value
-            or (r["game_id"], json.loads(r["payload"])["inbox"]) in followed]
+            or (followed and (r["game_id"], json.loads(r["payload"])["inbox"]) in followed)]
 
 
 def _host_duties(out: Causes, before: GameState, after: GameState, last: tuple[int, ev.Event]) -> None:
