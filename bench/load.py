@@ -549,30 +549,23 @@ def plan(args: argparse.Namespace, backend: str, games: int,
         # Its own copy of the games: on one database the other target's posts would be
         # holes in these workers' streams (they are not on its Redis), each one re-fetched.
         # Its own Redis channels too (redis_bus names them after the database number).
-        routed_db = (DatabaseConfig(f"sqlite:///{workdir}/routed.db") if backend == "sqlite"
-                     else DatabaseConfig(db.url, f"{db.schema}_routed"))
-        redis_url = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + os.getpid() % 15}"
-        second = Target("project-2w-routed:b", "project", free_port(), db=routed_db, redis_url=redis_url)
-        targets.append(Target("project-2w-routed", "project", free_port(), db=routed_db,
-                              others=[second], routed=True, redis_url=redis_url))
-        if args.before:  # the earlier tree as two routed workers too: its copy, its channels
-            before_db = (DatabaseConfig(f"sqlite:///{workdir}/routed-before.db") if backend == "sqlite"
-                         else DatabaseConfig(db.url, f"{db.schema}_routed_before"))
-            before_redis = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + (os.getpid() + 7) % 15}"
-            src = str(workdir / "before-tree")
-            env = dict(kv.split("=", 1) for kv in getattr(args, "before_env", []))
-            second = Target("before-2w-routed:b", "project", free_port(), db=before_db,
-                            redis_url=before_redis, src=src, env=env)
-            targets.insert(0, Target("before-2w-routed", "project", free_port(), db=before_db,
-                                     others=[second], routed=True, redis_url=before_redis, src=src, env=env))
+        def routed(name: str, copy: str, channels: int, **options: Any) -> Target:
+            """Two workers routed by game, on the copy of the games named ``copy`` and the
+            Redis database ``channels`` places them on (``post_via``: the first's only)."""
+            routed_db = (DatabaseConfig(f"sqlite:///{workdir}/{copy}.db") if backend == "sqlite"
+                         else DatabaseConfig(db.url, f"{db.schema}_{copy.replace('-', '_')}"))
+            redis_url = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + (os.getpid() + channels) % 15}"
+            shared = {k: v for k, v in options.items() if k != "post_via"}
+            second = Target(f"{name}:b", "project", free_port(), db=routed_db, redis_url=redis_url, **shared)
+            return Target(name, "project", free_port(), db=routed_db, others=[second], routed=True,
+                          redis_url=redis_url, **options)
+
+        targets.append(routed("project-2w-routed", "routed", 0))
+        if args.before:  # the earlier tree as two routed workers too
+            targets.insert(0, routed("before-2w-routed", "routed-before", 7, src=str(workdir / "before-tree"),
+                                     env=dict(kv.split("=", 1) for kv in getattr(args, "before_env", []))))
         for n, way in enumerate(ways[1:], 2):  # each way: its copy, its channels
-            way_db = (DatabaseConfig(f"sqlite:///{workdir}/routed-{way}.db") if backend == "sqlite"
-                      else DatabaseConfig(db.url, f"{db.schema}_routed_{way}"))
-            way_redis = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + (os.getpid() + n) % 15}"
-            name = f"project-2w-routed-{way}"
-            second = Target(f"{name}:b", "project", free_port(), db=way_db, redis_url=way_redis)
-            targets.append(Target(name, "project", free_port(), db=way_db, others=[second], routed=True,
-                                  redis_url=way_redis, post_via=way))
+            targets.append(routed(f"project-2w-routed-{way}", f"routed-{way}", n, post_via=way))
     for t in list(targets):  # before any set-up: a server that cannot hold its sockets
         why = t.fits(names, limit)
         if why is not None:
