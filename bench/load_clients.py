@@ -115,6 +115,15 @@ def nginx_consistent_hash(key: str, servers: list[str]) -> int:
     return points[at % len(points)][1]
 
 
+def upstream_names(workers: int) -> list[str]:
+    """The names nginx hashes a routed target's workers by: those of one machine's workers
+    on ports 8001, 8002, … (``server 127.0.0.1:8001;`` …), whatever ports they really
+    listen on. Every routed target of a run, and every run, then splits the games alike
+    (200 games: 93 and 107): the ring of the ephemeral ports split them anywhere from
+    100/100 to 123/77, a different way for each target of an A/B."""
+    return [f"127.0.0.1:{8001 + i}" for i in range(workers)]
+
+
 @dataclass
 class Route:
     """A target as its clients see it: the ports of its workers and which one each game's
@@ -140,7 +149,7 @@ class Route:
         game in its URL and goes to any worker: that relays every event through Redis)."""
         if self.routed:
             if game not in self.owner:
-                self.owner[game] = nginx_consistent_hash(game, [f"127.0.0.1:{p}" for p in self.ports])
+                self.owner[game] = nginx_consistent_hash(game, upstream_names(len(self.ports)))
             return self.ports[self.owner[game]]
         return self.ports[n % len(self.ports)]
 

@@ -156,10 +156,23 @@ def test_routed_sockets_go_where_nginx_sends_the_game() -> None:
     r = Route("project-2w-routed", "project", ports, routed=True)
     for n in range(50):
         game = f"load{n:02d}"
-        want = ports[nginx_consistent_hash(game, [f"127.0.0.1:{p}" for p in ports])]
+        want = ports[nginx_consistent_hash(game, ["127.0.0.1:8001", "127.0.0.1:8002"])]
         assert r.port_for(n, game) == r.port_for(0, game) == want
     spread = Route("project-2w", "project", ports)
     assert [spread.port_for(n, "load00") for n in range(4)] == [4101, 4102, 4101, 4102]
+
+
+def test_every_routed_target_splits_the_games_alike() -> None:
+    """Two targets of one A/B listen on different ephemeral ports; nginx's ring is hashed
+    over the same upstream names for both, so each worker holds the same games on both
+    (200 games: 93 and 107), run after run."""
+    games = load.game_names(200)
+
+    def split(ports: list[int]) -> list[int]:
+        r = Route("t", "project", ports, routed=True)
+        return [sum(r.port_for(0, g) == p for g in games) for p in ports]
+
+    assert split([4101, 4102]) == split([39001, 51234]) == [93, 107]
 
 
 def test_the_curve_plan_at_200_games(capsys: pytest.CaptureFixture[str]) -> None:
