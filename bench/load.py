@@ -170,7 +170,16 @@ class Target:
         older = self.src is not None and not Path(self.src, "src/lepromafia/web/ws/commands.py").exists()
         return {"name": self.name, "kind": self.kind, "ports": [w.port for w in self.workers],
                 "routed": self.routed,  # a tree before session 15 posts by form
-                "post_via": "form" if older and self.post_via in ("", "ws") else self.post_via}
+                "post_via": "form" if older and self.post_via in ("", "ws") else self.post_via,
+                "views": self.takes_views()}
+
+    def takes_views(self) -> bool:
+        """Whether its socket takes a page's ``view`` (session 18: then a page on screen
+        reports no read marker); an earlier tree's clients report each as before."""
+        if self.src is None:
+            return True
+        protocol = Path(self.src, "src/lepromafia/web/ws/protocol.py")
+        return protocol.exists() and "class View(" in protocol.read_text()
 
     def sockets_per_worker(self, games: list[str]) -> list[int]:
         """The client sockets (and raw writer sockets) each worker would hold."""
@@ -444,7 +453,8 @@ class Harness:
             "reads_per_s": m["reads_per_s"], "read_p99_ms": m["read_p99_ms"],
             "pages_per_s": m["pages_per_s"], "page_p50_ms": m["page_p50_ms"],
             "page_p99_ms": m["page_p99_ms"],
-            "live_js": args.live_js, "read_via": args.read_via,
+            "live_js": args.live_js,
+            "read_via": "view" if t.takes_views() and args.read_via == "ws" else args.read_via,
             "post_via": t.route()["post_via"] or args.post_via.split(",")[0],
             "refresh_errors": m["refresh_errors"], "reconnects": m["reconnects"],
             "server_cores": round((sum(cpu_seconds(p) for p in pids) - cpu0) / wall, 3) if pid else None,
@@ -812,7 +822,9 @@ async def main() -> None:
                         help="seconds between a client's batched read-marker reports (live.js: 5)")
     parser.add_argument("--read-via", choices=("ws", "http"), default="ws",
                         help="how a client reports its read marker: on its socket (live.js while "
-                             "the socket is open) or by POST …/read (before session 6)")
+                             "the socket is open; since session 18 only what came while the tab "
+                             "was hidden: a server that takes a page's view marks the rest, and "
+                             "a visible page reports nothing) or by POST …/read (before session 6)")
     parser.add_argument("--post-via", default="ws",
                         help="posts as the browser's chat composer sends them: ws, a command frame "
                              "on the author's socket (live.js since session 15); form, its htmx "

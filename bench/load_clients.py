@@ -142,11 +142,13 @@ class Route:
     """How this target's posts are sent, if not ``--post-via`` (``fanout.py --post-via api,ws``)."""
     by_user: dict[tuple[str, str], Client] = field(default_factory=dict)
     """(game, user) -> his client: ``--post-via ws`` posts on the author's own socket."""
+    views: bool = False
+    """Its server takes a page's ``view`` (live.js since session 18): a page on screen then
+    reports no read marker over ``--read-via ws``; the server marks what it delivers."""
 
     def port_for(self, n: int, game: str) -> int:
         """A game's requests: its worker by nginx's ``hash $game consistent`` (routed), else
-        in turn. The routed harness sends a game's sockets there too (nginx's ``/ws`` has no
-        game in its URL and goes to any worker: that relays every event through Redis)."""
+        in turn. Its sockets too, as nginx routes live.js's ``/ws?game=…`` (docs/deploy.md)."""
         if self.routed:
             if game not in self.owner:
                 self.owner[game] = nginx_consistent_hash(game, upstream_names(len(self.ports)))
@@ -191,6 +193,11 @@ class Client:
         """Which of the target's workers this client's socket (and re-fetches) use."""
 
     @property
+    def viewing(self) -> bool:
+        """The page says on its socket what it shows (live.js against a server that takes it)."""
+        return self.target.views and self.h.args.read_via == "ws" and self.h.args.live_js == "push"
+
+    @property
     def token(self) -> str:
         return str(self.h.manifest["tokens"][self.user])
 
@@ -220,6 +227,10 @@ class Client:
             self.ws = ws
             self.delay = 0.5
             await ws.send_str(json.dumps({"type": "subscribe", "game": self.game, "since_seq": self.last}))
+            if self.viewing:  # live.js: what the page shows, on screen
+                shown = [r.inbox for r in self.regions if r.thread is not None]
+                await ws.send_str(json.dumps({"type": "view", "game": self.game, "inboxes": shown,
+                                              "visible": True}))
             async for msg in ws:
                 if msg.type != aiohttp.WSMsgType.TEXT:
                     break
@@ -294,7 +305,8 @@ class Client:
                 return None
         elif number == region.thread + 1:
             region.thread = number
-            self.read(region, seq)
+            if not self.viewing:  # on screen, told to the socket: the server marks it
+                self.read(region, seq)
         elif number > region.thread:
             return None  # not current: the region re-fetches
         region.rendered = max(region.rendered, seq)
@@ -536,7 +548,7 @@ class Generator:
 
     async def connect(self, spec: dict[str, Any]) -> dict[str, Any]:
         t = Route(spec["name"], spec["kind"], list(spec["ports"]), bool(spec["routed"]),
-                  post_via=str(spec.get("post_via", "")))
+                  post_via=str(spec.get("post_via", "")), views=bool(spec.get("views")))
         games = self.manifest["games"]
         wanted = sum(len(c["residents"]) for g in games.values() for c in g["cities"].values())
         need = self.files_needed(wanted + (len(games) if t.kind == "raw" else 0))

@@ -6,8 +6,9 @@ it: «Ana» is the first honest resident, «Boris» the second, «the mafioso» 
 
 Day 1, the city inbox (INBOX-CITY-1): Ana and Boris sit on it. Boris posts, with @ana; Ana's page
 shows the message — Boris's label, his text, marked as mentioning her, not hers — without a
-single request to the inbox region's URL, and her read marker advances within seconds by
-one ``read`` report on her socket, with no HTTP request at all. Boris's own page marks it his (with an "Edit" that fetches his
+single request to the inbox region's URL, and her read marker advances within seconds
+with no report at all: her page told its socket once that it shows the city's thread on
+screen (``view``), and the server counts what it sends her there as read. Boris's own page marks it his (with an "Edit" that fetches his
 form when opened). The mafioso writes in the mafia inbox (INBOX-MAFIA-1, §9): not one byte of
 it reaches Ana's socket. A reload of Ana's page shows the same list as the pushed one, no
 duplicates, no gaps: each pushed item is the server-rendered item modulo Ana's own classes.
@@ -29,6 +30,10 @@ GAME = "pushed"
 CITY = "Лепроград"
 RESIDENTS = ("ana7", "boris7", "vera7", "gleb7", "dina7")
 REQUIREMENTS = ["active", "rules_read", "voice_contact", "no_insults", "omerta"]
+SET_VISIBILITY = """state => {
+    Object.defineProperty(document, "visibilityState", {value: state, configurable: true});
+    document.dispatchEvent(new Event("visibilitychange"));
+}"""
 ITEMS = "() => Array.from(document.querySelectorAll('ol.thread > li[data-seq]')).map(li => li.outerHTML)"
 
 
@@ -100,6 +105,8 @@ def test_a_message_arrives_pushed_marked_for_each_reader_and_the_mafia_s_stays_a
     sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload))))
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(str(payload))))
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
     page.goto(url)
     page.wait_for_selector("#live-status[data-state=open]")
     assert page.get_attribute("body", "data-live-user") == ana
@@ -124,13 +131,18 @@ def test_a_message_arrives_pushed_marked_for_each_reader_and_the_mafia_s_stays_a
     other.wait_for_selector(f"ol.thread > li.mine[data-author={boris}]", timeout=10000)
     assert other.locator(f"ol.thread > li.mine[data-author={boris}] details.edit summary").count() == 1
 
-    # her read marker: a report on her socket within seconds, and the server counts nothing unread
+    # her read marker: within seconds the server counts nothing unread, and her page sent
+    # no report for it, only what it shows, once (her socket went to the game's worker)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and unread_of(live, ana, city) != 0:
-        time.sleep(0.3)
+        page.wait_for_timeout(300)
     assert unread_of(live, ana, city) == 0
-    assert any('"type":"read"' in f and city in f for f in sent), sent
-    assert read_posts == [], read_posts  # the socket carried it: no request
+    views = [f for f in sent if '"type":"view"' in f]
+    assert len(views) == 1 and city in views[0] and '"visible":true' in views[0], sent
+    assert not any('"type":"read"' in f for f in sent), sent
+    assert read_posts == [], read_posts  # no request either
+    live_sockets = [u for u in sockets if "lang=" in u]  # live.js's (badge.js has its own)
+    assert live_sockets and all(f"/ws?game={GAME}&" in u for u in live_sockets), sockets
     assert region_requests == [], region_requests  # nothing fetched for it
 
     # no byte of the mafia's message in any frame Ana's socket received
@@ -138,9 +150,27 @@ def test_a_message_arrives_pushed_marked_for_each_reader_and_the_mafia_s_stays_a
     assert not any(secret in f or "дому 7" in f for f in frames)
     assert all(mafia_inbox not in f for f in frames)
 
+    # Ana's tab is hidden: her page tells its socket so; what Boris writes then is pushed
+    # onto her page but stays unread until the tab is shown again, when her page reports it
+    # (page.wait_for_timeout, not time.sleep: Playwright hands over the frames it saw only
+    # while it is called)
+    page.evaluate(SET_VISIBILITY, "hidden")
+    page.wait_for_timeout(300)  # the server has it before Boris writes
+    assert any('"type":"view"' in f and '"visible":false' in f for f in sent), sent
+    live.command(boris, GAME, "PostMessage", inbox=city, text="Пока тебя не было.")
+    page.wait_for_selector("ol.thread > li:has-text('Пока тебя не было')", timeout=10000)
+    assert not any('"type":"read"' in f for f in sent), sent
+    page.evaluate(SET_VISIBILITY, "visible")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and unread_of(live, ana, city) != 0:
+        page.wait_for_timeout(300)
+    assert unread_of(live, ana, city) == 0
+    assert any('"type":"read"' in f and city in f for f in sent), sent
+
     # Boris opens "Edit" of his pushed message: his form comes on demand
-    other.locator(f"ol.thread > li.mine[data-author={boris}] details.edit summary").click()
-    other.wait_for_selector(f"ol.thread > li.mine[data-author={boris}] form[data-testid=edit-form] textarea")
+    his = other.locator(f"ol.thread > li.mine[data-author={boris}]").filter(has_text="Кто за кого")
+    his.locator("details.edit summary").click()
+    his.locator("form[data-testid=edit-form] textarea").wait_for()
 
     # a reload shows the same list: no duplicates, no gaps, the same items
     before = [neutral(i) for i in page.evaluate(ITEMS)]

@@ -218,3 +218,27 @@ def test_a_refused_report_still_gets_its_error_in_words_and_in_order(
         assert refused["message"] and "_" not in refused["message"]
         assert pong == {"type": "pong"}
         assert loop_reports == [seq, seq]  # the first (game not held yet) and the refused one
+
+
+@pytest.mark.timeout(60)
+def test_a_page_showing_the_thread_reads_what_is_written_to_it_with_no_report(
+        served: tuple[int, dict[str, str], dict[str, Any]], forwarded: list[int],
+        loop_reports: list[int]) -> None:
+    """Boris's page shows his city's thread on screen and says so once (``view``); Anna
+    posts three messages (INBOX-CITY-1): each is written to his socket as it is published,
+    and his unread count drops to 0 (within the markers' 5-second group) although his page
+    sent no read report; the mafia's thread, named too, is never his to read (INBOX-MAFIA-1)."""
+    port, tokens, inboxes = served
+    with _subscribed(port, tokens["boris"]) as boris:
+        caught_up = len(forwarded)
+        boris.send(json.dumps({"type": "view", "game": "g", "visible": True,
+                               "inboxes": [inboxes["city"], inboxes["mafia"]]}))
+        boris.send(json.dumps({"type": "ping"}))
+        assert json.loads(boris.recv(timeout=5)) == {"type": "pong"}
+        for n in range(3):
+            _post(port, tokens["anna"], inboxes["city"], f"ночь {n}", f"night-{n}")
+        _post(port, tokens["mafioso"], inboxes["mafia"], "не для него", "mafia-night")
+        frames = _frames(boris)
+        assert len([f for f in frames if f.get("type") == "event"]) == 3
+        assert _eventually(lambda: _unread(port, tokens["boris"], inboxes["city"]) == 0, within=10)
+        assert forwarded[caught_up:] == [] and loop_reports == []

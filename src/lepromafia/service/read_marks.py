@@ -43,13 +43,16 @@ class ReadMarks:
     """``mark`` (the HTTP route) waits for its group, written ``delay`` after the first
     report; ``note`` (the socket's report) does not wait and is written with the next group,
     at most ``period`` after it: with only socket reports, one transaction (one executemany,
-    ``Transaction.mark_read_many``) per ``period`` per process, whatever the clients send."""
+    ``Transaction.mark_read_many``) per ``period`` per process, whatever the clients send;
+    ``seen`` (a message delivered to a page that shows it on screen) likewise, at most
+    ``seen_period`` after it."""
 
     def __init__(self, store: EventStore, delay: float = 0.2, period: float = 1.0,
-                 chunk: int = CHUNK) -> None:
+                 chunk: int = CHUNK, seen_period: float = 5.0) -> None:
         self.store = store
         self.delay = delay
         self.period = period
+        self.seen_period = seen_period
         self.chunk = chunk
         self.transactions = 0
         """Transactions written so far (a test sees many reports share one)."""
@@ -68,6 +71,15 @@ class ReadMarks:
         if seq > self._pending.get(key, 0):
             self._pending[key] = seq
         self._schedule(self.period)
+
+    def seen(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
+        """``note`` for a message delivered to a page that shows its inbox on screen
+        (``web.ws.endpoint.Connection.view``): written with a group at most
+        ``seen_period`` later, as often as ``live.js`` reported it itself."""
+        key = (game_id, inbox, reader)
+        if seq > self._pending.get(key, 0):
+            self._pending[key] = seq
+        self._schedule(self.seen_period)
 
     async def mark(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker of the inbox forward to global ``seq``; return once

@@ -40,7 +40,7 @@ from ..pages.render import env, local
 from .protocol import from_payload
 from .transport import frame_header
 
-PUSHED: tuple[type[Event], ...] = (ev.MessagePosted, ev.MessageEdited)
+PUSHED: tuple[type[ev.MessagePosted], type[ev.MessageEdited]] = (ev.MessagePosted, ev.MessageEdited)
 """The events whose page content rides in the frame."""
 TEMPLATE = "partials/message_item.html"
 

@@ -47,6 +47,7 @@ from .protocol import (
     Subscribed,
     Unread,
     Unsubscribe,
+    View,
     client_message,
 )
 from .reads import SocketReads
@@ -98,6 +99,9 @@ class Connection:
     transport: Any = None
     """The socket's ``LeanWebSocketProtocol`` (``web.ws.transport``) when the server runs
     it: deliveries are then written as they are published (``_direct``)."""
+    reading: dict[str, frozenset[str]] = field(default_factory=dict)
+    """game -> the inboxes whose threads the page shows on screen (``view``): a message of
+    one delivered on the socket is read."""
 
     async def send(self, message: BaseModel) -> None:
         # No lock: uvicorn writes each frame whole, synchronously, and senders that wait for
@@ -109,6 +113,23 @@ class Connection:
         sent the ASGI way, waiting for the socket to drain: every frame of the socket."""
         if self.transport is None or not self.transport.try_send_text(text):
             await self.ws.send_text(text)
+
+    def view(self, msg: View) -> None:
+        """What the page shows, and whether on screen: from now on each message of those
+        inboxes this socket is sent moves the viewer's read marker (``ReadMarks.seen``),
+        as the page's own report would; none while it is hidden (the page reports what
+        it showed then when it is shown again). A visitor has no marker."""
+        if self.viewer is not None and msg.visible and msg.inboxes:
+            self.reading[msg.game] = frozenset(msg.inboxes)
+        else:
+            self.reading.pop(msg.game, None)
+
+    def _seen(self, game: str, seq: int, event: Any) -> None:
+        """A frame of ``event`` (global ``seq``) was just sent: read, if its inbox is shown."""
+        inboxes = self.reading.get(game)
+        inbox = event.inbox if isinstance(event, PUSHED) else None
+        if inboxes is not None and inbox in inboxes and self.viewer is not None:
+            self.web.queries.read_marks.seen(game, inbox, self.viewer, seq)
 
     async def error(self, exc: BaseException, game: str | None = None, command: str | None = None) -> None:
         info = describe(exc, self.lang)
@@ -192,6 +213,8 @@ class Connection:
             if not self.transport.try_send_frame(frame):
                 return False
             feed.position += 1
+            if self.reading:
+                self._seen(feed.game, item.seq, event)
             if self.web.metrics is not None:
                 self.web.metrics.delivered += 1
         feed.last = item.seq
@@ -219,6 +242,8 @@ class Connection:
             if text is not None:
                 feed.position += 1
                 await self._send_text(text)
+                if self.reading:
+                    self._seen(feed.game, item.seq, event)
                 if self.web.metrics is not None:
                     self.web.metrics.delivered += 1
         feed.last = item.seq
@@ -311,10 +336,10 @@ PONG = Pong().model_dump_json()
 
 def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
     """A received frame handled as the transport reads it (``LeanWebSocketProtocol.on_text``),
-    without waking the receive loop: a read report answered from memory, or a ping whose
-    pong is written at once (issue 17). Anything else, and anything that needs an answer
-    that cannot be written now (a refusal), is declined: the receive loop then takes it,
-    validating it again, exactly as if this did not exist."""
+    without waking the receive loop: a read report answered from memory, a page's ``view``,
+    or a ping whose pong is written at once (issue 17). Anything else, and anything that
+    needs an answer that cannot be written now (a refusal), is declined: the receive loop
+    then takes it, validating it again, exactly as if this did not exist."""
     if len(text) > MAX_MESSAGE:
         return False
     try:
@@ -330,6 +355,12 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
         except ValidationError:
             return False
         return reads.take_known(report)
+    if kind == "view" and json_ok(decoded):
+        try:
+            conn.view(View.model_validate(decoded))
+        except ValidationError:
+            return False
+        return True
     if kind == "ping" and len(decoded) == 1 and conn.transport is not None:
         return bool(conn.transport.try_send_text(PONG))
     return False
@@ -390,6 +421,8 @@ async def websocket(ws: WebSocket) -> None:
                     reads.report(msg)
                 except WebError as exc:
                     await conn.error(exc, msg.game)
+            elif isinstance(msg, View):
+                conn.view(msg)
             elif isinstance(msg, Command):
                 await commands.run(conn, msg)
     except WebSocketDisconnect:

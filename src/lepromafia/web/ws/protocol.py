@@ -2,7 +2,9 @@
 
 Client → server: ``subscribe`` {game, since_seq}, ``unsubscribe`` {game}, ``ping``,
 ``read`` {game, inbox, upto} (the page's read marker: ``web.ws.reads``; no answer unless
-refused), and ``command`` {id, game, name, args} (an engine command, as ``POST
+refused), ``view`` {game, inboxes, visible} (the threads the page shows: while it is
+visible, each of their messages delivered on the socket is read; no answer), and
+``command`` {id, game, name, args} (an engine command, as ``POST
 /api/games/{game}/commands/{name}`` with body ``args`` and ``command_id`` ``id``:
 ``web.ws.commands``).
 Server → client: ``subscribed`` {game, version}, ``event`` {game, seq, payload, html?},
@@ -60,6 +62,19 @@ class ReadReport(_Msg):
     upto: int = Field(ge=1, le=2**31 - 1)
 
 
+class View(_Msg):
+    """The inboxes whose threads the socket's page shows, and whether the page is on screen
+    (``live.js``, issue 17). While ``visible``, a message of those inboxes delivered on this
+    socket moves the viewer's read marker as the page's own report would, with no report:
+    what the page shows while it is on screen is read (``Connection.view``)."""
+
+    type: Literal["view"]
+    game: str = GAME_ID
+    inboxes: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=16)
+    visible: bool = True
+
+
 class Command(_Msg):
     """An engine command of the socket's signed-in user (lila's move on the socket)."""
 
@@ -76,7 +91,7 @@ COMMAND_REF: TypeAdapter[str] = TypeAdapter(Annotated[str, COMMAND_ID])
 """A ``command`` frame's ``game`` and ``id`` alone, as ``Command`` takes them: a frame
 refused as a whole still names them where they are valid (``endpoint._named``)."""
 
-ClientMessage = Subscribe | Unsubscribe | Ping | ReadReport | Command
+ClientMessage = Subscribe | Unsubscribe | Ping | ReadReport | View | Command
 ClientToServer = Annotated[ClientMessage, Field(discriminator="type")]
 client_message: TypeAdapter[ClientMessage] = TypeAdapter(ClientToServer)
 

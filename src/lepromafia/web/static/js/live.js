@@ -7,10 +7,13 @@
  * with its thread item rendered (frame field "html", once per audience and language on the
  * server, web/ws/content.py): it is inserted into the thread that shows its inbox, marked
  * for this viewer from data-author / data-mentions against <body data-live-user>, with no
- * request; the read marker follows in one batched report {upto} at most every READ_EVERY ms
- * while the page is on screen, and at once when the tab is hidden or left: on the socket
- * ("read" {game, inbox, upto}) while it is open, else as POST …/read {upto} (and always so
- * when the page is left, with keepalive: the socket closes with the page).
+ * request. The socket is told which threads the page shows and whether it is on screen
+ * ("view" {game, inboxes, visible}, at each connect and visibility change): while it is,
+ * the server counts each message of those threads it sends as read, with no report. What
+ * arrives while the tab is hidden is reported when it is shown again, in one batched
+ * report {upto} at most every READ_EVERY ms, and at once when the tab is hidden or left:
+ * on the socket ("read" {game, inbox, upto}) while it is open, else as POST …/read {upto}
+ * (and always so when the page is left, with keepalive: the socket closes with the page).
  * A thread that is not current (the item's number is not the next one) is re-fetched once
  * instead.
  *
@@ -296,7 +299,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
         if (empty) { empty.remove(); }
         thread.scrollTop = thread.scrollHeight;
       }
-      read(region, seq);
+      read(region, seq, event.inbox);
     }
     if (region) {
       var drawn = parseInt(region.getAttribute("data-live-rendered") || "0", 10);
@@ -325,9 +328,14 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   var unread = new Map();  // read URL -> the stream position of the last message shown
   var readRegion = new Map();  // read URL -> the region whose messages it reports
   var readTimer = null, lastRead = 0;
-  function read(region, seq) {
+  function read(region, seq, inbox) {
     var src = region && region.getAttribute("data-live-src");
     if (!src || !/\/part$/.test(src)) { return; }
+    // on screen, through the socket that was told what the page shows: the server counts
+    // it read as it sends it (the "view" below); what comes while hidden is reported here
+    if (document.visibilityState !== "hidden" && ws && ws === viewSocket && viewed.indexOf(inbox) >= 0) {
+      return;
+    }
     var url = src.replace(/\/part$/, "/read");
     unread.set(url, Math.max(seq, unread.get(url) || 0));
     readRegion.set(url, region);
@@ -359,8 +367,29 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     });
     unread.clear();
   }
+  // --- what the page shows, told to its socket -------------------------------------
+  // While the page is on screen, the server counts each message of these threads it
+  // delivers on this socket as read: no report per message (issue 17).
+  var viewSocket = null, viewed = [];
+  function sendView() {
+    if (!(ws && ws.readyState === 1 && game)) { return; }
+    var inboxes = [];
+    document.querySelectorAll("ol.thread[data-inbox]").forEach(function (t) {
+      var region = t.closest("[data-live-src]");
+      var src = region && region.getAttribute("data-live-src");
+      var inbox = t.getAttribute("data-inbox");
+      if (src && /\/part$/.test(src) && inbox && inboxes.length < 16) { inboxes.push(inbox); }
+    });
+    if (!inboxes.length) { return; }
+    ws.send(JSON.stringify({ type: "view", game: game, inboxes: inboxes,
+                             visible: document.visibilityState !== "hidden" }));
+    viewSocket = ws;
+    viewed = inboxes;
+  }
+
   // What was on screen is read: report it when the tab is hidden or left, not later.
   document.addEventListener("visibilitychange", function () {
+    sendView();
     if (document.visibilityState === "hidden") { flush("hidden"); } else { flushSoon(); }
   });
   window.addEventListener("pagehide", function () { if (document.visibilityState !== "hidden") { flush(true); } });
@@ -466,10 +495,13 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   function connect() {
     show("connecting");
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/ws?unread=1&lang=" + lang);
+    // ?game=: a proxy that routes a game's requests to one worker sends its socket there too
+    var at = game ? "game=" + encodeURIComponent(game) + "&" : "";
+    ws = new WebSocket(proto + "//" + location.host + "/ws?" + at + "unread=1&lang=" + lang);
     ws.onopen = function () {
       delay = 500;
       ws.send(JSON.stringify({ type: "subscribe", game: game, since_seq: last }));
+      sendView();
     };
     ws.onmessage = function (msg) {
       var data;
