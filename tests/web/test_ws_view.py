@@ -136,3 +136,22 @@ def test_a_malformed_view_is_refused() -> None:
                 {"visible": "maybe"}, {"game": ""}, {"extra": 1}):
         with pytest.raises(ValidationError):
             client_message.validate_python(ok | bad)
+
+
+def test_a_socket_keeps_views_of_at_most_eight_games() -> None:
+    """A page shows one game; a client naming a ninth game at once is not remembered for it
+    (the server holds no unbounded state per socket), and a hidden page's view is dropped."""
+    from lepromafia.web.ws.endpoint import MAX_VIEWS, Connection
+    from lepromafia.web.ws.protocol import View
+
+    conn = Connection(ws=None, web=None, viewer="p01_02", lang="ru")  # type: ignore[arg-type]
+    for n in range(MAX_VIEWS + 1):
+        conn.view(View(type="view", game=f"g{n}", inboxes=["city"]))
+    assert len(conn.reading) == MAX_VIEWS and f"g{MAX_VIEWS}" not in conn.reading
+    conn.view(View(type="view", game="g0", inboxes=["city", "mafia"]))  # one already named
+    assert conn.reading["g0"] == {"city", "mafia"}
+    conn.view(View(type="view", game="g0", inboxes=["city"], visible=False))
+    assert "g0" not in conn.reading
+    visitor = Connection(ws=None, web=None, viewer=None, lang="ru")  # type: ignore[arg-type]
+    visitor.view(View(type="view", game="g", inboxes=["city"]))
+    assert visitor.reading == {}

@@ -59,6 +59,9 @@ MAX_BACKLOG = 20000
 MAX_MESSAGE = 4096
 """Characters in a frame; a ``command`` (a long chat message) may be as large as an HTTP
 body (``WebSettings.max_body_bytes``)."""
+MAX_VIEWS = 8
+"""Games a socket's ``view`` may name at once (a page shows one): more are ignored, so a
+client cannot make the server keep views without bound."""
 ADMITTED = 8
 """Sockets that may read the store for their session or a subscribe at the same time. A
 reconnect storm after a restart (thousands of sockets within seconds) waits here, in
@@ -119,10 +122,10 @@ class Connection:
         inboxes this socket is sent moves the viewer's read marker (``ReadMarks.seen``),
         as the page's own report would; none while it is hidden (the page reports what
         it showed then when it is shown again). A visitor has no marker."""
-        if self.viewer is not None and msg.visible and msg.inboxes:
-            self.reading[msg.game] = frozenset(msg.inboxes)
-        else:
+        if self.viewer is None or not msg.visible or not msg.inboxes:
             self.reading.pop(msg.game, None)
+        elif msg.game in self.reading or len(self.reading) < MAX_VIEWS:
+            self.reading[msg.game] = frozenset(msg.inboxes)
 
     def _seen(self, game: str, seq: int, event: Any) -> None:
         """A frame of ``event`` (global ``seq``) was just sent: read, if its inbox is shown."""
