@@ -21,14 +21,21 @@ def quick_flush(api: Api) -> None:
     api.web.queries.read_marks.period = 0.05
 
 
-def day_one(api: Api) -> tuple[Any, str, str, str]:
-    """Лепроград's Day 1: p01_01 has written twice in the city inbox; a civilian's view."""
+def quiet_day_one(api: Api) -> tuple[Any, str, str, str]:
+    """Лепроград's Day 1, nothing written yet: (state, city inbox, mafia inbox, a civilian
+    other than p01_01)."""
     setup_game_via_api(api, "g", CAST, {"population_per_city": 20})
     api.advance_to(at(1, "10:05"))
     s = api.state("g")
     city, mafia = s.current_inbox("city", "Лепроград"), s.current_inbox("mafia", "Лепроград")
     assert city is not None and mafia is not None
     civilian = next(u for u in s.living("Лепроград") if not s.is_mafia(u) and u != "p01_01")
+    return s, city, mafia, civilian
+
+
+def day_one(api: Api) -> tuple[Any, str, str, str]:
+    """Лепроград's Day 1: p01_01 has written twice in the city inbox; a civilian's view."""
+    s, city, mafia, civilian = quiet_day_one(api)
     for text in ("Раз.", "Два."):
         api.ok("p01_01", "g", "PostMessage", inbox=city, text=text)
     return s, city, mafia, civilian

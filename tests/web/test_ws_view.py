@@ -12,12 +12,9 @@ from typing import Any
 
 import pytest
 
-from lepromafia.bots.setup import default_cast
-
-from .conftest import Api, at, setup_game_via_api
-from .test_ws_read_marker import eventually, position, unread_of
-
-CAST = default_cast(1, 20)
+from .conftest import Api
+from .test_pushed_content import next_event
+from .test_ws_read_marker import eventually, position, quiet_day_one, unread_of
 
 
 @pytest.fixture(autouse=True)
@@ -28,12 +25,7 @@ def quick_flush(api: Api) -> None:
 def day_one(api: Api) -> tuple[Any, str, str, str, str]:
     """Лепроград's Day 1, nothing written yet: (state, city inbox, mafia inbox, a civilian,
     a mafioso)."""
-    setup_game_via_api(api, "g", CAST, {"population_per_city": 20})
-    api.advance_to(at(1, "10:05"))
-    s = api.state("g")
-    city, mafia = s.current_inbox("city", "Лепроград"), s.current_inbox("mafia", "Лепроград")
-    assert city is not None and mafia is not None
-    civilian = next(u for u in s.living("Лепроград") if not s.is_mafia(u) and u != "p01_01")
+    s, city, mafia, civilian = quiet_day_one(api)
     mafioso = next(u for u in s.living("Лепроград") if s.is_mafia(u) and u != "p01_01")
     return s, city, mafia, civilian, mafioso
 
@@ -41,13 +33,6 @@ def day_one(api: Api) -> tuple[Any, str, str, str, str]:
 def subscribed(api: Api, ws: Any, viewer: str | None) -> None:
     ws.send_json({"type": "subscribe", "game": "g", "since_seq": position(api, viewer)})
     assert ws.receive_json()["type"] == "subscribed"
-
-
-def next_event(ws: Any) -> dict[str, Any]:
-    while True:
-        frame = ws.receive_json()
-        if frame["type"] == "event":
-            return frame
 
 
 def test_a_message_delivered_to_a_page_showing_its_thread_is_read(api: Api) -> None:
