@@ -28,12 +28,15 @@ his city's inbox page; ``subscribe`` from the page's position; on an event frame
 his numbering re-subscribes; a message pushed in the frame (``html``) whose number is the
 next of the thread on his page is applied with no request, and his read marker follows in
 one ``POST …/read {upto}`` at most every ``READ_EVERY`` seconds (a thread that is not
-current re-fetches instead); each other ``data-live-src`` region the event matches
-(``data-live-kinds``/``-inbox``/``-city``, not already drawn at that position: the
-``X-Live-Seq`` of the response that drew it; not ``data-live-shown="skip"`` for a message
-the page just showed) is re-fetched coalesced (150 ms debounce, at most one per region per
-``WINDOW`` seconds, trailing; with ``HX-Request``); a closed socket reconnects after 0.5 s
-doubling to 15 s, with the ±50 % jitter the shipped live.js adds. Raw clients are the same
+current re-fetches instead; with ``--read-via ws``, the default, the report goes on his
+socket, and against a tree that takes a page's ``view`` his page says once what it shows,
+on screen, and reports nothing: the server marks what it delivers); each other
+``data-live-src`` region the event matches (``data-live-kinds``/``-inbox``/``-city``, not
+already drawn at that position: the ``X-Live-Seq`` of the response that drew it; not
+``data-live-shown="skip"`` for a message the page just showed) is re-fetched coalesced
+(150 ms debounce, at most one per region per ``WINDOW`` seconds, trailing; with
+``HX-Request``); a closed socket reconnects after 0.5 s doubling to 15 s, with the ±50 %
+jitter the shipped live.js adds. Raw clients are the same
 sockets without pages. ``--live-js refetch`` models the live.js before pushed content
 (every matching region re-fetched 150 ms after each event, the read marker moved by the
 inbox region's fetch), to measure both client models against one server.
@@ -63,6 +66,7 @@ import asyncio
 import json
 import math
 import os
+import random
 import re
 import shutil
 import socket
@@ -175,7 +179,10 @@ class Target:
 
     def takes_views(self) -> bool:
         """Whether its socket takes a page's ``view`` (session 18: then a page on screen
-        reports no read marker); an earlier tree's clients report each as before."""
+        reports no read marker); an earlier tree's clients report each as before, and the
+        raw relay's clients have no page."""
+        if self.kind != "project":
+            return False
         if self.src is None:
             return True
         protocol = Path(self.src, "src/lepromafia/web/ws/protocol.py")
@@ -359,10 +366,26 @@ class ClientProcs:
 # --- the run -----------------------------------------------------------------------------
 
 
+SERVER_PORTS = range(20000, 32000)
+"""Where servers' ports are picked: below the kernel's ephemeral range (32768–60999 here).
+A run's tens of thousands of client sockets take ephemeral ports, and at 150 games one
+took the port picked for a server that had not started yet ("address already in use")."""
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port no socket holds now, below the ephemeral range, not handed out before."""
+    for port in random.sample(SERVER_PORTS, 500):
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise HarnessError(f"no free port in {SERVER_PORTS}")
 
 
 SETTLED = 0.3

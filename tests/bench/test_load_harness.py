@@ -324,3 +324,15 @@ def test_the_next_window_waits_for_a_server_still_busy_with_its_backlog(
     finally:
         busy.kill()
         busy.wait()
+
+
+def test_a_page_says_what_it_shows_only_to_a_tree_that_takes_it(tmp_path: Path) -> None:
+    """This tree's clients send a ``view`` and no read report while on screen; an earlier
+    tree (no ``View`` in its protocol) gets the reports it knows, and the raw relay's
+    clients, which have no page, send neither."""
+    older = tmp_path / "older"
+    (older / "src/lepromafia/web/ws").mkdir(parents=True)
+    (older / "src/lepromafia/web/ws/protocol.py").write_text("class ReadReport(_Msg): ...\n")
+    assert load.Target("project", "project", load.free_port()).route()["views"] is True
+    assert load.Target("before", "project", load.free_port(), src=str(older)).route()["views"] is False
+    assert load.Target("raw", "raw", load.free_port()).route()["views"] is False
