@@ -67,28 +67,28 @@ class ReadMarks:
     def note(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker forward to global ``seq`` with the next group; return at
         once (the caller has checked the report: ``web.ws.reads.ReadGate``)."""
-        key = (game_id, inbox, reader)
-        if seq > self._pending.get(key, 0):
-            self._pending[key] = seq
+        self._pend((game_id, inbox, reader), seq)
         self._schedule(self.period)
 
     def seen(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """``note`` for a message delivered to a page that shows its inbox on screen
         (``web.ws.endpoint.Connection.view``): written with a group at most
         ``seen_period`` later, as often as ``live.js`` reported it itself."""
-        key = (game_id, inbox, reader)
-        if seq > self._pending.get(key, 0):
-            self._pending[key] = seq
+        self._pend((game_id, inbox, reader), seq)
         self._schedule(self.seen_period)
 
     async def mark(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker of the inbox forward to global ``seq``; return once
         committed."""
-        key = (game_id, inbox, reader)
-        self._pending[key] = max(seq, self._pending.get(key, 0))
+        self._pend((game_id, inbox, reader), seq)
         group = self._schedule(self.delay)
         await self.store.release_reads()  # hold no snapshot while waiting for the write
         await asyncio.shield(group)
+
+    def _pend(self, key: Key, seq: int) -> None:
+        """The key's marker goes to ``seq`` with the next group, if that is forward."""
+        if seq > self._pending.get(key, 0):
+            self._pending[key] = seq
 
     def _schedule(self, within: float) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
