@@ -328,15 +328,19 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   var unread = new Map();  // read URL -> the stream position of the last message shown
   var readRegion = new Map();  // read URL -> the region whose messages it reports
   var readTimer = null, lastRead = 0;
-  function read(region, seq, inbox) {
+  // The read-marker URL of a region that holds a thread (…/part → …/read), else null.
+  function readUrl(region) {
     var src = region && region.getAttribute("data-live-src");
-    if (!src || !/\/part$/.test(src)) { return; }
+    return src && /\/part$/.test(src) ? src.replace(/\/part$/, "/read") : null;
+  }
+  function read(region, seq, inbox) {
+    var url = readUrl(region);
+    if (!url) { return; }
     // on screen, through the socket that was told what the page shows: the server counts
     // it read as it sends it (the "view" below); what comes while hidden is reported here
     if (document.visibilityState !== "hidden" && ws && ws === viewSocket && viewed.indexOf(inbox) >= 0) {
       return;
     }
-    var url = src.replace(/\/part$/, "/read");
     unread.set(url, Math.max(seq, unread.get(url) || 0));
     readRegion.set(url, region);
     flushSoon();
@@ -375,10 +379,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     if (!(ws && ws.readyState === 1 && game)) { return; }
     var inboxes = [];
     document.querySelectorAll("ol.thread[data-inbox]").forEach(function (t) {
-      var region = t.closest("[data-live-src]");
-      var src = region && region.getAttribute("data-live-src");
       var inbox = t.getAttribute("data-inbox");
-      if (src && /\/part$/.test(src) && inbox && inboxes.length < 16) { inboxes.push(inbox); }
+      if (readUrl(t.closest("[data-live-src]")) && inbox && inboxes.length < 16) { inboxes.push(inbox); }
     });
     if (!inboxes.length) { return; }
     ws.send(JSON.stringify({ type: "view", game: game, inboxes: inboxes,
