@@ -14,6 +14,14 @@ statement runs on the event loop, and 900 markers in one took the loop for milli
 while the writer lanes' commits waited behind its lock (session 12); between chunks they
 go first.
 
+A message delivered to a page on screen (``ReadMarks.seen``) moves the reader's marker
+too: at 200 games that is every reader of every thread, thousands of markers a second.
+They are not written as one group per period but as a trickle: each marker about
+``seen_period`` after it first moved (the moves in between ride with it), the ones due
+written every ``tick`` in small transactions. One group every 5 s (10,000 markers per
+worker, 50 transactions back to back) delayed every command committed meanwhile by up to
+200 ms on PostgreSQL, a spike every 5 s in the servers' logs (session 19).
+
 One group is written at a time, its markers in key order. On PostgreSQL two groups in
 flight at once took the same readers' row locks in their reports' orders: they waited
 on each other holding two pooled connections, a deadlock PostgreSQL broke after its
@@ -28,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+from collections.abc import Callable
 
 from ..store.event_store import EventStore
 
@@ -37,6 +46,8 @@ Key = tuple[str, str, str]
 """(game, inbox, reader)"""
 CHUNK = 200
 """Markers per transaction."""
+TICK = 0.1
+"""Seconds between two writes of the markers ``seen`` made due (``ReadMarks.seen``)."""
 
 
 class ReadMarks:
@@ -44,16 +55,21 @@ class ReadMarks:
     report; ``note`` (the socket's report) does not wait and is written with the next group,
     at most ``period`` after it: with only socket reports, one transaction (one executemany,
     ``Transaction.mark_read_many``) per ``period`` per process, whatever the clients send;
-    ``seen`` (a message delivered to a page that shows it on screen) likewise, at most
-    ``seen_period`` after it."""
+    ``seen`` (a message delivered to a page that shows it on screen) likewise, each marker
+    about ``seen_period`` after it first moved, written in a trickle (every ``tick``)
+    rather than in one group."""
 
     def __init__(self, store: EventStore, delay: float = 0.2, period: float = 1.0,
-                 chunk: int = CHUNK, seen_period: float = 5.0) -> None:
+                 chunk: int = CHUNK, seen_period: float = 5.0, tick: float = TICK,
+                 clock: Callable[[], float] | None = None) -> None:
         self.store = store
         self.delay = delay
         self.period = period
         self.seen_period = seen_period
         self.chunk = chunk
+        self.tick = tick
+        self._clock = clock
+        """When a ``seen`` marker moved and fell due (seconds; default: the loop's clock)."""
         self.transactions = 0
         """Transactions written so far (a test sees many reports share one)."""
         self.written = 0
@@ -63,6 +79,10 @@ class ReadMarks:
         self._timer: asyncio.TimerHandle | None = None
         self._writing = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._later: dict[Key, tuple[int, float]] = {}
+        """``seen``'s markers: key -> (seq, loop time it first moved), oldest first (a key
+        keeps its place while it moves again, and is written, then dropped, when due)."""
+        self._trickle: asyncio.Task[None] | None = None
 
     def note(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker forward to global ``seq`` with the next group; return at
@@ -72,10 +92,50 @@ class ReadMarks:
 
     def seen(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """``note`` for a message delivered to a page that shows its inbox on screen
-        (``web.ws.endpoint.Connection.view``): written with a group at most
-        ``seen_period`` later, as often as ``live.js`` reported it itself."""
-        self._pend((game_id, inbox, reader), seq)
-        self._schedule(self.seen_period)
+        (``web.ws.endpoint.Connection.view``): written about ``seen_period`` after the
+        marker first moved (at most once a period per marker, as often as ``live.js``
+        reported it itself), in the trickle (``_trickle_forever``)."""
+        key = (game_id, inbox, reader)
+        held = self._later.get(key)
+        if held is None:
+            self._later[key] = (seq, self._time())
+        elif seq > held[0]:
+            self._later[key] = (seq, held[1])
+        if self._trickle is None or self._trickle.done():
+            # a fresh context: the trickle's transactions are nobody's request (its read scope)
+            self._trickle = asyncio.get_running_loop().create_task(
+                self._trickle_forever(), context=contextvars.Context())
+
+    def _time(self) -> float:
+        return self._clock() if self._clock is not None else asyncio.get_running_loop().time()
+
+    def _due(self, until: float) -> list[tuple[Key, int]]:
+        """The ``seen`` markers that first moved at ``until`` or before, taken out."""
+        due = []
+        for key, (seq, since) in self._later.items():
+            if since > until:
+                break
+            due.append((key, seq))
+        for key, _ in due:
+            del self._later[key]
+        return due
+
+    async def _trickle_forever(self) -> None:
+        """Every ``tick``, write the ``seen`` markers due; end when none is left."""
+        while self._later:
+            await asyncio.sleep(self.tick)
+            due = self._due(self._time() - self.seen_period)
+            if due:
+                try:
+                    await self._write_marks(sorted((*key, seq) for key, seq in due))
+                except asyncio.CancelledError:  # flush: it writes them itself
+                    now = self._time()
+                    for key, seq in due:
+                        held = self._later.get(key)
+                        self._later[key] = (max(seq, held[0]) if held else seq, now)
+                    raise
+                except Exception:  # a store failure: these markers stay where they were
+                    log.warning("read markers not written", exc_info=True)
 
     async def mark(self, game_id: str, inbox: str, reader: str, seq: int) -> None:
         """Move the reader's marker of the inbox forward to global ``seq``; return once
@@ -124,21 +184,31 @@ class ReadMarks:
             self._start()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        trickle, self._trickle = self._trickle, None
+        if trickle is not None and not trickle.done():
+            trickle.cancel()
+            await asyncio.gather(trickle, return_exceptions=True)
+        due = self._due(float("inf"))
+        if due:
+            await self._write_marks(sorted((*key, seq) for key, seq in due))
 
     async def _write(self, pending: dict[Key, int], group: asyncio.Future[None]) -> None:
         try:
             if pending:
-                marks = [(*key, seq) for key, seq in sorted(pending.items())]
-                async with self._writing:
-                    for at in range(0, len(marks), self.chunk):
-                        part = marks[at:at + self.chunk]
-                        async with self.store.transaction() as tx:
-                            await tx.mark_read_many(part)
-                        self.transactions += 1
-                        self.written += len(part)
+                await self._write_marks([(*key, seq) for key, seq in sorted(pending.items())])
         except BaseException as exc:
             if not group.done():
                 group.set_exception(exc)
             raise
         if not group.done():
             group.set_result(None)
+
+    async def _write_marks(self, marks: list[tuple[str, str, str, int]]) -> None:
+        """Markers in key order, in transactions of at most ``chunk``, one writer at a time."""
+        async with self._writing:
+            for at in range(0, len(marks), self.chunk):
+                part = marks[at:at + self.chunk]
+                async with self.store.transaction() as tx:
+                    await tx.mark_read_many(part)
+                self.transactions += 1
+                self.written += len(part)
