@@ -99,6 +99,39 @@ def test_the_game_seq_key_rejects_a_second_writer(backend: DatabaseConfig) -> No
     run(scenario())
 
 
+def test_a_batch_of_three_games_moves_all_or_names_the_one_that_moved(backend: DatabaseConfig) -> None:
+    """One batch writes three games (PostgreSQL: one statement moves their rows); when
+    another writer moved the second meanwhile, the batch fails naming it and none of the
+    three games is moved or gets an event."""
+    events = GAME.table.events
+
+    def write(game_id: str, expected: int, n: int) -> GameWrite:
+        return GameWrite(game_id, expected, meta(game_id, expected + n),
+                         event_rows(game_id, events[expected:expected + n], expected + 1))
+
+    async def scenario() -> tuple[str, list[int], list[int]]:
+        store = EventStore.open(backend)
+        for game in ("a", "b", "c"):
+            await append(store, game, events[:5], -1)
+        async with store.transaction() as tx:
+            await tx.write([write("a", 5, 2), write("b", 5, 1), write("c", 5, 3)], {})
+        await append(store, "b", events[6:7], 6)  # another writer: b is at 7
+        try:
+            async with store.transaction() as tx:
+                await tx.write([write("a", 7, 1), write("b", 6, 1), write("c", 8, 1)], {})
+        except ConcurrencyConflict as exc:
+            named = exc.game_id
+        async with store.reading() as tx:
+            versions = [(await tx.meta(g)).version for g in ("a", "b", "c")]  # type: ignore[union-attr]
+        counts = [len(await store.event_rows(g)) for g in ("a", "b", "c")]
+        await store.close()
+        return named, versions, counts
+
+    named, versions, counts = run(scenario())
+    assert named == "b"
+    assert versions == counts == [7, 7, 8]
+
+
 @pytest.mark.parametrize("corruption", ["bad json", "unknown type", "wrong field", "does not apply"])
 def test_a_corrupt_event_row_is_reported_with_the_first_bad_seq(backend: DatabaseConfig,
                                                                  corruption: str) -> None:
