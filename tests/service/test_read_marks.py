@@ -249,3 +249,4 @@ def test_flush_writes_the_markers_of_pages_on_screen_not_yet_due(backend: Databa
             await store.close()
 
     assert run(scenario()) == (1, {INBOX: 7})
+

@@ -112,3 +112,51 @@ def storm_of_sessions(api: Any, now: list[float], monkeypatch: pytest.MonkeyPatc
         return len(lookups)
 
     return read_again_at
+
+
+def test_a_storm_s_sessions_are_read_again_in_bulk_before_they_are_due(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thousand sessions of the storm (and ulyana's own) are read again by the
+    background refresh at 160 s, in statements of at most 500, so at 300 s no command
+    reads its session; one of them ended
+    meanwhile (gone from the store) and is forgotten; a chunk read while a session was
+    evicted (a logout on another worker) is not kept — its rows may predate the logout."""
+    import random
+    from types import SimpleNamespace
+
+    from lepromafia.service import accounts as module
+
+    now = [1000.0]
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setattr(module, "random", random.Random(19))
+    for api in make_api(tmp_path, session_cache_seconds=300):
+        refresh_after_a_storm(api, now, monkeypatch)
+
+
+def refresh_after_a_storm(api: Any, now: list[float], monkeypatch: pytest.MonkeyPatch) -> None:
+    read_again_at = storm_of_sessions(api, now, monkeypatch)
+    service = api.web.accounts
+    statements: list[int] = []
+    assert read_again_at(0) == 1000
+    row = service._sessions["storm-0"][0]
+
+    async def sessions(token_hashes: list[str]) -> dict[str, object]:
+        statements.append(len(token_hashes))
+        return {key: row for key in token_hashes if key != "storm-7"}
+
+    monkeypatch.setattr(service.store, "sessions", sessions)
+    now[0] = 1160.0
+    assert api.client.portal.call(service.refresh_sessions) == 1001
+    assert statements == [500, 500, 1] and "storm-7" not in service._sessions
+    assert read_again_at(300) == 1  # storm-7 only: forgotten, so read on its next use
+
+    async def evicted_meanwhile(token_hashes: list[str]) -> dict[str, object]:
+        service.evict("storm-1")
+        return {key: row for key in token_hashes}
+
+    monkeypatch.setattr(service.store, "sessions", evicted_meanwhile)
+    now[0] = 1460.0
+    before = dict(service._sessions)
+    api.client.portal.call(service.refresh_sessions)
+    assert "storm-1" not in service._sessions
+    assert all(service._sessions[k] == before[k] for k in service._sessions)

@@ -8,7 +8,7 @@ store's metadata so one migration history covers both.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -206,6 +206,18 @@ class AccountStore:
         async with self.store.single_read() as conn:
             r = (await conn.execute(query)).first()
         return SessionRow(r.user_id, r.expires_real, r.created_real, r.display_name) if r else None
+
+    async def sessions(self, token_hashes: Sequence[str]) -> dict[str, SessionRow]:
+        """``session`` for many tokens in one statement (by token hash; an unknown one is
+        absent)."""
+        query = (select(sessions.c.token_hash, sessions.c.user_id, sessions.c.expires_real,
+                        sessions.c.created_real, users.c.display_name)
+                 .select_from(sessions.outerjoin(users, users.c.user_id == sessions.c.user_id))
+                 .where(sessions.c.token_hash.in_(list(token_hashes))))
+        async with self.store.single_read() as conn:
+            rows = (await conn.execute(query)).all()
+        return {r.token_hash: SessionRow(r.user_id, r.expires_real, r.created_real, r.display_name)
+                for r in rows}
 
     async def renew_session(self, token_hash: str, expires: float) -> None:
         async with self._write() as conn:

@@ -121,6 +121,8 @@ def create_app(settings: WebSettings | None = None, *, clock: Clock | None = Non
             observability.freeze_after_start_up()
             unfreeze_survivors = observability.FreezeSurvivors(
                 asyncio.get_running_loop(), settings.gc_thaw_hours * 3600).install()
+        # cached sessions read again in bulk before they are due (a reconnect storm's)
+        web.tasks.append(asyncio.create_task(accounts.refresh_sessions_forever()))
         if settings.warm_up:  # issue 17: a restart's first visitors do not pay every game's load
             web.tasks.append(asyncio.create_task(warm_up(service, events, limit=settings.cached_games)))
         try:
