@@ -289,11 +289,10 @@ class AccountService:
         return User(row.user_id, row.display_name) if row.display_name is not None else None
 
     async def _session(self, key: str) -> SessionRow | None:
-        """The session row, from memory if read less than ``session_cache_seconds`` ago:
-        each is kept a random ¾ to all of that, so the sessions of sockets that connected
-        together (a restart's reconnect storm, 20,000 at once) are not all read again in the
-        same second (session 19: on PostgreSQL, the third window of every benchmark run).
-        Unknown tokens are not remembered (a flood of made-up ones cannot fill the cache)."""
+        """The session row, from memory if read less than ``session_cache_seconds`` ago
+        (each kept a random ¾ to all of that, and read again in bulk before it is due:
+        ``refresh_sessions``). Unknown tokens are not remembered (a flood of made-up ones
+        cannot fill the cache)."""
         ttl = self.policy.session_cache_seconds
         cached = self._sessions.get(key)
         if cached is not None and time.monotonic() < cached[1]:

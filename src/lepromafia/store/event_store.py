@@ -281,8 +281,7 @@ class EventStore:
         and without a ``BEGIN``: for the lookup every request makes first (its session),
         which needs no snapshot shared with anything else. On PostgreSQL in autocommit
         mode: the statement alone, not ``BEGIN``, the statement and the pool's ``ROLLBACK``
-        — three round trips (session 19: a worker's cached sessions expiring together
-        added a thousand a second)."""
+        — three round trips (session 19: 0.57× the time of a lookup, 0.6× its CPU)."""
         async with self.engine.connect() as conn:
             if self.config.is_sqlite:
                 yield await conn.execution_options(single_statement=True)
@@ -708,7 +707,7 @@ class Transaction:
                 _MARK_READ[True],
                 [{"game_id": g, "inbox": i, "user_id": u, "last_seq": seq} for g, i, u, seq in marks])
             return
-        game_ids, inboxes, user_ids, seqs = (list(column) for column in zip(*marks, strict=True))
+        game_ids, inboxes, user_ids, seqs = (list(values) for values in zip(*marks, strict=True))
         await self._conn.execute(_MARK_READ_ARRAYS, {"game_ids": game_ids, "inboxes": inboxes,
                                                       "user_ids": user_ids, "seqs": seqs})
 
