@@ -42,6 +42,8 @@ MIN_STRENGTH = 2
 MAX_CONTACT = 200
 REFRESH_CHUNK = 500
 """Cached sessions read again per statement (``AccountService.refresh_sessions``)."""
+REFRESH_PAUSE = 0.02
+"""Seconds between two of those statements."""
 IDLE_RENEW_STEP = 60.0
 """A session's idle deadline is written back at most once a minute."""
 
@@ -168,6 +170,8 @@ class AccountService:
         half = time.monotonic() + ttl / 2
         due = [key for key, (_, until) in self._sessions.items() if until < half]
         for at in range(0, len(due), REFRESH_CHUNK):
+            if at:  # the commands first between two statements (SQLite's run on the loop)
+                await asyncio.sleep(REFRESH_PAUSE)
             part = due[at:at + REFRESH_CHUNK]
             evictions = self._evictions
             rows = await self.store.sessions(part)
