@@ -117,7 +117,7 @@ def storm_of_sessions(api: Any, now: list[float], monkeypatch: pytest.MonkeyPatc
 def test_a_storm_s_sessions_are_read_again_in_bulk_before_they_are_due(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The thousand sessions of the storm (and ulyana's own) are read again by the
-    background refresh at 160 s, in statements of at most 500, so at 300 s no command
+    background refresh at 160 s, in statements of at most 100, so at 300 s no command
     reads its session; one of them ended
     meanwhile (gone from the store) and is forgotten; a chunk read while a session was
     evicted (a logout on another worker) is not kept — its rows may predate the logout."""
@@ -147,7 +147,7 @@ def refresh_after_a_storm(api: Any, now: list[float], monkeypatch: pytest.Monkey
     monkeypatch.setattr(service.store, "sessions", sessions)
     now[0] = 1160.0
     assert api.client.portal.call(service.refresh_sessions) == 1001
-    assert statements == [500, 500, 1] and "storm-7" not in service._sessions
+    assert statements == [100] * 10 + [1] and "storm-7" not in service._sessions
     assert read_again_at(300) == 1  # storm-7 only: forgotten, so read on its next use
 
     async def evicted_meanwhile(token_hashes: list[str]) -> dict[str, object]:
