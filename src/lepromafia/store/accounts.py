@@ -199,21 +199,18 @@ class AccountStore:
 
     async def session(self, token_hash: str) -> SessionRow | None:
         """The session and its user's display name, in one statement (every request asks)."""
-        query = (select(sessions.c.user_id, sessions.c.expires_real, sessions.c.created_real,
-                        users.c.display_name)
-                 .select_from(sessions.outerjoin(users, users.c.user_id == sessions.c.user_id))
-                 .where(sessions.c.token_hash == token_hash))
-        async with self.store.single_read() as conn:
-            r = (await conn.execute(query)).first()
-        return SessionRow(r.user_id, r.expires_real, r.created_real, r.display_name) if r else None
+        return (await self._sessions(sessions.c.token_hash == token_hash)).get(token_hash)
 
     async def sessions(self, token_hashes: Sequence[str]) -> dict[str, SessionRow]:
         """``session`` for many tokens in one statement (by token hash; an unknown one is
         absent)."""
+        return await self._sessions(sessions.c.token_hash.in_(list(token_hashes)))
+
+    async def _sessions(self, where: Any) -> dict[str, SessionRow]:
         query = (select(sessions.c.token_hash, sessions.c.user_id, sessions.c.expires_real,
                         sessions.c.created_real, users.c.display_name)
                  .select_from(sessions.outerjoin(users, users.c.user_id == sessions.c.user_id))
-                 .where(sessions.c.token_hash.in_(list(token_hashes))))
+                 .where(where))
         async with self.store.single_read() as conn:
             rows = (await conn.execute(query)).all()
         return {r.token_hash: SessionRow(r.user_id, r.expires_real, r.created_real, r.display_name)
