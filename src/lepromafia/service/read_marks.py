@@ -95,16 +95,20 @@ class ReadMarks:
         (``web.ws.endpoint.Connection.view``): written about ``seen_period`` after the
         marker first moved (at most once a period per marker, as often as ``live.js``
         reported it itself), in the trickle (``_trickle_forever``)."""
-        key = (game_id, inbox, reader)
+        self._hold((game_id, inbox, reader), seq)
+        if self._trickle is None or self._trickle.done():
+            # a fresh context: the trickle's transactions are nobody's request (its read scope)
+            self._trickle = asyncio.get_running_loop().create_task(
+                self._trickle_forever(), context=contextvars.Context())
+
+    def _hold(self, key: Key, seq: int) -> None:
+        """The key's ``seen`` marker goes to ``seq`` if that is forward; it keeps the time it
+        first moved (and its place in the trickle's order)."""
         held = self._later.get(key)
         if held is None:
             self._later[key] = (seq, self._time())
         elif seq > held[0]:
             self._later[key] = (seq, held[1])
-        if self._trickle is None or self._trickle.done():
-            # a fresh context: the trickle's transactions are nobody's request (its read scope)
-            self._trickle = asyncio.get_running_loop().create_task(
-                self._trickle_forever(), context=contextvars.Context())
 
     def _time(self) -> float:
         return self._clock() if self._clock is not None else asyncio.get_running_loop().time()
@@ -129,10 +133,8 @@ class ReadMarks:
                 try:
                     await self._write_marks(sorted((*key, seq) for key, seq in due))
                 except asyncio.CancelledError:  # flush: it writes them itself
-                    now = self._time()
                     for key, seq in due:
-                        held = self._later.get(key)
-                        self._later[key] = (max(seq, held[0]) if held else seq, now)
+                        self._hold(key, seq)
                     raise
                 except Exception:  # a store failure: these markers stay where they were
                     log.warning("read markers not written", exc_info=True)
