@@ -739,7 +739,7 @@ class Transaction:
         """Each game's row to its new version, if it is still at the expected one; else
         ConcurrencyConflict names the first that moved. PostgreSQL: one statement for the
         batch's games (``_MOVE_GAMES_ARRAYS``); SQLite: one each, in process."""
-        if len(moves) > 1 and not self.is_sqlite:
+        if moves and not self.is_sqlite:
             moved = {row[0] for row in await self._conn.execute(_MOVE_GAMES_ARRAYS, {
                 "m_game_ids": [w.game_id for w in moves],
                 "m_expected": [w.expected_version for w in moves],
