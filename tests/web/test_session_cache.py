@@ -116,9 +116,9 @@ def storm_of_sessions(api: Any, now: list[float], monkeypatch: pytest.MonkeyPatc
 
 def test_a_storm_s_sessions_are_read_again_in_bulk_before_they_are_due(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The thousand sessions of the storm (and ulyana's own) are read again by the
-    background refresh at 160 s, in statements of at most 100, so at 300 s no command
-    reads its session; one of them ended
+    """The thousand sessions of the storm, each used again after it was read, are read
+    again by the background refresh at 160 s, in statements of at most 100, so at 300 s
+    no command reads its session; one of them ended
     meanwhile (gone from the store) and is forgotten; a chunk read while a session was
     evicted (a logout on another worker) is not kept — its rows may predate the logout."""
     import random
@@ -138,6 +138,7 @@ def refresh_after_a_storm(api: Any, now: list[float], monkeypatch: pytest.Monkey
     service = api.web.accounts
     statements: list[int] = []
     assert read_again_at(0) == 1000
+    assert read_again_at(10) == 0  # each socket's next command: answered from memory
     row = service._sessions["storm-0"][0]
 
     async def sessions(token_hashes: list[str]) -> dict[str, object]:
@@ -146,8 +147,8 @@ def refresh_after_a_storm(api: Any, now: list[float], monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(service.store, "sessions", sessions)
     now[0] = 1160.0
-    assert api.client.portal.call(service.refresh_sessions) == 1001
-    assert statements == [100] * 10 + [1] and "storm-7" not in service._sessions
+    assert api.client.portal.call(service.refresh_sessions) == 1000
+    assert statements == [100] * 10 and "storm-7" not in service._sessions
     assert read_again_at(300) == 1  # storm-7 only: forgotten, so read on its next use
 
     async def evicted_meanwhile(token_hashes: list[str]) -> dict[str, object]:
@@ -160,3 +161,64 @@ def refresh_after_a_storm(api: Any, now: list[float], monkeypatch: pytest.Monkey
     api.client.portal.call(service.refresh_sessions)
     assert "storm-1" not in service._sessions
     assert all(service._sessions[k] == before[k] for k in service._sessions)
+
+
+def test_only_sessions_used_since_their_read_are_read_again_in_the_background(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thousand sockets connect; 600 of their players act within the minute, 400 only
+    watch. The refresh at 160 s reads the 600 alone (the background reads follow the
+    active players, not the cache's size); a watcher who acts at 300 s has his session
+    read then, once, as before the refresh existed; the next refresh reads only who acted
+    since his session was last read."""
+    import random
+    from types import SimpleNamespace
+
+    from lepromafia.service import accounts as module
+
+    now = [1000.0]
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setattr(module, "random", random.Random(20))
+    for api in make_api(tmp_path, session_cache_seconds=300):
+        players_and_watchers(api, now, monkeypatch)
+
+
+def players_and_watchers(api: Any, now: list[float], monkeypatch: pytest.MonkeyPatch) -> None:
+    storm_of_sessions(api, now, monkeypatch)(0)
+    service = api.web.accounts
+    active = [f"storm-{i}" for i in range(600)]
+    now[0] = 1060.0
+    for key in active:
+        api.client.portal.call(service._session, key)
+    row = service._sessions["storm-0"][0]
+    read: list[str] = []
+
+    async def sessions(token_hashes: list[str]) -> dict[str, object]:
+        read.extend(token_hashes)
+        return {key: row for key in token_hashes}
+
+    monkeypatch.setattr(service.store, "sessions", sessions)
+    now[0] = 1160.0
+    assert api.client.portal.call(service.refresh_sessions) == 600
+    assert sorted(read) == sorted(active)
+    now[0] = 1300.0
+    lookups = counting_store_reads(service, monkeypatch)
+    api.client.portal.call(service._session, "storm-900")  # a watcher votes
+    api.client.portal.call(service._session, "storm-1")  # a player, refreshed at 160 s
+    assert lookups == ["storm-900"]
+    read.clear()
+    now[0] = 1460.0
+    api.client.portal.call(service.refresh_sessions)
+    assert read == ["storm-1"]  # used since it was read; storm-900 was read at 300 s
+
+
+def counting_store_reads(service: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sessions ``service`` reads one at a time from its store from now on."""
+    seen: list[str] = []
+    real = service.store.session
+
+    async def counted(token_hash: str) -> object:
+        seen.append(token_hash)
+        return await real(token_hash)
+
+    monkeypatch.setattr(service.store, "session", counted)
+    return seen

@@ -134,6 +134,9 @@ class AccountService:
         # token hash -> (session row, monotonic time until which it is answered from memory):
         # the lookup every request makes
         self._sessions: OrderedDict[str, tuple[SessionRow, float]] = OrderedDict()
+        self._used: set[str] = set()
+        """Cached sessions answered from memory since they were last read: only these are
+        read again in the background (an idle socket's session is read on its next use)."""
         self._evictions = 0
         """Evictions so far (``refresh_sessions`` drops what it read across one)."""
         self.on_evict: Callable[[str | None, str | None], None] | None = None
@@ -146,29 +149,37 @@ class AccountService:
         the next request reads the store."""
         self._evictions += 1
         if token_key is not None:
-            self._sessions.pop(token_key, None)
+            self._forget(token_key)
         if user is not None:
             for key in [k for k, (row, _) in self._sessions.items() if row.user_id == user]:
-                del self._sessions[key]
+                self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        self._sessions.pop(key, None)
+        self._used.discard(key)
 
     def evict_all(self) -> None:
         """Forget every cached session (an eviction from another worker may have been
         missed: ``RedisBroker.on_resubscribed``)."""
         self._evictions += 1
         self._sessions.clear()
+        self._used.clear()
 
     async def refresh_sessions(self) -> int:
-        """Read again, in bulk, the cached sessions past half their time in memory, so a
-        command seldom waits for its session's read: a reconnect storm's 20,000 sessions
-        are 200 statements in the background, a pause between two, not 20,000 reads on
-        the commands' path five minutes later (session 19). One gone from the store is forgotten; a chunk read
-        while any session was evicted is dropped (its rows may predate the eviction).
-        Returns how many were read."""
+        """Read again, in bulk, the cached sessions past half their time in memory that
+        were used since their last read, so a command seldom waits for its session's
+        read: a reconnect storm's 20,000 sessions are 200 statements in the background, a
+        pause between two, not 20,000 reads on the commands' path five minutes later
+        (session 19). An idle one is left to its next use (the background reads follow
+        the active users, not the cache's size: session 20). One gone from the store is
+        forgotten; a chunk read while any session was evicted is dropped (its rows may
+        predate the eviction). Returns how many were read."""
         ttl = self.policy.session_cache_seconds
         if ttl <= 0:
             return 0
         half = time.monotonic() + ttl / 2
-        due = [key for key, (_, until) in self._sessions.items() if until < half]
+        used = self._used
+        due = [key for key, (_, until) in self._sessions.items() if until < half and key in used]
         for at in range(0, len(due), REFRESH_CHUNK):
             if at:  # the commands first between two statements (SQLite's run on the loop)
                 await asyncio.sleep(REFRESH_PAUSE)
@@ -182,9 +193,10 @@ class AccountService:
                 if key not in self._sessions:
                     continue
                 if row is None:
-                    del self._sessions[key]
+                    self._forget(key)
                 else:
                     self._sessions[key] = (row, self._fresh_until(ttl))
+                    used.discard(key)
         return len(due)
 
     async def refresh_sessions_forever(self) -> None:
@@ -294,22 +306,24 @@ class AccountService:
 
     async def _session(self, key: str) -> SessionRow | None:
         """The session row, from memory if read less than ``session_cache_seconds`` ago
-        (each kept a random ¾ to all of that, and read again in bulk before it is due:
-        ``refresh_sessions``). Unknown tokens are not remembered (a flood of made-up ones
-        cannot fill the cache)."""
+        (each kept a random ¾ to all of that, and, if used meanwhile, read again in bulk
+        before it is due: ``refresh_sessions``). Unknown tokens are not remembered (a
+        flood of made-up ones cannot fill the cache)."""
         ttl = self.policy.session_cache_seconds
         cached = self._sessions.get(key)
         if cached is not None and time.monotonic() < cached[1]:
             self._sessions.move_to_end(key)
+            self._used.add(key)
             return cached[0]
         row = await self.store.session(key)
         if row is None or ttl <= 0:
-            self._sessions.pop(key, None)
+            self._forget(key)
             return row
         self._sessions[key] = (row, self._fresh_until(ttl))
         self._sessions.move_to_end(key)
+        self._used.discard(key)
         while len(self._sessions) > self.policy.session_cache_size:
-            self._sessions.popitem(last=False)
+            self._used.discard(self._sessions.popitem(last=False)[0])
         return row
 
     async def user(self, user_id: str) -> User | None:
