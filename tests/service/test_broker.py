@@ -1,0 +1,130 @@
+"""The in-process broker offers each event only to the subscribers who may see it (issue
+17: a city's chat line is for its 20 residents, not the game's 100 subscribers), and each
+delivery's ``after`` still says exactly what was offered without a hole (INBOX-GEN-1, §9)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lepromafia.engine.audience import Audience
+from lepromafia.engine.events import MessagePosted
+from lepromafia.engine.visibility import readers, visible_to
+from lepromafia.service.pubsub import Broker, Delivery
+
+AT = datetime(2026, 12, 5, tzinfo=UTC)
+CAST = (None, "anna", "boris", "vera", "gleb", "dmitry")
+"""Viewers: an anonymous visitor and five players."""
+
+
+def line(inbox: str, *users: str, public: bool = False) -> MessagePosted:
+    return MessagePosted(at=AT, audience=Audience(public, frozenset(users)), inbox=inbox,
+                         author=users[0] if users else "host", text=f"a line in {inbox}")
+
+
+def got(sub: Any) -> list[tuple[int, int | None]]:
+    return [(d.seq, d.after) for d in sub.drain()]
+
+
+def test_a_city_line_reaches_its_residents_and_nobody_else() -> None:
+    """Anna and Boris live in the city, Vera does not, Gleb watches anonymously: the
+    city's line reaches Anna (both her tabs) and Boris; the square's announcement reaches
+    all four; the mafia's inbox line only Boris (INBOX-GEN-1)."""
+    broker = Broker()
+    anna, anna_again, boris, vera, anonymous = (broker.subscribe("g", v) for v in
+                                                ("anna", "anna", "boris", "vera", None))
+    broker.publish("g", [(1, line("city:north", "anna", "boris")),
+                         (2, line("square", public=True)),
+                         (3, line("mafia:north", "boris"))])
+    assert got(anna) == got(anna_again) == [(1, 0), (2, 1)]
+    assert got(boris) == [(1, 0), (2, 1), (3, 2)]
+    assert got(vera) == [(2, 0)]  # the city's line was offered and is not hers: no hole
+    assert got(anonymous) == [(2, 0)]
+
+
+def test_a_broken_sequence_tells_every_subscriber_to_ask_the_store() -> None:
+    """A relay from another worker was lost (seq 4 never arrives): the next delivery of
+    every subscriber says nothing is known before 4, even Vera's, who saw nothing since
+    her first line."""
+    broker = Broker()
+    anna, vera = broker.subscribe("g", "anna"), broker.subscribe("g", "vera")
+    broker.publish("g", [(1, line("square", public=True)), (2, line("city:north", "anna")),
+                         (3, line("city:north", "anna"))])
+    broker.publish("g", [(5, line("square", public=True))])
+    assert got(anna) == [(1, 0), (2, 1), (3, 2), (5, 4)]
+    assert got(vera) == [(1, 0), (5, 4)]
+
+
+class Reference:
+    """The broker as it was before its audience index: every subscriber offered every
+    event, its own clean run kept per subscriber."""
+
+    def __init__(self) -> None:
+        self.subs: list[dict[str, Any]] = []
+
+    def subscribe(self, viewer: str | None) -> dict[str, Any]:
+        sub = {"viewer": viewer, "offered": None, "clean": None, "got": [], "on": True}
+        self.subs.append(sub)
+        return sub
+
+    def publish(self, events: list[tuple[int, MessagePosted]]) -> None:
+        for sub in self.subs:
+            for seq, event in events:
+                if not sub["on"]:
+                    continue
+                if sub["offered"] is None or seq != sub["offered"] + 1:
+                    sub["clean"] = seq - 1
+                sub["offered"] = seq
+                if visible_to(event, sub["viewer"]):
+                    sub["got"].append((seq, sub["clean"]))
+                    sub["clean"] = seq
+
+
+audiences = st.one_of(st.just(None), st.frozensets(st.sampled_from(CAST[1:]), max_size=4))
+steps = st.lists(st.one_of(
+    st.tuples(st.just("subscribe"), st.sampled_from(CAST)),
+    st.tuples(st.just("unsubscribe"), st.integers(0, 30)),
+    st.tuples(st.just("publish"), st.lists(st.tuples(st.sampled_from([1, 1, 1, 2, 0, -3]), audiences),
+                                           min_size=1, max_size=4)),
+), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps)
+def test_every_subscriber_gets_what_the_per_subscriber_broker_gave_it(script: list[Any]) -> None:
+    """Random subscriptions, departures and batches — seqs mostly in order, sometimes
+    skipping or going back (lost or reordered relays) — give every subscriber the same
+    deliveries, with the same ``after``, as offering each event to each subscriber did."""
+    broker, reference = Broker(), Reference()
+    pairs: list[tuple[Any, dict[str, Any]]] = []
+    seq = 0
+    for step in script:
+        if step[0] == "subscribe":
+            pairs.append((broker.subscribe("g", step[1]), reference.subscribe(step[1])))
+        elif step[0] == "unsubscribe" and pairs:
+            sub, ref = pairs[step[1] % len(pairs)]
+            sub.close()
+            ref["on"] = False
+        elif step[0] == "publish":
+            batch = []
+            for move, users in step[1]:
+                seq = max(1, seq + move)
+                event = line("square", public=True) if users is None else line("city", *sorted(users))
+                batch.append((seq, event))
+            broker.publish("g", batch)
+            reference.publish(batch)
+    for sub, ref in pairs:
+        delivered: list[Delivery] = list(sub.queue.items)
+        assert [(d.seq, d.after) for d in delivered] == ref["got"]
+        assert all(visible_to(d.event, sub.viewer) for d in delivered)
+
+
+@given(audiences, st.sampled_from(CAST))
+def test_readers_is_visible_to_as_a_set(users: frozenset[str] | None, viewer: str | None) -> None:
+    """The index the broker looks up (``readers``) admits exactly whom ``visible_to`` does."""
+    event = line("square", public=True) if users is None else line("city", *sorted(users))
+    who = readers(event)
+    assert visible_to(event, viewer) == (who is None or (viewer is not None and viewer in who))
