@@ -44,7 +44,8 @@ def per_line(module: ModuleType, lines: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--blocks", type=int, default=10)
     parser.add_argument("--before", default="")
@@ -63,7 +64,8 @@ def main() -> None:
         print(f"{name}: {min(got):.1f} / {statistics.median(got):.1f} / {max(got):.1f} µs per line "
               f"(min / median / max of {args.blocks} blocks of {args.lines})")
     if "before" in times:
-        print(f"this ÷ before (medians): {statistics.median(times['this']) / statistics.median(times['before']):.2f}")
+        ratio = statistics.median(times["this"]) / statistics.median(times["before"])
+        print(f"this ÷ before (medians): {ratio:.2f}")
 
 
 if __name__ == "__main__":
