@@ -28,6 +28,20 @@ def counting_lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+def a_clock(monkeypatch: pytest.MonkeyPatch, seed: int) -> list[float]:
+    """The session cache's monotonic clock, at 1,000 s until the test moves it; its jitter
+    seeded."""
+    import random
+    from types import SimpleNamespace
+
+    from lepromafia.service import accounts as module
+
+    now = [1000.0]
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setattr(module, "random", random.Random(seed))
+    return now
+
+
 def test_repeated_requests_of_a_session_read_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for api in make_api(tmp_path):
         api.register("ulyana")
@@ -71,14 +85,7 @@ def test_sessions_read_together_are_read_again_over_the_last_quarter_of_the_peri
     With a 300 s cache none is read again before 225 s, every one by 300 s, and about half
     by 262 s — not all thousand in the same second 300 s later (session 19: on
     PostgreSQL that second was the worst window of every benchmark run)."""
-    import random
-    from types import SimpleNamespace
-
-    from lepromafia.service import accounts as module
-
-    now = [1000.0]
-    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: now[0]))
-    monkeypatch.setattr(module, "random", random.Random(19))
+    now = a_clock(monkeypatch, 19)
     for api in make_api(tmp_path, session_cache_seconds=300):
         read_again_at = storm_of_sessions(api, now, monkeypatch)
         assert read_again_at(0) == 1000
@@ -121,14 +128,7 @@ def test_a_storm_s_sessions_are_read_again_in_bulk_before_they_are_due(
     no command reads its session; one of them ended
     meanwhile (gone from the store) and is forgotten; a chunk read while a session was
     evicted (a logout on another worker) is not kept — its rows may predate the logout."""
-    import random
-    from types import SimpleNamespace
-
-    from lepromafia.service import accounts as module
-
-    now = [1000.0]
-    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: now[0]))
-    monkeypatch.setattr(module, "random", random.Random(19))
+    now = a_clock(monkeypatch, 19)
     for api in make_api(tmp_path, session_cache_seconds=300):
         refresh_after_a_storm(api, now, monkeypatch)
 
@@ -170,14 +170,7 @@ def test_only_sessions_used_since_their_read_are_read_again_in_the_background(
     active players, not the cache's size); a watcher who acts at 300 s has his session
     read then, once, as before the refresh existed; the next refresh reads only who acted
     since his session was last read."""
-    import random
-    from types import SimpleNamespace
-
-    from lepromafia.service import accounts as module
-
-    now = [1000.0]
-    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: now[0]))
-    monkeypatch.setattr(module, "random", random.Random(20))
+    now = a_clock(monkeypatch, 20)
     for api in make_api(tmp_path, session_cache_seconds=300):
         players_and_watchers(api, now, monkeypatch)
 
