@@ -19,7 +19,7 @@ from ..engine.archive import readable
 from ..engine.audience import Audience
 from ..engine.events import Event
 from ..engine.state import GameState
-from ..engine.visibility import readers, visible_to
+from ..engine.visibility import visible_to
 from ..store import codec
 from .event_index import Events
 
@@ -30,12 +30,6 @@ E = TypeVar("E", bound=Event)
 def may_see(event: Event, viewer: str | None) -> bool:
     """The engine's answer (``engine.visibility.visible_to``)."""
     return visible_to(event, viewer)
-
-
-def who_may_see(event: Event) -> frozenset[str] | None:
-    """Everyone ``may_see`` admits to ``event`` (``engine.visibility.readers``): None for
-    every viewer, else exactly these users."""
-    return readers(event)
 
 
 def admits(audience: Audience, viewer: str | None) -> bool:
