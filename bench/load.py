@@ -704,8 +704,8 @@ async def one_configuration(args: argparse.Namespace, backend: str, games: int,
         for t in targets:
             for worker in t.workers:
                 h.stop(worker)
-        if backend == "postgresql":
-            await drop_schemas([t.db for t in targets if t.db is not None])
+        if backend == "postgresql":  # the games' own schema too: no target may use it
+            await drop_schemas([db, *(t.db for t in targets if t.db is not None)])  # (200 games)
     return rows
 
 
