@@ -121,4 +121,3 @@ def test_every_subscriber_gets_what_the_model_gives_it(script: list[Any]) -> Non
         delivered: list[Delivery] = list(sub.queue.items)
         assert [(d.seq, d.after) for d in delivered] == ref["got"]
         assert all(visible_to(d.event, sub.viewer) for d in delivered)
-
