@@ -166,3 +166,53 @@ def test_a_request_cancelled_while_its_commit_runs_closes_nothing_under_it(tmp_p
     assert asyncio.run(main()) == 2
     assert events[:2] == ["committed", "cancel raised"]
     slow_pool.shutdown()
+
+
+class _HeldCheckpoints:
+    """The checkpointing thread, held: what is submitted waits until ``run``."""
+
+    def __init__(self) -> None:
+        self.calls: list = []
+
+    def submit(self, call) -> None:
+        self.calls.append(call)
+
+    def run(self) -> None:
+        calls, self.calls = self.calls, []
+        for call in calls:
+            call()
+
+
+def test_commits_leave_the_checkpoint_to_the_background_thread(tmp_path, monkeypatch) -> None:
+    """Two hundred write transactions of 40 KB each take the WAL far past SQLite's own
+    1,000-page checkpoint, which would run inside a commit while the process's writers wait
+    behind it (issue 17). Here no commit copies a page into the database file: after the
+    first commit one checkpoint is handed to the background thread, and none more while it
+    runs; when it has run, the pages are in the database file and the next commit after
+    ``CHECKPOINT_EVERY`` hands over the next."""
+    held = _HeldCheckpoints()
+    monkeypatch.setattr(sqlite_inline, "_checkpointing", lambda: held)
+    db = tmp_path / "inline.db"
+
+    async def write(engine, rows: int) -> None:
+        for _ in range(rows):
+            async with engine.execution_options(write=True).begin() as conn:
+                await conn.execute(text("INSERT INTO blob VALUES (:b)"), {"b": b"x" * 40_000})
+
+    async def main() -> None:
+        engine = _engine(tmp_path)
+        async with engine.execution_options(write=True).begin() as conn:
+            await conn.execute(text("CREATE TABLE blob (b BLOB NOT NULL)"))
+        held.run()  # the table's pages into the database file
+        before = db.stat().st_size
+        await write(engine, 200)  # ~2,000 pages of WAL
+        assert db.stat().st_size == before  # no commit checkpointed
+        assert len(held.calls) == 1  # handed over once, running all along
+        held.run()
+        assert db.stat().st_size > before + 200 * 40_000
+        await asyncio.sleep(sqlite_inline.CHECKPOINT_EVERY)
+        await write(engine, 1)
+        assert len(held.calls) == 1
+        await engine.dispose()
+
+    asyncio.run(main())
