@@ -160,3 +160,53 @@ def test_a_worker_whose_redis_connection_drops_subscribes_again_and_hears_the_ot
             await two.close()
 
     asyncio.run(run())
+
+
+def test_publications_made_together_leave_in_one_round_trip_and_in_order():
+    """Worker one commits chat lines of thirty games one after another in one turn of its
+    loop (as a writer lane's batch publishes), announces a logout, then publishes game 1's
+    next lines while the first round is on its way. Worker two hears every line once, each
+    game's in order and chained with no hole, and the logout; worker one sent the first
+    thirty-one publications as one pipeline and the rest in the next, and ``relayed``
+    returned once all were through."""
+    events = [e for e in play(seed=2, cities=2).table.events[:400] if e.audience.public][:8]
+
+    async def run() -> None:
+        prefix = f"lepromafia-test-{secrets.token_hex(4)}:"
+        one, two = RedisBroker(URL, "one", prefix), RedisBroker(URL, "two", prefix)
+        rounds: list[int] = []
+        send_round = one._send_round
+
+        async def counted(messages, previous):  # noqa: ANN001, ANN202
+            await send_round(messages, previous)
+            rounds.append(len(messages))
+
+        one._send_round = counted  # type: ignore[method-assign]
+        evicted: list[tuple[str | None, str | None]] = []
+        two.on_eviction = lambda token, user: evicted.append((token, user))
+        await one.start()
+        await two.start()
+        try:
+            subs = {g: two.subscribe(g, "anonymous-stranger") for g in (f"g{n}" for n in range(1, 31))}
+            for n in range(1, 31):
+                one.publish(f"g{n}", [(1, events[0])])
+            one.publish_eviction("token-of-anna", "anna")
+            await asyncio.sleep(0)  # the round leaves
+            for seq in range(2, 9):
+                one.publish("g1", [(seq, events[seq - 1])])
+            await one.relayed()
+            assert rounds == [31, 7]
+            for _ in range(100):
+                if subs["g1"].queue.qsize() == 8 and evicted:
+                    break
+                await asyncio.sleep(0.02)
+            got = subs["g1"].drain()
+            assert [d.seq for d in got] == list(range(1, 9))
+            assert [d.after for d in got] == list(range(0, 8))
+            assert all([d.seq for d in sub.drain()] == [1] for g, sub in subs.items() if g != "g1")
+            assert evicted == [("token-of-anna", "anna")]
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(run())
