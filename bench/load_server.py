@@ -7,7 +7,10 @@ on a clock shifted so that game time carries on from the manifest's moment.
     LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py;
     LEPROMAFIA_BENCH_GC_THRESHOLD=a,b,c sets the collector's thresholds;
     LEPROMAFIA_BENCH_SWITCH_INTERVAL=SECONDS sets the interpreter's thread switch interval;
-    LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py)
+    LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py;
+    LEPROMAFIA_BENCH_GC_DUMP=FILE appends, on SIGUSR1, the collector's census by generation
+    (types, and the references a collection visits), and on every second SIGUSR2 the
+    types of what it found unreachable since the first)
 """
 
 from __future__ import annotations
@@ -51,15 +54,36 @@ def dump_young_objects(path: str) -> None:
     import signal
 
     def dump(*_: object) -> None:
-        out = {}
+        out: dict[str, object] = {}
         for generation in range(3):
-            counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects(generation))
-            out[generation] = {"total": sum(counts.values()), "top": counts.most_common(25)}
+            objects = gc.get_objects(generation)
+            counts = collections.Counter(type(o).__qualname__ for o in objects)
+            # what a collection of this generation visits: each object's references
+            refs = collections.Counter()
+            for o in objects:
+                refs[type(o).__qualname__] += len(gc.get_referents(o))
+            out[str(generation)] = {"total": sum(counts.values()), "top": counts.most_common(25),
+                                    "references": sum(refs.values()), "top_references": refs.most_common(10)}
+            del objects
         out["frozen"] = gc.get_freeze_count()
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps(out) + "\n")
 
+    def garbage(*_: object) -> None:
+        """SIGUSR2, twice: the first keeps what the collector finds unreachable (``DEBUG_SAVEALL``),
+        the second writes its census (the cycles that make collections long) and lets it go."""
+        if not gc.get_debug() & gc.DEBUG_SAVEALL:
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            return
+        gc.set_debug(0)
+        found = collections.Counter(type(o).__qualname__ for o in gc.garbage)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"garbage": len(gc.garbage), "stats": gc.get_stats(),
+                                "top": found.most_common(40)}) + "\n")
+        gc.garbage.clear()
+
     signal.signal(signal.SIGUSR1, dump)
+    signal.signal(signal.SIGUSR2, garbage)
 
 
 def main() -> None:

@@ -177,7 +177,7 @@ def test_publications_made_together_leave_in_one_round_trip_and_in_order():
         rounds: list[int] = []
         send_round = one._send_round
 
-        async def counted(messages, previous):  # noqa: ANN001, ANN202
+        async def counted(messages, previous):
             await send_round(messages, previous)
             rounds.append(len(messages))
 
