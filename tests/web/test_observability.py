@@ -20,7 +20,8 @@ from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
 from lepromafia.web.settings import WebSettings
 
-from ..service.helpers import pg_config
+from ..service.conftest import _drop_schema
+from ..service.helpers import pg_config, run
 from .conftest import START, Api, at, make_api, setup_game_via_api, small_cast
 
 CAST = small_cast()
@@ -205,6 +206,7 @@ def test_readyz_is_503_while_postgresql_is_unreachable(tmp_path: Path) -> None:
             assert client.get("/healthz").status_code == 200
     finally:
         gate.stop()
+        run(_drop_schema(config))  # the app's start-up migrated it
 
 
 def test_readyz_checks_redis_when_configured(tmp_path: Path) -> None:
