@@ -5,7 +5,7 @@ fan-out benchmark's shape). Every subscriber's sink takes its delivery (as an id
 ``Connection._direct`` does) and does nothing else, so what is timed is the broker alone:
 who is offered the event, the audience filter, the ``Delivery`` and the sink call. With
 ``--before FILE``, the same against another ``pubsub.py`` (e.g. ``git show
-8efa7fd:src/lepromafia/service/pubsub.py`` with absolute imports), blocks interleaved.
+8efa7fd:src/lepromafia/service/pubsub.py`` saved), blocks interleaved.
 
     python bench/broker_publish.py [--lines 20000] [--blocks 10] [--before old_pubsub.py]
 """
@@ -13,12 +13,11 @@ who is offered the event, the audience filter, the ``Delivery`` and the sink cal
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import statistics
-import sys
 import time
 from datetime import UTC, datetime
 from types import ModuleType
+
+from module_ab import load_earlier, report
 
 from lepromafia.engine.audience import Audience
 from lepromafia.engine.events import MessagePosted
@@ -52,20 +51,12 @@ def main() -> None:
     args = parser.parse_args()
     trees = {"this": pubsub}
     if args.before:
-        spec = importlib.util.spec_from_file_location("before_pubsub", args.before)
-        assert spec is not None and spec.loader is not None
-        trees["before"] = sys.modules["before_pubsub"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(trees["before"])
+        trees["before"] = load_earlier(args.before, "lepromafia.service")
     times: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(args.blocks):
         for name, module in trees.items():
             times[name].append(per_line(module, args.lines))
-    for name, got in times.items():
-        print(f"{name}: {min(got):.1f} / {statistics.median(got):.1f} / {max(got):.1f} µs per line "
-              f"(min / median / max of {args.blocks} blocks of {args.lines})")
-    if "before" in times:
-        ratio = statistics.median(times["this"]) / statistics.median(times["before"])
-        print(f"this ÷ before (medians): {ratio:.2f}")
+    report(times, "line", f"{args.blocks} blocks of {args.lines}")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
-import statistics
-import sys
 import time
 import types
 from datetime import UTC, datetime
-from pathlib import Path
+
+from module_ab import load_earlier, report
 
 from lepromafia.engine.audience import Audience
 from lepromafia.engine.events import MessagePosted
@@ -29,16 +28,6 @@ from lepromafia.service import redis_bus
 
 URL = "redis://127.0.0.1:6379/0"
 AT = datetime(2026, 12, 5, tzinfo=UTC)
-
-
-def load_before(path: str) -> types.ModuleType:
-    """Another ``redis_bus.py``, its relative imports made absolute."""
-    source = Path(path).read_text().replace("from ..", "from lepromafia.").replace(
-        "from .pubsub", "from lepromafia.service.pubsub")
-    module = types.ModuleType("before_redis_bus")
-    sys.modules[module.__name__] = module
-    exec(compile(source, path, "exec"), module.__dict__)  # our own earlier file
-    return module
 
 
 async def per_publication(module: types.ModuleType, games: int, batches: int) -> float:
@@ -69,18 +58,12 @@ async def main() -> None:
     args = parser.parse_args()
     trees = {"this": redis_bus}
     if args.before:
-        trees["before"] = load_before(args.before)
+        trees["before"] = load_earlier(args.before, "lepromafia.service")
     times: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(args.blocks):
         for name, module in trees.items():
             times[name].append(await per_publication(module, args.games, args.batches))
-    for name, got in times.items():
-        print(f"{name}: {min(got):.1f} / {statistics.median(got):.1f} / {max(got):.1f} µs per "
-              f"publication (min / median / max of {args.blocks} blocks of {args.batches} batches "
-              f"of {args.games})")
-    if "before" in times:
-        ratio = statistics.median(times["this"]) / statistics.median(times["before"])
-        print(f"this ÷ before (medians): {ratio:.2f}")
+    report(times, "publication", f"{args.blocks} blocks of {args.batches} batches of {args.games}")
 
 
 if __name__ == "__main__":
