@@ -33,6 +33,7 @@ Here a passive checkpoint runs on a thread of its own after a commit, at most ev
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sqlite3
 import weakref
@@ -96,14 +97,12 @@ class _Checkpointer:
 
 
 _checkpointers: dict[str, _Checkpointer] = {}
-_checkpoint_threads: list[ThreadPoolExecutor] = []
 
 
+@functools.cache
 def _checkpointing() -> ThreadPoolExecutor:
     """The one thread of the process that checkpoints, whatever the file."""
-    if not _checkpoint_threads:
-        _checkpoint_threads.append(ThreadPoolExecutor(1, thread_name_prefix="sqlite-checkpoint"))
-    return _checkpoint_threads[0]
+    return ThreadPoolExecutor(1, thread_name_prefix="sqlite-checkpoint")
 
 
 def _checkpointer(path: str) -> _Checkpointer:
@@ -116,7 +115,7 @@ def _checkpointer(path: str) -> _Checkpointer:
 def _forget_committers() -> None:  # a forked child has none of its parent's threads
     _committers.clear()
     _checkpointers.clear()
-    _checkpoint_threads.clear()
+    _checkpointing.cache_clear()
 
 
 os.register_at_fork(after_in_child=_forget_committers)
