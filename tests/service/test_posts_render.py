@@ -127,6 +127,14 @@ def test_a_mention_names_only_a_resident_and_not_inside_code_or_an_address() -> 
     assert 'data-user="nobody"' not in render("@nobody", RESIDENTS)
 
 
+def test_lines_that_mention_nobody_share_one_empty_answer() -> None:
+    """Issue 17: most chat mentions nobody; each such line's cached answer is the one empty
+    set, not a set of its own (20,000 cached answers were as many containers to scan)."""
+    quiet = [mentions(text, RESIDENTS) for text in ("Доброе утро", "mail boris@example.com", "@nobody")]
+    assert quiet == [frozenset()] * 3
+    assert len({id(answer) for answer in quiet}) == 1
+
+
 def test_a_very_long_post_renders_without_trouble() -> None:
     """20,000 characters of nested quotes and emphasis: bounded work, inert output."""
     text = ("> " * 50 + "**" * 100 + "x")[:20_000] + "\n" + "*a" * 9_000

@@ -9,6 +9,7 @@ import secrets
 
 from lepromafia.bots.simulate import play
 from lepromafia.engine.visibility import visible_to
+from lepromafia.service import redis_bus
 from lepromafia.service.redis_bus import RedisBroker
 
 URL = os.environ.get("LEPROMAFIA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -208,5 +209,42 @@ def test_publications_made_together_leave_in_one_round_trip_and_in_order():
         finally:
             await one.close()
             await two.close()
+
+    asyncio.run(run())
+
+
+def test_a_redis_that_never_answers_fails_each_round_in_time_and_holds_no_later_one(monkeypatch, caplog):
+    """Worker one's Redis accepts the connection and then says nothing (a hung server, a
+    network that drops every packet). Worker one commits game 1's chat line, and while that
+    round waits, game 2's. Each round is given up after ``ROUND_TIMEOUT`` and logged (the
+    events are committed: another worker's subscriber fills the hole from the store), so
+    the second round is not held behind the first for ever, and the worker can shut down."""
+    monkeypatch.setattr(redis_bus, "ROUND_TIMEOUT", 0.2)
+    events = [e for e in play(seed=2, cities=2).table.events[:400] if e.audience.public][:2]
+
+    async def run() -> None:
+        held: list[asyncio.StreamWriter] = []
+
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            held.append(writer)  # read what it is sent, never answer
+            while await reader.read(65536):
+                pass
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        one = RedisBroker(f"redis://127.0.0.1:{port}/0", "one")
+        try:
+            one.publish("g1", [(1, events[0])])
+            await asyncio.sleep(0)  # the first round is on its way
+            one.publish("g2", [(1, events[1])])
+            await asyncio.wait_for(one.flush(), 5)
+            failed = [r for r in caplog.records if "relay to Redis failed" in r.getMessage()]
+            assert len(failed) == 2
+        finally:
+            await asyncio.wait_for(one.close(), 5)
+            for writer in held:
+                writer.close()
+            server.close()
+            await server.wait_closed()
 
     asyncio.run(run())

@@ -7,9 +7,12 @@ is closed to Anna (INBOX-CITY-1, INBOX-MAFIA-1)."""
 
 from __future__ import annotations
 
+import gc
+import time
 from typing import Any
 
 from lepromafia.web.ws.endpoint import MAX_MESSAGE
+from lepromafia.web.ws.protocol import Command
 
 from .conftest import Api, setup_game_via_api, small_cast
 
@@ -168,3 +171,25 @@ def test_a_frame_refused_before_it_is_read_still_names_its_command(api: Api) -> 
         refused = ws.receive_json()  # an id no command may have is not echoed back
         assert (refused["code"], refused["game"]) == ("bad_json", "g") and "id" not in refused
     assert not [t for t in texts_in(api, boris, city) if "после" in t]
+
+
+def test_a_socket_waiting_after_its_command_holds_nothing_of_it(api: Api) -> None:
+    """Issue 17: Anna and Boris each post one line on their sockets and then stay, reading.
+    While their sockets wait for their next frames, no command message of theirs is still
+    alive in the server (its frame, JSON and model went when it was handled): a hundred
+    players who each posted once would otherwise keep a hundred of them for the collector
+    to scan until each one's next frame."""
+    _s, anna, boris, city, _mafia = cast_of(api)
+    with api.client.websocket_connect("/ws", headers=api.headers(anna)) as one, \
+            api.client.websocket_connect("/ws", headers=api.headers(boris)) as two:
+        for ws, cid in ((one, "anna-1"), (two, "boris-1")):
+            ws.send_json(command(cid, "PostMessage", inbox=city, text=f"Строка {cid}"))
+            assert ws.receive_json()["type"] == "ack"
+        alive: list[Command] = []
+        for _ in range(50):  # the acks are out; each loop returns to its receive just after
+            gc.collect()
+            alive = [o for o in gc.get_objects() if type(o) is Command]
+            if not alive:
+                break
+            time.sleep(0.02)
+        assert alive == []

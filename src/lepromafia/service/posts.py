@@ -127,6 +127,10 @@ def clean(html: str) -> str:
     return CLEANER.clean(html)
 
 
+NOBODY: frozenset[str] = frozenset()
+"""The one empty set ``mentions`` answers for most lines (``frozenset()`` makes a new one each
+time, and its cache keeps 20,000 answers: as many containers for the collector to scan)."""
+
 _RESIDENT_SETS: dict[frozenset[str], frozenset[str]] = {}
 RESIDENT_SETS_MAX = 1024
 
@@ -184,7 +188,7 @@ def mentions(text: str, residents: frozenset[str]) -> frozenset[str]:
     """The residents a text mentions, as the renderer finds them: not inside code, and not
     inside a quote (quoting a mention does not mention him again)."""
     if "@" not in text:  # most posts: no Markdown parse (one per post, in the writer lane)
-        return frozenset()
+        return NOBODY
     found: set[str] = set()
     depth = 0
     for token in MARKDOWN.parse(text, {"residents": residents}):
@@ -192,14 +196,14 @@ def mentions(text: str, residents: frozenset[str]) -> frozenset[str]:
         if depth == 0 and token.type == "inline":
             found |= {child.meta["user"] for child in token.children or ()
                       if child.type == "mention"}
-    return frozenset(found)
+    return frozenset(found) if found else NOBODY
 
 
 def mentioned_in(state: GameState, event: Event) -> frozenset[str]:
     """Notifications' hook: who a ``MessagePosted`` or ``MessageEdited`` mentions and may
     read it, its author aside (a mention never reaches anyone outside the inbox)."""
     if not isinstance(event, ev.MessagePosted | ev.MessageEdited):
-        return frozenset()
+        return NOBODY
     named = mentions(event.text, resident_set(state))
     return frozenset(u for u in named if u != event.author and can_read(state, event.inbox, u))
 

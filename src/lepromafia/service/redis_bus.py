@@ -46,6 +46,10 @@ RECONNECT_MAX = 5.0
 each drawn in 0.5–1.5× (the workers of a restarted Redis do not return in lockstep)."""
 RELAY_TIMEOUT = 1.0
 """Seconds an acknowledgement waits at most for its events to reach Redis."""
+ROUND_TIMEOUT = 5.0
+"""Seconds a round of publications may take before it is given up as failed: a Redis that
+accepts the connection and never answers must not hold every later round (they are chained,
+in order) nor a worker's shutdown."""
 SESSIONS = "lepromafia:sessions"
 BELLS = "lepromafia:bells"
 
@@ -151,7 +155,8 @@ class RedisBroker(Broker):
         for channel, message in messages:
             pipe.publish(channel, message)
         try:
-            await pipe.execute()
+            async with asyncio.timeout(ROUND_TIMEOUT):  # cancelled, redis-py drops the connection
+                await pipe.execute()
         except Exception as exc:  # committed events: a subscriber that misses them fills the hole
             log.warning("relay to Redis failed: %r", exc)
 
