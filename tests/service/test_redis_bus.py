@@ -248,3 +248,94 @@ def test_a_redis_that_never_answers_fails_each_round_in_time_and_holds_no_later_
             await server.wait_closed()
 
     asyncio.run(run())
+
+
+class FreezableProxy:
+    """A TCP relay to Redis whose open connections can be frozen: kept open, nothing passed
+    either way (a hung Redis, a network that drops every packet). Connections made after
+    the freeze pass as before."""
+
+    def __init__(self) -> None:
+        self.frozen: list[asyncio.Event] = []
+        self.writers: list[asyncio.StreamWriter] = []
+        self.port = 0
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        host, port = URL.split("//")[1].split("/")[0].split(":")
+        up_reader, up_writer = await asyncio.open_connection(host, int(port))
+        self.writers += [writer, up_writer]
+        frozen = asyncio.Event()
+        self.frozen.append(frozen)
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            while data := await src.read(65536):
+                if frozen.is_set():
+                    await asyncio.Event().wait()  # never again
+                dst.write(data)
+                await dst.drain()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer), return_exceptions=True)
+
+    def freeze(self) -> None:
+        for frozen in self.frozen:
+            frozen.set()
+
+    async def close(self) -> None:
+        for writer in self.writers:
+            writer.close()
+        self.server.close()
+
+
+def test_a_subscription_that_goes_silent_is_pinged_found_dead_and_made_again(monkeypatch):
+    """Worker two's connection to Redis stops passing anything without closing (Redis hung,
+    or the network between them). Two's subscription hears nothing for ``SILENCE_PING``,
+    pings, gets no answer in ``PONG_TIMEOUT``, and counts as lost: two is not ready, then
+    subscribes again on a new connection and hears worker one's next chat message."""
+    import pytest
+    import redis.asyncio as aioredis
+
+    monkeypatch.setattr(redis_bus, "SILENCE_PING", 0.3)
+    monkeypatch.setattr(redis_bus, "PONG_TIMEOUT", 0.3)
+    events = play(seed=2, cities=2).table.events[:40]
+    public = [q for q, e in enumerate(events, start=1) if e.audience.public]
+
+    async def run() -> None:
+        proxy = FreezableProxy()
+        await proxy.start()
+        prefix = f"lepromafia-test-{secrets.token_hex(4)}:"
+        one = RedisBroker(URL, "one", prefix)
+        two = RedisBroker(f"redis://127.0.0.1:{proxy.port}/0", "two", prefix, reconnect_first=0.1)
+        await one.start()
+        await two.start()
+        try:
+            stranger = two.subscribe("g1", "anonymous-stranger")
+            proxy.freeze()
+            for _ in range(300):
+                if not two.listening:
+                    break
+                await asyncio.sleep(0.01)
+            assert not two.listening
+            with pytest.raises(aioredis.ConnectionError):
+                await two.ping()  # /readyz: 503 while it cannot hear the others
+            for _ in range(300):
+                if two.listening:
+                    break
+                await asyncio.sleep(0.01)
+            assert two.listening and two.subscriptions == 1
+            one.publish("g1", list(enumerate(events, start=1)))
+            await one.flush()
+            for _ in range(100):
+                if stranger.queue.qsize() >= len(public):
+                    break
+                await asyncio.sleep(0.02)
+            assert [p.seq for p in stranger.drain()] == public
+        finally:
+            await one.close()
+            await asyncio.wait_for(two.close(), 5)
+            await proxy.close()
+
+    asyncio.run(run())

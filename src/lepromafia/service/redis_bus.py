@@ -50,6 +50,12 @@ ROUND_TIMEOUT = 5.0
 """Seconds a round of publications may take before it is given up as failed: a Redis that
 accepts the connection and never answers must not hold every later round (they are chained,
 in order) nor a worker's shutdown."""
+SILENCE_PING = 15.0
+"""Seconds the subscription may hear nothing before it pings Redis on that connection."""
+PONG_TIMEOUT = 5.0
+"""Seconds that ping (or a new subscription's confirmation) may go unanswered before the
+subscription counts as lost: a Redis, or a network, that stopped answering without closing
+the connection would otherwise leave the worker deaf to the others, and ready."""
 SESSIONS = "lepromafia:sessions"
 BELLS = "lepromafia:bells"
 
@@ -115,8 +121,9 @@ class RedisBroker(Broker):
     async def _subscribed(self) -> Any:
         pubsub = self._redis.pubsub()
         try:
-            await pubsub.psubscribe(f"{self.prefix}*")
-            await pubsub.subscribe(self.sessions, self.bells)
+            async with asyncio.timeout(PONG_TIMEOUT):  # connecting names the client: an answer
+                await pubsub.psubscribe(f"{self.prefix}*")
+                await pubsub.subscribe(self.sessions, self.bells)
         except BaseException:
             await pubsub.aclose()
             raise
@@ -178,7 +185,8 @@ class RedisBroker(Broker):
 
     async def _listen(self, pubsub: Any) -> None:
         """Relay what Redis says, for as long as the worker runs. A lost connection (Redis
-        restarted, the network, ``CLIENT KILL``) is retried with a jittered back-off; while
+        restarted, the network, ``CLIENT KILL``, or a ping on a silent subscription that
+        gets no answer: ``SILENCE_PING``) is retried with a jittered back-off; while
         it is down ``ping`` fails (``/readyz`` answers 503). What was published meanwhile
         is not heard: each socket fills that hole from the store with the game's next
         event, and every cached session is forgotten (an eviction may have been lost)."""
@@ -195,16 +203,28 @@ class RedisBroker(Broker):
                 self._confirmed = 0
                 if pubsub is not None:
                     with contextlib.suppress(Exception):
-                        await pubsub.aclose()
+                        async with asyncio.timeout(PONG_TIMEOUT):  # a silent peer: do not wait on it
+                            await pubsub.aclose()
                     pubsub = None
             await asyncio.sleep(self._delay * random.uniform(0.5, 1.5))
             self._delay = min(self._delay * 2, RECONNECT_MAX)
 
     async def _relay(self, pubsub: Any) -> None:
+        loop = asyncio.get_running_loop()
+        heard = loop.time()
+        pinged: float | None = None
         while True:
-            message = await pubsub.get_message(ignore_subscribe_messages=False, timeout=1.0)
-            if message is None:
+            message = await pubsub.get_message(ignore_subscribe_messages=False,
+                                               timeout=min(1.0, SILENCE_PING, PONG_TIMEOUT))
+            now = loop.time()
+            if message is None:  # silence: ask Redis whether this connection still works
+                if pinged is None and now - heard >= SILENCE_PING:
+                    await pubsub.ping()
+                    pinged = now
+                elif pinged is not None and now - pinged >= PONG_TIMEOUT:
+                    raise aioredis.TimeoutError(f"no answer on the subscription in {PONG_TIMEOUT:g} s")
                 continue
+            heard, pinged = now, None
             try:
                 self._heard(message)
             except Exception:  # one bad message must not stop the relay
