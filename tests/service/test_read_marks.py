@@ -207,7 +207,10 @@ def test_markers_of_pages_on_screen_are_written_in_a_trickle_each_a_period_after
 
     async def written_at(marks: ReadMarks, moment: float) -> int:
         now[0] = moment
-        await asyncio.sleep(marks.tick * 5)  # ticks enough to write whatever is due
+        written = -1
+        while written != marks.written or marks._writing.locked():  # what is due, all of it
+            written = marks.written  # (a loaded database takes more than a few ticks)
+            await asyncio.sleep(marks.tick * 5)
         return marks.written
 
     async def scenario() -> tuple[list[int], int, dict[str, int], dict[str, int]]:
