@@ -6,13 +6,44 @@ import asyncio
 import json
 import os
 import secrets
+from collections.abc import Callable
+
+import pytest
+import redis.asyncio as aioredis
 
 from lepromafia.bots.simulate import play
+from lepromafia.engine.events import Event
 from lepromafia.engine.visibility import visible_to
 from lepromafia.service import redis_bus
+from lepromafia.service.pubsub import Subscription
 from lepromafia.service.redis_bus import RedisBroker
 
 URL = os.environ.get("LEPROMAFIA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+async def until(condition: Callable[[], bool], seconds: float) -> None:
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+
+
+async def lost_then_subscribed_again(worker: RedisBroker) -> None:
+    """The worker finds its subscription lost, is not ready meanwhile, and subscribes again."""
+    await until(lambda: not worker.listening, 3)
+    assert not worker.listening
+    with pytest.raises(aioredis.ConnectionError):
+        await worker.ping()  # /readyz: 503 while it cannot hear the others
+    await until(lambda: worker.listening, 5)
+    assert worker.listening and worker.subscriptions == 1
+
+
+async def heard(one: RedisBroker, sub: Subscription, events: list[Event]) -> list[int]:
+    """Worker one publishes game 1's events; the sequence numbers ``sub`` receives."""
+    one.publish("g1", list(enumerate(events, start=1)))
+    await one.flush()
+    await until(lambda: sub.queue.qsize() >= sum(e.audience.public for e in events), 2)
+    return [d.seq for d in sub.drain()]
 
 
 def test_a_second_worker_relays_events_to_its_subscribers_filtered_per_viewer():
@@ -111,9 +142,6 @@ def test_a_worker_whose_redis_connection_drops_subscribes_again_and_hears_the_ot
     Until two has subscribed again its readiness fails; then it hears worker one's next
     chat message as before, and it has forgotten its cached sessions, since a logout
     announced meanwhile would not have reached it."""
-    import pytest
-    import redis.asyncio as aioredis
-
     events = play(seed=2, cities=2).table.events[:40]
     viewer = "anonymous-stranger"
     public = [q for q, e in enumerate(events, start=1) if e.audience.public]
@@ -136,25 +164,10 @@ def test_a_worker_whose_redis_connection_drops_subscribes_again_and_hears_the_ot
                    if f" name=lepromafia-{name_two} " in f" {line} "]
             assert len(ids) == 1, clients
             await admin.execute_command("CLIENT", "KILL", "ID", ids[0])
-            for _ in range(100):
-                if not two.listening:
-                    break
-                await asyncio.sleep(0.01)
-            with pytest.raises(aioredis.ConnectionError):
-                await two.ping()  # /readyz: 503 while it cannot hear the others
-            for _ in range(500):
-                if two.listening:
-                    break
-                await asyncio.sleep(0.01)
-            assert two.listening and two.subscriptions == 1 and forgotten == [True]
+            await lost_then_subscribed_again(two)
+            assert forgotten == [True]
             await two.ping()
-            one.publish("g1", list(enumerate(events, start=1)))
-            await one.flush()
-            for _ in range(100):
-                if stranger.queue.qsize() >= len(public):
-                    break
-                await asyncio.sleep(0.02)
-            assert [p.seq for p in stranger.drain()] == public
+            assert await heard(one, stranger, events) == public
         finally:
             await admin.aclose()
             await one.close()
@@ -295,9 +308,6 @@ def test_a_subscription_that_goes_silent_is_pinged_found_dead_and_made_again(mon
     or the network between them). Two's subscription hears nothing for ``SILENCE_PING``,
     pings, gets no answer in ``PONG_TIMEOUT``, and counts as lost: two is not ready, then
     subscribes again on a new connection and hears worker one's next chat message."""
-    import pytest
-    import redis.asyncio as aioredis
-
     monkeypatch.setattr(redis_bus, "SILENCE_PING", 0.3)
     monkeypatch.setattr(redis_bus, "PONG_TIMEOUT", 0.3)
     events = play(seed=2, cities=2).table.events[:40]
@@ -314,25 +324,8 @@ def test_a_subscription_that_goes_silent_is_pinged_found_dead_and_made_again(mon
         try:
             stranger = two.subscribe("g1", "anonymous-stranger")
             proxy.freeze()
-            for _ in range(300):
-                if not two.listening:
-                    break
-                await asyncio.sleep(0.01)
-            assert not two.listening
-            with pytest.raises(aioredis.ConnectionError):
-                await two.ping()  # /readyz: 503 while it cannot hear the others
-            for _ in range(300):
-                if two.listening:
-                    break
-                await asyncio.sleep(0.01)
-            assert two.listening and two.subscriptions == 1
-            one.publish("g1", list(enumerate(events, start=1)))
-            await one.flush()
-            for _ in range(100):
-                if stranger.queue.qsize() >= len(public):
-                    break
-                await asyncio.sleep(0.02)
-            assert [p.seq for p in stranger.drain()] == public
+            await lost_then_subscribed_again(two)
+            assert await heard(one, stranger, events) == public
         finally:
             await one.close()
             await asyncio.wait_for(two.close(), 5)
