@@ -53,9 +53,10 @@ in order) nor a worker's shutdown."""
 SILENCE_PING = 15.0
 """Seconds the subscription may hear nothing before it pings Redis on that connection."""
 PONG_TIMEOUT = 5.0
-"""Seconds that ping (or a new subscription's confirmation) may go unanswered before the
-subscription counts as lost: a Redis, or a network, that stopped answering without closing
-the connection would otherwise leave the worker deaf to the others, and ready."""
+"""Seconds that ping may go unanswered before the subscription counts as lost (and the most
+subscribing, or closing a lost subscription, may take): a Redis, or a network, that stopped
+answering without closing the connection would otherwise leave the worker deaf to the
+others, and ready."""
 SESSIONS = "lepromafia:sessions"
 BELLS = "lepromafia:bells"
 
