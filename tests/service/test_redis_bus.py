@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 import redis.asyncio as aioredis
+from redis.asyncio.connection import parse_url
 
 from lepromafia.bots.simulate import play
 from lepromafia.engine.events import Event
@@ -278,8 +279,8 @@ class FreezableProxy:
         self.port = self.server.sockets[0].getsockname()[1]
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        host, port = URL.split("//")[1].split("/")[0].split(":")
-        up_reader, up_writer = await asyncio.open_connection(host, int(port))
+        redis = parse_url(URL)
+        up_reader, up_writer = await asyncio.open_connection(redis["host"], redis["port"])
         self.writers += [writer, up_writer]
         frozen = asyncio.Event()
         self.frozen.append(frozen)
