@@ -7,6 +7,8 @@ on a clock shifted so that game time carries on from the manifest's moment.
     LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py;
     LEPROMAFIA_BENCH_GC_THRESHOLD=a,b,c sets the collector's thresholds;
     LEPROMAFIA_BENCH_SWITCH_INTERVAL=SECONDS sets the interpreter's thread switch interval;
+    LEPROMAFIA_BENCH_SQLITE_COMMIT=thread commits every SQLite write on the committing thread,
+    as before session 23 (store/sqlite_inline.py commits inline while the disk is fast);
     LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py;
     LEPROMAFIA_BENCH_GC_DUMP=FILE appends, on SIGUSR1, the collector's census by generation
     (types, and the references a collection visits), and on every second SIGUSR2 the
@@ -86,6 +88,17 @@ def dump_young_objects(path: str) -> None:
     signal.signal(signal.SIGUSR2, garbage)
 
 
+def commit_on_the_thread() -> None:
+    """Every SQLite write commit on the committing thread, whatever the disk's speed."""
+    from lepromafia.store import sqlite_inline
+
+    class OnTheThread:
+        def inline(self, now: float) -> bool:
+            return False
+
+    sqlite_inline._commit_place = lambda path: OnTheThread()  # type: ignore[assignment]
+
+
 def main() -> None:
     raise_open_files()
     if os.environ.get("LEPROMAFIA_BENCH_GC_DUMP"):  # kill -USR1 <pid> writes the census there
@@ -96,6 +109,8 @@ def main() -> None:
     if os.environ.get("LEPROMAFIA_BENCH_SWITCH_INTERVAL"):  # an experiment: Python's is 0.005
         import sys
         sys.setswitchinterval(float(os.environ["LEPROMAFIA_BENCH_SWITCH_INTERVAL"]))
+    if os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "thread":  # an A/B's "before"
+        commit_on_the_thread()
     if os.environ.get("LEPROMAFIA_BENCH_POOL_TRACE"):  # bench/pool_trace.py
         import pool_trace
         pool_trace.install()

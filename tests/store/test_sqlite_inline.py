@@ -117,6 +117,13 @@ def test_a_write_that_gives_up_on_the_lock_frees_it_for_the_next(tmp_path, monke
     assert asyncio.run(main()) == 1
 
 
+class _OnTheThread:
+    """A commit place that sends every commit to the committing thread (a slow disk's)."""
+
+    def inline(self, now: float) -> bool:
+        return False
+
+
 def test_a_request_cancelled_while_its_commit_runs_closes_nothing_under_it(tmp_path, monkeypatch) -> None:
     """A client goes away while his write's COMMIT is on the committing thread: the task
     is cancelled, yet the connection is handed back (and may be closed) only after the
@@ -137,6 +144,7 @@ def test_a_request_cancelled_while_its_commit_runs_closes_nothing_under_it(tmp_p
 
     slow_pool = SlowCommitter(1)
     monkeypatch.setattr(sqlite_inline, "_committer", lambda path: slow_pool)
+    monkeypatch.setattr(sqlite_inline, "_commit_place", lambda path: _OnTheThread())
 
     async def main() -> int:
         engine = _engine(tmp_path)
@@ -216,3 +224,87 @@ def test_commits_leave_the_checkpoint_to_the_background_thread(tmp_path, monkeyp
         await engine.dispose()
 
     asyncio.run(main())
+
+
+class _CountingCommitter(ThreadPoolExecutor):
+    """The committing thread, counting what it is handed."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.commits = 0
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+        self.commits += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+async def _writes(engine, n: int) -> None:
+    for _ in range(n):
+        async with engine.execution_options(write=True).begin() as conn:
+            await conn.execute(text("UPDATE counter SET n = n + 1"))
+
+
+def test_on_a_fast_disk_commits_run_on_the_loop_and_no_thread_is_handed_one(tmp_path, monkeypatch) -> None:
+    """Twenty writes on this machine's disk (an fsync well under ``SLOW_COMMIT``) commit
+    inline: the committing thread is never handed one, and every write is there."""
+    committer = _CountingCommitter()
+    monkeypatch.setattr(sqlite_inline, "_committer", lambda path: committer)
+    monkeypatch.setattr(sqlite_inline, "SLOW_COMMIT", 1.0)  # a loaded CI disk is still "fast"
+
+    async def main() -> int:
+        engine = _engine(tmp_path)
+        await _counter_table(engine)
+        await _writes(engine, 20)
+        async with engine.connect() as conn:
+            total = (await conn.execute(text("SELECT n FROM counter"))).scalar_one()
+        await engine.dispose()
+        return total
+
+    assert asyncio.run(main()) == 20
+    assert committer.commits == 0
+    committer.shutdown()
+
+
+def test_a_slow_commit_sends_the_next_ones_to_the_thread_for_a_spell(tmp_path, monkeypatch, caplog) -> None:
+    """A disk slower than ``SLOW_COMMIT`` (here: every commit counts as slow): the first
+    commit runs inline, is found slow and logged; the writes after it go to the
+    committing thread for the spell, and every write is there."""
+    committer = _CountingCommitter()
+    monkeypatch.setattr(sqlite_inline, "_committer", lambda path: committer)
+    monkeypatch.setattr(sqlite_inline, "SLOW_COMMIT", -1.0)
+    monkeypatch.setattr(sqlite_inline, "_commit_places", {})
+
+    async def main() -> int:
+        engine = _engine(tmp_path)
+        await _counter_table(engine)  # inline, slow: the spell begins
+        await _writes(engine, 5)
+        async with engine.connect() as conn:
+            total = (await conn.execute(text("SELECT n FROM counter"))).scalar_one()
+        await engine.dispose()
+        return total
+
+    with caplog.at_level("WARNING", logger="lepromafia.store.sqlite_inline"):
+        assert asyncio.run(main()) == 5
+    assert committer.commits == 5
+    assert "committing on a thread for 10 s" in caplog.text
+    committer.shutdown()
+
+
+def test_the_thread_spell_doubles_while_the_disk_stays_slow_and_ends_with_a_fast_commit() -> None:
+    """The spells after slow inline tries: 10 s, 20 s, 40 s … up to 320 s; a commit inside a
+    spell is not inline; one fast inline commit after a spell starts the next slow one's
+    spell at 10 s again."""
+    slow, fast = sqlite_inline.SLOW_COMMIT * 2, sqlite_inline.SLOW_COMMIT / 2
+    place = sqlite_inline._CommitPlace("games.db")
+    now, spells = 0.0, []
+    for _ in range(7):
+        assert place.inline(now)
+        place.took(now, slow)
+        spells.append(place.thread_until - now)
+        assert not place.inline(now + spells[-1] - 0.001)
+        now += spells[-1]
+    assert spells == [10, 20, 40, 80, 160, 320, 320]
+    place.took(now, fast)
+    assert place.inline(now)
+    place.took(now, slow)
+    assert place.thread_until - now == 10
