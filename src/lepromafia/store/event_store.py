@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from ..engine.events import Event
 from ..engine.evolve import evolve
 from ..engine.state import GameState
-from . import codec, schema
+from . import codec, schema, sqlite_direct
 from .database import DatabaseConfig, create_engine
 from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
 from .schema import inbox_reads
@@ -463,6 +464,8 @@ class Transaction:
     def __init__(self, conn: AsyncConnection, is_sqlite: bool) -> None:
         self._conn = conn
         self.is_sqlite = is_sqlite
+        self._raw = sqlite_direct.connection(conn) if is_sqlite else None
+        """The ``sqlite3`` connection for the hot statements (``sqlite_direct``), or None."""
 
     async def meta(self, game_id: str) -> GameMeta | None:
         row = (await self._conn.execute(
@@ -480,8 +483,7 @@ class Transaction:
         query = _LOCK_GAMES if self.is_sqlite else _LOCK_GAMES_FOR_UPDATE
         params = {"game_ids": sorted(game_ids), "command_ids": sorted(set(command_ids))}
         locked = Locked()
-        for row in await self._conn.execute(query, params):
-            m = row._mapping
+        for m in await self._lock_rows(query, params):
             if m["game_id"] not in locked.games:
                 locked.games[m["game_id"]] = _meta(m)
                 locked.commands[m["game_id"]] = {}
@@ -492,6 +494,18 @@ class Transaction:
                     m["known_id"], m["known_fingerprint"], m["known_command"], m["known_first"],
                     m["known_last"])
         return locked
+
+    async def _lock_rows(self, query: Select[Any],
+                         params: dict[str, list[str]]) -> Sequence[Mapping[str, Any]]:
+        raw = self._raw
+        if raw is None:
+            return [row._mapping for row in await self._conn.execute(query, params)]
+        lists = {"command_ids": sqlite_direct.padded(params["command_ids"]),
+                 "game_ids": sqlite_direct.padded(params["game_ids"])}
+        compiled = sqlite_direct.expanded(query, tuple((k, len(v)) for k, v in lists.items()))
+        if compiled is None:
+            return [row._mapping for row in await self._conn.execute(query, params)]
+        return sqlite_direct.mappings(sqlite_direct.execute(raw, compiled, sqlite_direct.expand(lists)))
 
     async def followed_inboxes(self, game_ids: Collection[str]) -> set[tuple[str, str]]:
         """The (game, inbox) pairs someone follows, of these games: read in the writer's
@@ -732,7 +746,7 @@ class Transaction:
             await self._insert(schema.log_heads, [r for w in writes for r in w.heads])
             await self._outbox([r for w in writes for r in w.outbox])
             await self._apply(changes)
-        except IntegrityError as exc:
+        except (IntegrityError, sqlite3.IntegrityError) as exc:
             raise ConcurrencyConflict(writes[0].game_id if writes else "?") from exc
 
     async def _move_games(self, moves: Sequence[GameWrite]) -> None:
@@ -749,11 +763,16 @@ class Transaction:
                 if w.game_id not in moved:
                     raise ConcurrencyConflict(w.game_id)
             return
+        raw = self._raw
+        direct = sqlite_direct.for_params(_MOVE_GAME) if raw is not None else None
         for w in moves:
-            result = await self._conn.execute(_MOVE_GAME, {
-                "b_game_id": w.game_id, "b_expected": w.expected_version, "b_version": w.meta.version,
-                "b_stage": w.meta.stage})
-            if result.rowcount != 1:
+            params = {"b_game_id": w.game_id, "b_expected": w.expected_version,
+                      "b_version": w.meta.version, "b_stage": w.meta.stage}
+            if raw is not None and direct is not None:
+                changed = sqlite_direct.execute(raw, direct, params).rowcount
+            else:
+                changed = (await self._conn.execute(_MOVE_GAME, params)).rowcount
+            if changed != 1:
                 raise ConcurrencyConflict(w.game_id)
 
     async def _outbox(self, rows: list[Row]) -> None:
@@ -761,11 +780,23 @@ class Transaction:
         the same moment) is kept once."""
         if rows:
             from .notify import outbox
-            await self._conn.execute(_upsert_statement(self.is_sqlite, outbox, None), rows)
+            await self._rows(_upsert_statement(self.is_sqlite, outbox, None), rows)
 
     async def _insert(self, table: Any, rows: list[Row]) -> None:
         if rows:
-            await self._conn.execute(_insert_statement(table), rows)
+            await self._rows(_insert_statement(table), rows)
+
+    async def _rows(self, statement: Any, rows: list[Row]) -> None:
+        """An insert or upsert of ``rows`` (all with the first one's keys on SQLite's
+        direct path: the lane builds each table's rows alike)."""
+        raw = self._raw
+        if raw is not None:
+            keys = rows[0].keys()
+            direct = sqlite_direct.for_rows(statement, tuple(keys))
+            if direct is not None and all(row.keys() == keys for row in rows):
+                sqlite_direct.execute_many(raw, direct, rows)
+                return
+        await self._conn.execute(statement, rows)
 
     async def _apply(self, changes: Changes) -> None:
         for name, rows in changes.items():
@@ -780,7 +811,7 @@ class Transaction:
                 continue
             if upserts:
                 columns = tuple(c for c in upserts[0] if c not in keys)
-                await self._conn.execute(_upsert_statement(self.is_sqlite, table, columns), upserts)
+                await self._rows(_upsert_statement(self.is_sqlite, table, columns), upserts)
             for chunk in _chunks(deletes, 500):
                 await self._conn.execute(delete(table).where(
                     tuple_(*[table.c[k] for k in keys]).in_(chunk)))

@@ -256,6 +256,11 @@ class InlineConnection:
         self._writing = False
 
     @property
+    def raw(self) -> sqlite3.Connection:
+        """The ``sqlite3`` connection (``store/sqlite_direct.py`` runs statements on it)."""
+        return self._conn
+
+    @property
     def isolation_level(self) -> str | None:
         return self._conn.isolation_level
 
