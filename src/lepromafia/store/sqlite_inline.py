@@ -108,11 +108,16 @@ class _CommitPlace:
 _commit_places: dict[str, _CommitPlace] = {}
 
 
-def _commit_place(path: str) -> _CommitPlace:
-    found = _commit_places.get(path)
+def _of_file(registry: dict[str, T], path: str, make: Callable[[str], T]) -> T:
+    """The database file's entry in one of the per-file registries, made at first use."""
+    found = registry.get(path)
     if found is None:
-        found = _commit_places[path] = _CommitPlace(path)
+        found = registry[path] = make(path)
     return found
+
+
+def _commit_place(path: str) -> _CommitPlace:
+    return _of_file(_commit_places, path, _CommitPlace)
 
 
 class _Checkpointer:
@@ -156,10 +161,7 @@ def _checkpointing() -> ThreadPoolExecutor:
 
 
 def _checkpointer(path: str) -> _Checkpointer:
-    found = _checkpointers.get(path)
-    if found is None:
-        found = _checkpointers[path] = _Checkpointer(path)
-    return found
+    return _of_file(_checkpointers, path, _Checkpointer)
 
 
 def _forget_committers() -> None:  # a forked child has none of its parent's threads
@@ -181,10 +183,7 @@ def _writer_lock(path: str) -> asyncio.Lock:
 
 
 def _committer(path: str) -> ThreadPoolExecutor:
-    pool = _committers.get(path)
-    if pool is None:
-        pool = _committers[path] = ThreadPoolExecutor(1, thread_name_prefix="sqlite-commit")
-    return pool
+    return _of_file(_committers, path, lambda _: ThreadPoolExecutor(1, thread_name_prefix="sqlite-commit"))
 
 
 def _is_busy(error: sqlite3.OperationalError) -> bool:
