@@ -2,7 +2,7 @@
 connection: compiled once per process by SQLAlchemy, then executed without its
 per-execution machinery (the cache key, the execution context, the parameter and result
 processing, the greenlet hop). A chat line's transaction is a handful of such statements;
-through SQLAlchemy each cost 0.1–0.4 ms of CPU against ~0.03 ms in SQLite (issue 17,
+through SQLAlchemy each cost 0.1–0.45 ms of CPU against ~0.03 ms in SQLite (issue 17,
 docs/performance.md, session 23).
 
 Only what SQLAlchemy would send unchanged goes this way: a statement whose compilation

@@ -19,7 +19,7 @@ thread. Two things may not block the loop and are handled here:
 * **The fsync.** ``synchronous=FULL`` makes a write's ``COMMIT`` wait for the disk. On a
   disk that answers in well under a millisecond the commit runs inline: handing it to a
   thread cost more than the fsync (the hand-off, and the thread's wait for the interpreter
-  while the loop is busy: 0.9 ms median and 9–20 ms p99 against 0.7 and 1.8 inline, issue 17).
+  while the loop is busy: 0.9 ms median and 9–22 ms p99 against 0.7 and 1.8 inline, issue 17).
   A commit that takes longer than ``SLOW_COMMIT`` sends the file's next commits to a single
   committing thread, for ``THREAD_SPELL`` seconds, doubled at each slow inline try up to
   ``LONGEST_THREAD_SPELL``: a slow or stalling disk then stops the loop at most once a spell.
