@@ -218,3 +218,38 @@ def test_many_games_logs_are_read_together_each_from_its_own_point(backend: Data
         assert {g: [r["size"] for r in rows] for g, rows in heads.items()} == {"a": [2, 4], "b": [], "c": [6]}
 
     run(check())
+
+
+def test_batches_of_one_to_nine_games_lock_with_five_statement_texts(backend: DatabaseConfig, monkeypatch) -> None:
+    """``lock_games`` pads its IN lists to powers of two, so batches of 1 to 9 games use the
+    texts for 1, 2, 4, 8 and 16 (asyncpg prepares each text once per connection, in a cache
+    of 100; SQLite's direct path compiles each once), and each batch finds exactly its games
+    (the padding repeats none)."""
+    from sqlalchemy import event
+
+    from lepromafia.store import sqlite_direct
+
+    texts: set[str] = set()
+    direct = sqlite_direct.execute
+    monkeypatch.setattr(sqlite_direct, "execute",
+                        lambda raw, prepared, row: texts.add(prepared.sql) or direct(raw, prepared, row))
+
+    async def scenario() -> list[tuple[list[str], dict[str, list[str]]]]:
+        store = EventStore.open(backend)
+        event.listen(store.writer.sync_engine, "before_cursor_execute",
+                     lambda conn, cursor, sql, *rest: texts.add(sql) if "LEFT OUTER JOIN commands" in sql else None)
+        games = [f"g{i}" for i in range(9)]
+        for game in games:
+            await append(store, game, GAME.table.events[:2], -1)
+        found = []
+        for n in range(1, 10):
+            async with store.transaction() as tx:
+                locked = await tx.lock_games(games[:n], ["c1", "c2", "nobody"])
+            found.append((sorted(locked.games), {g: sorted(c) for g, c in locked.commands.items()}))
+        await store.close()
+        return found
+
+    found = run(scenario())
+    assert [games for games, _ in found] == [[f"g{i}" for i in range(n)] for n in range(1, 10)]
+    assert all(known == {g: [] for g in games} for games, known in found)  # no command rows
+    assert len(texts) == 5

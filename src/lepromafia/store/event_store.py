@@ -481,7 +481,10 @@ class Transaction:
         ``command_ids`` each game has already accepted (the idempotency keys): a batch's
         whole read before deciding is this one statement."""
         query = _LOCK_GAMES if self.is_sqlite else _LOCK_GAMES_FOR_UPDATE
-        params = {"game_ids": sorted(game_ids), "command_ids": sorted(set(command_ids))}
+        # The IN lists padded to powers of two: a few statement texts serve every batch
+        # (asyncpg prepares each text once per connection, in a cache of 100; SQLite's
+        # direct path compiles each once).
+        params = {"game_ids": _padded(sorted(game_ids)), "command_ids": _padded(sorted(set(command_ids)))}
         locked = Locked()
         for m in await self._lock_rows(query, params):
             if m["game_id"] not in locked.games:
@@ -500,12 +503,10 @@ class Transaction:
         raw = self._raw
         if raw is None:
             return [row._mapping for row in await self._conn.execute(query, params)]
-        lists = {"command_ids": sqlite_direct.padded(params["command_ids"]),
-                 "game_ids": sqlite_direct.padded(params["game_ids"])}
-        compiled = sqlite_direct.expanded(query, tuple((k, len(v)) for k, v in lists.items()))
+        compiled = sqlite_direct.expanded(query, tuple((k, len(v)) for k, v in params.items()))
         if compiled is None:
             return [row._mapping for row in await self._conn.execute(query, params)]
-        return sqlite_direct.mappings(sqlite_direct.execute(raw, compiled, sqlite_direct.expand(lists)))
+        return sqlite_direct.mappings(sqlite_direct.execute(raw, compiled, sqlite_direct.expand(params)))
 
     async def followed_inboxes(self, game_ids: Collection[str]) -> set[tuple[str, str]]:
         """The (game, inbox) pairs someone follows, of these games: read in the writer's
@@ -872,6 +873,15 @@ def decode_rows(rows: Sequence[Row]) -> list[tuple[int, Event]]:
 def _meta(row: Any) -> GameMeta:
     return GameMeta(row["game_id"], row["title"], row["created_at"], row["stage"], row["version"],
                     GameClock(row["clock_epoch"], row["time_scale"]))
+
+
+def _padded(values: list[str]) -> list[str]:
+    """``values`` with the last repeated up to the next power of two (an ``IN`` list means
+    the same)."""
+    if not values:
+        return []
+    size = 1 << (len(values) - 1).bit_length()
+    return [*values, *[values[-1]] * (size - len(values))]
 
 
 def _chunks(items: list[PK], size: int) -> list[list[PK]]:

@@ -95,18 +95,10 @@ def for_params(statement: ClauseElement) -> Prepared | None:
 @functools.lru_cache(maxsize=512)
 def expanded(statement: ClauseElement, sizes: tuple[tuple[str, int], ...]) -> Prepared | None:
     """``statement`` with its expanding binds rendered for lists of these sizes: each
-    element is the bind ``name_1``, ``name_2``… (``expand`` names the values so)."""
+    element is the bind ``name_1``, ``name_2``… (``expand`` names the values so). The
+    caller pads its lists to a few sizes (``event_store._padded``)."""
     dummy = {name: [""] * size for name, size in sizes}
     return _compile(statement.params(dummy), None, postcompile=True)
-
-
-def padded(values: Sequence[Any]) -> list[Any]:
-    """``values`` with the last repeated up to the next power of two: an ``IN`` list means
-    the same, and ``expanded`` compiles a statement for a few sizes only."""
-    if not values:
-        return []
-    size = 1 << (len(values) - 1).bit_length()
-    return [*values, *[values[-1]] * (size - len(values))]
 
 
 def expand(lists: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
