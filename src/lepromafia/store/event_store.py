@@ -501,12 +501,10 @@ class Transaction:
     async def _lock_rows(self, query: Select[Any],
                          params: dict[str, list[str]]) -> Sequence[Mapping[str, Any]]:
         raw = self._raw
-        if raw is None:
+        direct = sqlite_direct.expanded(query, tuple((k, len(v)) for k, v in params.items())) if raw else None
+        if raw is None or direct is None:
             return [row._mapping for row in await self._conn.execute(query, params)]
-        compiled = sqlite_direct.expanded(query, tuple((k, len(v)) for k, v in params.items()))
-        if compiled is None:
-            return [row._mapping for row in await self._conn.execute(query, params)]
-        return sqlite_direct.mappings(sqlite_direct.execute(raw, compiled, sqlite_direct.expand(params)))
+        return sqlite_direct.mappings(sqlite_direct.execute(raw, direct, sqlite_direct.expand(params)))
 
     async def followed_inboxes(self, game_ids: Collection[str]) -> set[tuple[str, str]]:
         """The (game, inbox) pairs someone follows, of these games: read in the writer's

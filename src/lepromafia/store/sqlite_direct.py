@@ -112,10 +112,7 @@ def execute(raw: sqlite3.Connection, compiled: Prepared, row: Mapping[str, Any])
 
 
 def execute_many(raw: sqlite3.Connection, compiled: Prepared, rows: Sequence[Mapping[str, Any]]) -> None:
-    if len(rows) == 1:
-        raw.execute(compiled.sql, compiled.parameters(rows[0]))
-    else:
-        raw.executemany(compiled.sql, [compiled.parameters(row) for row in rows])
+    raw.executemany(compiled.sql, map(compiled.parameters, rows))
 
 
 def mappings(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
