@@ -115,7 +115,10 @@ class HostDecisions(BotBase):
             return
         city = self.rng.choice(sorted(s.cities))
         tribune = s.cities[city].tribune
-        other = self.rng.choice(sorted(s.tribunes() - {tribune}))
+        others = sorted(s.tribunes() - {tribune})
+        if not others:  # one tribune for every city: nobody to delegate to
+            return
+        other = self.rng.choice(others)
         done = self.try_do(table, hc.DelegateTribune(actor=tribune, city=city, delegate=other,
                                                      starts_at=now, until=now + 8 * HOUR,
                                                      reason="отъезд"), now)
