@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from . import route_cache, sqlite_template
+from .hang_report import running_tasks
 
 DURATIONS = Path(__file__).with_name("durations.json")
 
@@ -26,6 +27,14 @@ DURATIONS = Path(__file__).with_name("durations.json")
 def pytest_configure(config: pytest.Config) -> None:
     route_cache.install()
     sqlite_template.install()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and "Timeout (>" in str(report.longrepr):
+        report.sections.append(("asyncio tasks at the timeout", running_tasks()))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
