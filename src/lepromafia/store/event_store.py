@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from ..engine.events import Event
 from ..engine.evolve import evolve
 from ..engine.state import GameState
-from . import codec, schema, sqlite_direct
+from . import codec, postgres_batch, schema, sqlite_direct
 from .database import DatabaseConfig, create_engine
 from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
 from .schema import inbox_reads
@@ -452,8 +452,7 @@ def _upsert_statement(is_sqlite: bool, table: Any, columns: tuple[str, ...] | No
         else:
             found = insert.on_conflict_do_update(
                 index_elements=list(PRIMARY_KEYS[table.name]),
-                set_={c: getattr(insert.excluded, c) for c in columns}
-                | ({"lease_until": None} if table.name == "deadlines" else {}))
+                set_=postgres_batch.conflict_set(table, columns, insert.excluded))
         _UPSERTS[key] = found
     return found
 
@@ -736,6 +735,8 @@ class Transaction:
                     game_id=w.game_id, title=w.meta.title, created_at=w.meta.created_at,
                     stage=w.meta.stage, version=w.meta.version, time_scale=w.meta.clock.scale,
                     clock_epoch=w.meta.clock.epoch))
+        if not self.is_sqlite and await self._write_at_once(writes, changes):
+            return
         await self._move_games([w for w in writes if w.expected_version >= 0])
         try:
             await self._insert(schema.events, [r for w in writes for r in w.events])
@@ -747,6 +748,41 @@ class Transaction:
             await self._apply(changes)
         except (IntegrityError, sqlite3.IntegrityError) as exc:
             raise ConcurrencyConflict(writes[0].game_id if writes else "?") from exc
+
+    async def _write_at_once(self, writes: Sequence[GameWrite], changes: Changes) -> bool:
+        """PostgreSQL: the moves, rows and changes ``write`` makes, in one statement
+        (``postgres_batch``); False, having written nothing, where a part cannot be. A game
+        inserted just now "moves" to the version it was inserted at: its rows are written
+        like the others'."""
+        from .notify import outbox  # the outbox's table lives with the dispatcher's
+
+        batch = postgres_batch.Batch()
+        batch.move([w.game_id for w in writes],
+                   [w.expected_version if w.expected_version >= 0 else w.meta.version for w in writes],
+                   [w.meta.version for w in writes], [w.meta.stage for w in writes])
+        for table, rows in ((schema.events, [r for w in writes for r in w.events]),
+                            (schema.commands, [r for w in writes for r in w.commands]),
+                            (schema.snapshots, [w.snapshot for w in writes if w.snapshot]),
+                            (schema.event_leaves, [r for w in writes for r in w.leaves]),
+                            (schema.log_heads, [r for w in writes for r in w.heads])):
+            batch.rows("insert", table.name, rows)
+        batch.rows("ignore", outbox.name, [r for w in writes for r in w.outbox])
+        for name, changed in changes.items():
+            batch.rows("insert" if name == "messages" else "upsert", name,
+                       [row for row in changed.values() if row is not None])
+            batch.delete(name, [pk for pk, row in changed.items() if row is None])
+        if not batch.expressible:
+            return False
+        if not batch.shape:
+            return True
+        try:
+            moved = {row[0] for row in await self._conn.execute(batch.statement(), batch.params)}
+        except IntegrityError as exc:
+            raise ConcurrencyConflict(writes[0].game_id if writes else "?") from exc
+        for w in writes:
+            if w.game_id not in moved:
+                raise ConcurrencyConflict(w.game_id)
+        return True
 
     async def _move_games(self, moves: Sequence[GameWrite]) -> None:
         """Each game's row to its new version, if it is still at the expected one; else
