@@ -189,11 +189,16 @@ class Observer(ServiceObserver):
 
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
+        # each command counts into these children: looked up once, not per command
+        self._accepted = metrics.commands.labels(outcome="accepted")
+        self._rejected = metrics.commands.labels(outcome="rejected")
 
     def command(self, game_id: str, actor: str, code: str, seconds: float) -> None:
         m = self.metrics
-        m.commands.labels(outcome="accepted" if code == "ok" else "rejected").inc()
-        if code != "ok":
+        if code == "ok":
+            self._accepted.inc()
+        else:
+            self._rejected.inc()
             m.rejections.labels(code=code).inc()
         m.command_seconds.observe(seconds)
         log.info("command", game=game_id, seat=actor, code=code, latency_ms=round(seconds * 1000, 2))
