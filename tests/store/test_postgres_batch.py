@@ -10,11 +10,14 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
+from lepromafia.engine import commands as cmd
+from lepromafia.service.service import GameService
 from lepromafia.store import postgres_batch
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore, Transaction
+from lepromafia.store.migrate import upgrade
 from tests.service.conftest import _drop_schema
-from tests.service.helpers import pg_config, run
+from tests.service.helpers import at, manual_clock, pg_config, run, setup_game, small_cast
 from tests.store.test_sqlite_direct import _play, _seeded
 
 
@@ -69,11 +72,6 @@ def test_a_chat_line_is_begun_locked_written_and_committed_in_four_round_trips(
         two_schemas: tuple[DatabaseConfig, DatabaseConfig], monkeypatch: pytest.MonkeyPatch) -> None:
     """Anna's line in her city's chat (CHAT-1): the lane's transaction is BEGIN, the games'
     lock, one write and COMMIT (nine round trips before: a statement per table)."""
-    from lepromafia.engine import commands as cmd
-    from lepromafia.service.service import GameService
-    from lepromafia.store.migrate import upgrade
-    from tests.service.helpers import at, manual_clock, setup_game, small_cast
-
     config = two_schemas[0]
     trips: list[str] = []
 

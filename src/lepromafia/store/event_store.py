@@ -739,11 +739,8 @@ class Transaction:
             return
         await self._move_games([w for w in writes if w.expected_version >= 0])
         try:
-            await self._insert(schema.events, [r for w in writes for r in w.events])
-            await self._insert(schema.commands, [r for w in writes for r in w.commands])
-            await self._insert(schema.snapshots, [w.snapshot for w in writes if w.snapshot])
-            await self._insert(schema.event_leaves, [r for w in writes for r in w.leaves])
-            await self._insert(schema.log_heads, [r for w in writes for r in w.heads])
+            for table, rows in _appended(writes):
+                await self._insert(table, rows)
             await self._outbox([r for w in writes for r in w.outbox])
             await self._apply(changes)
         except (IntegrityError, sqlite3.IntegrityError) as exc:
@@ -760,11 +757,7 @@ class Transaction:
         batch.move([w.game_id for w in writes],
                    [w.expected_version if w.expected_version >= 0 else w.meta.version for w in writes],
                    [w.meta.version for w in writes], [w.meta.stage for w in writes])
-        for table, rows in ((schema.events, [r for w in writes for r in w.events]),
-                            (schema.commands, [r for w in writes for r in w.commands]),
-                            (schema.snapshots, [w.snapshot for w in writes if w.snapshot]),
-                            (schema.event_leaves, [r for w in writes for r in w.leaves]),
-                            (schema.log_heads, [r for w in writes for r in w.heads])):
+        for table, rows in _appended(writes):
             batch.rows("insert", table.name, rows)
         batch.rows("ignore", outbox.name, [r for w in writes for r in w.outbox])
         for name, changed in changes.items():
@@ -882,6 +875,16 @@ class Transaction:
             update(d).where(tuple_(d.c.game_id, d.c.key).in_([(r.game_id, r.key) for r in rows]))
             .values(lease_until=now_real + lease_seconds))
         return list(dict.fromkeys(r.game_id for r in rows))
+
+
+def _appended(writes: Sequence[GameWrite]) -> list[tuple[Any, list[Row]]]:
+    """The rows a batch appends, table by table: events, idempotency keys, snapshots, the
+    verifiable log's leaves and heads."""
+    return [(schema.events, [r for w in writes for r in w.events]),
+            (schema.commands, [r for w in writes for r in w.commands]),
+            (schema.snapshots, [w.snapshot for w in writes if w.snapshot]),
+            (schema.event_leaves, [r for w in writes for r in w.leaves]),
+            (schema.log_heads, [r for w in writes for r in w.heads])]
 
 
 def replay_rows(game_id: str, rows: Sequence[Row], state: GameState | None,
