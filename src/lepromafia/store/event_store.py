@@ -452,7 +452,7 @@ def _upsert_statement(is_sqlite: bool, table: Any, columns: tuple[str, ...] | No
         else:
             found = insert.on_conflict_do_update(
                 index_elements=list(PRIMARY_KEYS[table.name]),
-                set_=postgres_batch.conflict_set(table, columns, insert.excluded))
+                set_=schema.upsert_set(table, columns, insert.excluded))
         _UPSERTS[key] = found
     return found
 
@@ -760,10 +760,9 @@ class Transaction:
         for table, rows in _appended(writes):
             batch.rows("insert", table.name, rows)
         batch.rows("ignore", outbox.name, [r for w in writes for r in w.outbox])
-        for name, changed in changes.items():
-            batch.rows("insert" if name == "messages" else "upsert", name,
-                       [row for row in changed.values() if row is not None])
-            batch.delete(name, [pk for pk, row in changed.items() if row is None])
+        for name, append_only, upserts, deletes in _changed(changes):
+            batch.rows("insert" if append_only else "upsert", name, upserts)
+            batch.delete(name, deletes)
         if not batch.expressible:
             return False
         if not batch.shape:
@@ -827,14 +826,10 @@ class Transaction:
         await self._conn.execute(statement, rows)
 
     async def _apply(self, changes: Changes) -> None:
-        for name, rows in changes.items():
-            if not rows:
-                continue
+        for name, append_only, upserts, deletes in _changed(changes):
             table = schema.metadata.tables[name]
             keys = PRIMARY_KEYS[name]
-            upserts = [row for row in rows.values() if row is not None]
-            deletes = [pk for pk, row in rows.items() if row is None]
-            if name == "messages":
+            if append_only:
                 await self._insert(table, upserts)
                 continue
             if upserts:
@@ -885,6 +880,22 @@ def _appended(writes: Sequence[GameWrite]) -> list[tuple[Any, list[Row]]]:
             (schema.snapshots, [w.snapshot for w in writes if w.snapshot]),
             (schema.event_leaves, [r for w in writes for r in w.leaves]),
             (schema.log_heads, [r for w in writes for r in w.heads])]
+
+
+_APPEND_ONLY = frozenset({"messages"})
+"""Read-model tables that only gain rows: inserted, never upserted or deleted."""
+
+
+def _changed(changes: Changes) -> list[tuple[str, bool, list[Row], list[PK]]]:
+    """Each changed read-model table: its name, whether it is append-only, the rows to
+    write and (but for an append-only one) the keys to delete."""
+    out = []
+    for name, rows in changes.items():
+        if rows:
+            append_only = name in _APPEND_ONLY
+            out.append((name, append_only, [row for row in rows.values() if row is not None],
+                        [] if append_only else [pk for pk, row in rows.items() if row is None]))
+    return out
 
 
 def replay_rows(game_id: str, rows: Sequence[Row], state: GameState | None,

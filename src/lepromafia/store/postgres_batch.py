@@ -19,7 +19,7 @@ Python-side default, is not expressible: the batch is then written a statement a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import and_, bindparam, column, delete, func, literal_column, select, update
@@ -35,13 +35,6 @@ MAX_SHAPES = 256
 """Statement shapes kept built; a batch's parts come from a handful of combinations."""
 
 _SHAPES: dict[tuple[Part, ...], Any] = {}
-
-
-def conflict_set(table: Any, columns: Iterable[str], excluded: Any) -> dict[str, Any]:
-    """What an upsert of ``table`` updates on a conflict: the given columns, and a
-    deadline's lease (a re-scheduled deadline is claimable again)."""
-    return ({c: getattr(excluded, c) for c in columns}
-            | ({"lease_until": None} if table.name == "deadlines" else {}))
 
 
 def _table(name: str) -> Any:
@@ -76,7 +69,7 @@ def _part(index: int, op: str, name: str, columns: tuple[str, ...], moved: Any) 
         keys = PRIMARY_KEYS[name]
         return insert.on_conflict_do_update(
             index_elements=list(keys),
-            set_=conflict_set(table, [c for c in columns if c not in keys], insert.excluded))
+            set_=schema.upsert_set(table, [c for c in columns if c not in keys], insert.excluded))
     return insert
 
 

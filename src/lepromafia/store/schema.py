@@ -9,6 +9,9 @@ real clock, used for ordering and for the scheduler.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from sqlalchemy import (
     Boolean,
     Column,
@@ -186,3 +189,10 @@ log_heads = Table(
     Column("signature", String(100), nullable=False),
     # Base64 Ed25519 signature over the head (service.transparency.head_message).
 )
+
+
+def upsert_set(table: Table, columns: Iterable[str], excluded: Any) -> dict[str, Any]:
+    """What an upsert of a read-model ``table`` updates on a conflict: the given columns, and
+    a deadline's lease (a re-scheduled deadline is claimable again)."""
+    return ({c: getattr(excluded, c) for c in columns}
+            | ({"lease_until": None} if table.name == "deadlines" else {}))
