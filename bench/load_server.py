@@ -12,7 +12,8 @@ on a clock shifted so that game time carries on from the manifest's moment.
     LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py;
     LEPROMAFIA_BENCH_GC_DUMP=FILE appends, on SIGUSR1, the collector's census by generation
     (types, and the references a collection visits), and on every second SIGUSR2 the
-    types of what it found unreachable since the first)
+    types of what it found unreachable since the first;
+    LEPROMAFIA_BENCH_PROBE=FILE.py runs that module before the app starts: bench/lane_stages.py)
 """
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ def main() -> None:
         sys.setswitchinterval(float(os.environ["LEPROMAFIA_BENCH_SWITCH_INTERVAL"]))
     if os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "thread":  # an A/B's "before"
         commit_on_the_thread()
+    if os.environ.get("LEPROMAFIA_BENCH_PROBE"):  # a probe module run first: bench/lane_stages.py
+        import runpy
+        runpy.run_path(os.environ["LEPROMAFIA_BENCH_PROBE"])
     if os.environ.get("LEPROMAFIA_BENCH_POOL_TRACE"):  # bench/pool_trace.py
         import pool_trace
         pool_trace.install()

@@ -185,9 +185,11 @@ async def until_listening(proc: subprocess.Popen[bytes], port: int, name: str, l
 
 
 def pyspy(pid: int, out: Path, seconds: float | None = None,
-          rate: int = 200) -> subprocess.Popen[bytes] | None:
+          rate: int | None = None) -> subprocess.Popen[bytes] | None:
     """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample process ``pid`` into ``out`` (raw
-    collapsed stacks) for ``seconds``, or until sent SIGINT; None without it."""
+    collapsed stacks) for ``seconds``, or until sent SIGINT; None without it. ``rate``:
+    samples a second (LEPROMAFIA_BENCH_PYSPY_RATE, else 200)."""
+    rate = rate or int(os.environ.get("LEPROMAFIA_BENCH_PYSPY_RATE", "200"))
     spy = os.environ.get("LEPROMAFIA_BENCH_PYSPY")
     if not spy:
         return None

@@ -31,7 +31,7 @@ def test_a_claim_takes_its_batch_and_two_workers_never_share_a_row(backend: Data
         a, b = await asyncio.gather(notify.claim_outbox(Claim("w2", now, 60, 200)),
                                     notify.claim_outbox(Claim("w3", now, 60, 200)))
         left = len(await notify.claim_outbox(Claim("w4", now, 60, 1000)))
-        await store.engine.dispose()
+        await store.close()
         return [r["id"] for r in first], [r["id"] for r in a], [r["id"] for r in b], left
 
     first, a, b, left = run(scenario())

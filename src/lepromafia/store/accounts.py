@@ -158,9 +158,8 @@ class AccountStore:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
-        # end the request's shared read first, so the reads after this write see it
-        await self.store.release_reads()
-        async with self.store.writer.begin() as conn:
+        # the request's shared read ends first, so the reads after this write see it
+        async with self.store.write_connection() as conn:
             yield conn
 
     @asynccontextmanager

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.util import await_only
 
 from . import sqlite_inline
 
@@ -45,6 +46,15 @@ class DatabaseConfig:
     def is_sqlite(self) -> bool:
         return self.async_url.startswith("sqlite")
 
+    @cached_property
+    def sqlite_file(self) -> str | None:
+        """The database file's path when this is SQLite on a file (driven inline on the
+        loop: sqlite_inline.py); None for ``:memory:`` and PostgreSQL."""
+        if not self.is_sqlite:
+            return None
+        path = make_url(self.async_url).database
+        return path if path and path != ":memory:" else None
+
 
 def async_url(url: str) -> str:
     """The SQLAlchemy async URL for a plain one (postgresql://, sqlite:///...)."""
@@ -60,8 +70,8 @@ def async_url(url: str) -> str:
 def create_engine(config: DatabaseConfig, **options: Any) -> AsyncEngine:
     url = config.async_url
     if url.startswith("sqlite"):
-        path = make_url(url).database
-        if path and path != ":memory:":  # a file: statements run on the loop thread
+        path = config.sqlite_file
+        if path is not None:  # a file: statements run on the loop thread
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             engine = create_async_engine(url, async_creator=partial(sqlite_inline.connect, path),
                                          **options)
@@ -95,4 +105,11 @@ def _sqlite_transactions(engine: AsyncEngine) -> None:
         options = connection.get_execution_options()
         if options.get("single_statement", False):
             return  # one read statement is its own transaction (EventStore.single_read)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get("write", False) else "BEGIN")
+        sql = "BEGIN IMMEDIATE" if options.get("write", False) else "BEGIN"
+        driver = connection.connection.driver_connection
+        if isinstance(driver, sqlite_inline.InlineConnection):
+            # straight to the driver: a statement through SQLAlchemy's execution costs more
+            # than SQLite's BEGIN itself (issue 17, docs/performance.md session 25)
+            await_only(driver.begin(sql))
+        else:
+            connection.exec_driver_sql(sql)

@@ -210,8 +210,7 @@ class NotifyStore:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
-        await self.store.release_reads()
-        async with self.store.writer.begin() as conn:
+        async with self.store.write_connection() as conn:
             yield conn
 
     @asynccontextmanager

@@ -274,6 +274,13 @@ class InlineConnection:
     async def create_function(self, *args: Any, **kwargs: Any) -> None:
         self._conn.create_function(*args, **kwargs)
 
+    async def begin(self, sql: str) -> None:
+        """``BEGIN`` or ``BEGIN IMMEDIATE`` (a write: the file's writer lock first)."""
+        if sql.startswith("BEGIN IMMEDIATE"):
+            await self.begin_write(sql, ())
+        else:
+            await _patiently(self._conn.execute, sql)
+
     async def begin_write(self, sql: str, parameters: Sequence[Any]) -> None:
         lock = _writer_lock(self._path)
         await lock.acquire()

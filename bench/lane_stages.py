@@ -1,0 +1,122 @@
+"""Where a writer lane's batch spends its time, stage by stage (issue 17): a probe for the
+benchmarked server (``LEPROMAFIA_BENCH_PROBE=bench/lane_stages.py``, with
+``LEPROMAFIA_BENCH_STAGES=FILE``), and its report.
+
+The probe wraps the lane's batch, the transaction's lock, write and commit, the SQLite
+``BEGIN IMMEDIATE`` and the publish, and records each batch's timestamps (perf_counter),
+with the collector's pauses; every 3 s it rewrites ``FILE.<pid>.json``. The report gives
+each stage's p50 / p90 / p99 / max over the batches of one command (at a fixed rate, one
+post's path):
+
+    LEPROMAFIA_BENCH_PROBE=bench/lane_stages.py LEPROMAFIA_BENCH_STAGES=var/stages \\
+        python bench/fanout.py --reps 1 --post-via ws --tests rate --window 30
+    python bench/lane_stages.py var/stages.<pid>.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+STAGES = {
+    "queued → batch": ("q", "b"),
+    "batch → lock (BEGIN)": ("b", "lock0"),
+    "lock_games": ("lock0", "lock1"),
+    "engine, projection": ("lock1", "write0"),
+    "write": ("write0", "write1"),
+    "write → commit": ("write1", "commit0"),
+    "commit (fsync)": ("commit0", "commit1"),
+    "commit → publish": ("commit1", "pub0"),
+    "publish": ("pub0", "pub1"),
+    "queued → published": ("q", "pub1"),
+}
+
+
+def install() -> None:  # pragma: no cover - runs in the benchmarked server
+    import gc
+    import os
+    import threading
+    import time
+
+    from lepromafia.service import pubsub
+    from lepromafia.service import service as svc
+    from lepromafia.store import event_store, sqlite_inline
+
+    clock = time.perf_counter
+    batches: list[dict[str, float]] = []
+    pauses: list[tuple[float, float, int]] = []
+    current: dict[str, float] = {}
+
+    run_batch = svc._Lane._run_batch
+
+    async def timed_batch(self: Any, jobs: list[Any]) -> None:
+        current.clear()
+        current.update(q=jobs[0].queued_at, b=clock(), n=len(jobs))
+        await run_batch(self, jobs)
+        current["e"] = clock()
+        batches.append(dict(current))
+
+    svc._Lane._run_batch = timed_batch  # type: ignore[method-assign]
+
+    def stamp(cls: Any, name: str, key: str) -> None:
+        inner = getattr(cls, name)
+
+        async def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
+            current[key + "0"] = clock()
+            result = await inner(self, *args, **kwargs)
+            current[key + "1"] = clock()
+            return result
+
+        setattr(cls, name, timed)
+
+    stamp(event_store.Transaction, "lock_games", "lock")
+    stamp(event_store.Transaction, "write", "write")
+    stamp(sqlite_inline.InlineConnection, "commit", "commit")
+    publish = pubsub.Broker.publish
+
+    def timed_publish(self: Any, game_id: str, events: Any) -> None:
+        current["pub0"] = clock()
+        publish(self, game_id, events)
+        current["pub1"] = clock()
+
+    pubsub.Broker.publish = timed_publish  # type: ignore[method-assign]
+    began = [0.0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = clock()
+        else:
+            pauses.append((began[0], clock() - began[0], info["generation"]))
+
+    gc.callbacks.append(on_gc)
+    path = f"{os.environ['LEPROMAFIA_BENCH_STAGES']}.{os.getpid()}.json"
+
+    def dump_forever() -> None:
+        while True:
+            time.sleep(3)
+            with open(path, "w", encoding="utf-8") as out:
+                json.dump({"batches": batches, "gc": pauses}, out)
+
+    threading.Thread(target=dump_forever, daemon=True, name="lane-stages").start()
+
+
+def report(path: str) -> str:
+    with open(path, encoding="utf-8") as source:
+        data = json.load(source)
+    single = [b for b in data["batches"] if b["n"] == 1 and "commit1" in b and "pub1" in b]
+    lines = [f"{len(data['batches'])} batches, {len(single)} of one command (ms: p50 / p90 / p99 / max)"]
+    for name, (start, end) in STAGES.items():
+        spans = sorted(b[end] - b[start] for b in single if start in b and end in b)
+        if spans:
+            cut = [spans[min(len(spans) - 1, int(len(spans) * p))] for p in (0.5, 0.9, 0.99)] + [spans[-1]]
+            lines.append(f"  {name:22s} " + " / ".join(f"{x * 1000:.2f}" for x in cut))
+    full = [p for p in data["gc"] if p[2] == 2]
+    lines.append(f"  full collections: {len(full)}, " + ", ".join(f"{p[1] * 1000:.0f} ms" for p in full))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(report(sys.argv[1]))
+else:
+    install()
