@@ -7,6 +7,7 @@ on a clock shifted so that game time carries on from the manifest's moment.
     LEPROMAFIA_BENCH_POOL_TRACE=1 prints connections held more than 2 s: bench/pool_trace.py;
     LEPROMAFIA_BENCH_GC_THRESHOLD=a,b,c sets the collector's thresholds;
     LEPROMAFIA_BENCH_SWITCH_INTERVAL=SECONDS sets the interpreter's thread switch interval;
+    LEPROMAFIA_BENCH_CHECKPOINT_EVERY=SECONDS sets the SQLite checkpoints' spacing;
     LEPROMAFIA_BENCH_SQLITE_COMMIT=thread commits every SQLite write on the committing thread,
     as before session 23 (store/sqlite_inline.py commits inline while the disk is fast);
     LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py;
@@ -112,6 +113,9 @@ def main() -> None:
         sys.setswitchinterval(float(os.environ["LEPROMAFIA_BENCH_SWITCH_INTERVAL"]))
     if os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "thread":  # an A/B's "before"
         commit_on_the_thread()
+    if os.environ.get("LEPROMAFIA_BENCH_CHECKPOINT_EVERY"):  # an experiment: 0.2 s is ours
+        from lepromafia.store import sqlite_inline
+        sqlite_inline.CHECKPOINT_EVERY = float(os.environ["LEPROMAFIA_BENCH_CHECKPOINT_EVERY"])
     if os.environ.get("LEPROMAFIA_BENCH_PROBE"):  # a probe module run first: bench/lane_stages.py
         import runpy
         runpy.run_path(os.environ["LEPROMAFIA_BENCH_PROBE"])
