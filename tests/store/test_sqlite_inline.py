@@ -200,6 +200,7 @@ def test_commits_leave_the_checkpoint_to_the_background_thread(tmp_path, monkeyp
     ``CHECKPOINT_EVERY`` hands over the next."""
     held = _HeldCheckpoints()
     monkeypatch.setattr(sqlite_inline, "_checkpointing", lambda: held)
+    monkeypatch.setattr(sqlite_inline, "CHECKPOINT_EVERY", 0.2)  # the test's waits, shorter
     db = tmp_path / "inline.db"
 
     async def write(engine, rows: int) -> None:
