@@ -113,7 +113,7 @@ def main() -> None:
         sys.setswitchinterval(float(os.environ["LEPROMAFIA_BENCH_SWITCH_INTERVAL"]))
     if os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "thread":  # an A/B's "before"
         commit_on_the_thread()
-    if os.environ.get("LEPROMAFIA_BENCH_CHECKPOINT_EVERY"):  # an experiment: 0.2 s is ours
+    if os.environ.get("LEPROMAFIA_BENCH_CHECKPOINT_EVERY"):  # an experiment: sqlite_inline has 1 s
         from lepromafia.store import sqlite_inline
         sqlite_inline.CHECKPOINT_EVERY = float(os.environ["LEPROMAFIA_BENCH_CHECKPOINT_EVERY"])
     if os.environ.get("LEPROMAFIA_BENCH_PROBE"):  # a probe module run first: bench/lane_stages.py
