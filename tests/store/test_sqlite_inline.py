@@ -293,6 +293,37 @@ def test_a_slow_commit_sends_the_next_ones_to_the_thread_for_a_spell(tmp_path, m
     committer.shutdown()
 
 
+def test_the_committing_thread_ends_with_its_spell(tmp_path, monkeypatch) -> None:
+    """A slow disk sends the commits to the file's committing thread; once the spell is
+    over, the next commit runs inline again and the thread ends: no idle thread stays
+    behind per file."""
+    monkeypatch.setattr(sqlite_inline, "_commit_places", {})
+    monkeypatch.setattr(sqlite_inline, "_committers", {})
+    path = str(tmp_path / "inline.db")
+
+    def committing_threads() -> int:
+        return sum(1 for t in threading.enumerate() if t.name.startswith("sqlite-commit") and t.is_alive())
+
+    async def main() -> tuple[int, int, int]:
+        engine = _engine(tmp_path)
+        await _counter_table(engine)
+        before = committing_threads()
+        sqlite_inline._commit_place(path).thread_until = float("inf")  # a slow disk's spell
+        await _writes(engine, 2)
+        during = committing_threads()
+        sqlite_inline._commit_place(path).thread_until = float("-inf")  # the spell is over
+        await _writes(engine, 1)
+        await asyncio.sleep(0.05)
+        after = committing_threads()
+        await engine.dispose()
+        return before, during, after
+
+    before, during, after = asyncio.run(main())
+    assert during == before + 1, "the spell's commits ran on the file's thread"
+    assert after == before, "that thread ended with the spell"
+    assert path not in sqlite_inline._committers
+
+
 def test_the_thread_spell_doubles_while_the_disk_stays_slow_and_ends_with_a_fast_commit() -> None:
     """The spells after slow inline tries: 10 s, 20 s, 40 s … up to 320 s; a commit inside a
     spell is not inline; one fast inline commit after a spell starts the next slow one's

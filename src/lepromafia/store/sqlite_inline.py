@@ -189,6 +189,14 @@ def _committer(path: str) -> ThreadPoolExecutor:
     return _of_file(_committers, path, lambda _: ThreadPoolExecutor(1, thread_name_prefix="sqlite-commit"))
 
 
+def _retire_committer(path: str) -> None:
+    """The file's commits are inline again: its committing thread, if a spell started one,
+    ends (a process that opens many files, a test run, kept one idle thread per file)."""
+    committer = _committers.pop(path, None)
+    if committer is not None:
+        committer.shutdown(wait=False)
+
+
 def _is_busy(error: sqlite3.OperationalError) -> bool:
     code = getattr(error, "sqlite_errorcode", None)
     return code is not None and code & 0xFF == _SQLITE_BUSY and code != _SQLITE_BUSY_SNAPSHOT
@@ -303,6 +311,7 @@ class InlineConnection:
                     place = _commit_place(self._path)
                     began = time.perf_counter()  # not loop.time(): uvloop's is the iteration's
                     if place.inline(began):
+                        _retire_committer(self._path)
                         self._conn.commit()
                         ended = time.perf_counter()
                         place.took(ended, ended - began)
