@@ -28,9 +28,9 @@ async def _counter(store: EventStore) -> int:
 
 
 async def _with_counter(store: EventStore) -> None:
-    async with store.transaction() as tx:
-        await tx._conn.execute(text("CREATE TABLE counter (n INTEGER NOT NULL)"))
-        await tx._conn.execute(text("INSERT INTO counter VALUES (0)"))
+    async with store.write_connection() as conn:
+        await conn.execute(text("CREATE TABLE counter (n INTEGER NOT NULL)"))
+        await conn.execute(text("INSERT INTO counter VALUES (0)"))
 
 
 def _checkouts(store: EventStore) -> list[int]:
@@ -54,10 +54,10 @@ def test_forty_writers_each_add_one_on_one_connection_taken_once(tmp_path: Path)
         checkouts = _checkouts(store)
 
         async def add_one() -> None:
-            async with store.transaction() as tx:
-                n = (await tx._conn.execute(text("SELECT n FROM counter"))).scalar_one()
+            async with store.write_connection() as conn:
+                n = (await conn.execute(text("SELECT n FROM counter"))).scalar_one()
                 await asyncio.sleep(0)
-                await tx._conn.execute(text("UPDATE counter SET n = :n"), {"n": n + 1})
+                await conn.execute(text("UPDATE counter SET n = :n"), {"n": n + 1})
 
         await asyncio.gather(*(add_one() for _ in range(40)))
         total = await _counter(store)
@@ -78,12 +78,12 @@ def test_a_failed_transaction_writes_nothing_and_the_next_one_commits(tmp_path: 
         store = _store(tmp_path)
         await _with_counter(store)
         with pytest.raises(RuntimeError):
-            async with store.transaction() as tx:
-                await tx._conn.execute(text("UPDATE counter SET n = n + 1"))
+            async with store.write_connection() as conn:
+                await conn.execute(text("UPDATE counter SET n = n + 1"))
                 raise RuntimeError("the command failed after its first statement")
         after_failure = await _counter(store)
-        async with store.transaction() as tx:
-            await tx._conn.execute(text("UPDATE counter SET n = n + 5"))
+        async with store.write_connection() as conn:
+            await conn.execute(text("UPDATE counter SET n = n + 5"))
         total = await _counter(store)
         await store.close()
         return after_failure, total
@@ -101,14 +101,14 @@ def test_a_cancelled_writer_leaves_the_lock_to_the_next(tmp_path: Path) -> None:
         inside = asyncio.Event()
 
         async def stuck() -> None:
-            async with store.transaction() as tx:
-                await tx._conn.execute(text("UPDATE counter SET n = n + 100"))
+            async with store.write_connection() as conn:
+                await conn.execute(text("UPDATE counter SET n = n + 100"))
                 inside.set()
                 await asyncio.sleep(3600)
 
         async def next_writer() -> None:
-            async with store.transaction() as tx:
-                await tx._conn.execute(text("UPDATE counter SET n = n + 1"))
+            async with store.write_connection() as conn:
+                await conn.execute(text("UPDATE counter SET n = n + 1"))
 
         first = asyncio.create_task(stuck())
         await inside.wait()
@@ -129,8 +129,8 @@ def test_each_event_loop_writes_on_a_connection_of_its_own(tmp_path: Path) -> No
     store = _store(tmp_path)
 
     async def add(n: int) -> None:
-        async with store.transaction() as tx:
-            await tx._conn.execute(text("UPDATE counter SET n = n + :n"), {"n": n})
+        async with store.write_connection() as conn:
+            await conn.execute(text("UPDATE counter SET n = n + :n"), {"n": n})
 
     asyncio.run(_with_counter(store))
     for n in (1, 2, 3):
@@ -163,6 +163,7 @@ def test_a_taken_login_and_a_lane_s_commit_share_the_held_connection(tmp_path: P
 
 
 async def _lane_writes_a_game_row(store: EventStore) -> None:
-    async with store.transaction() as tx:
-        await tx._conn.execute(games.insert().values(game_id="g1", title="Lepra", created_at="2026-12-06",
-                                                     stage="setup", version=0, clock_epoch=0.0))
+    async with store.transaction() as tx:  # the writer lane's
+        await tx.insert_rows(games, [{"game_id": "g1", "title": "Lepra", "created_at": "2026-12-06",
+                                      "stage": "setup", "version": 0, "time_scale": 1.0,
+                                      "clock_epoch": 0.0}])

@@ -105,11 +105,11 @@ def _sqlite_transactions(engine: AsyncEngine) -> None:
         options = connection.get_execution_options()
         if options.get("single_statement", False):
             return  # one read statement is its own transaction (EventStore.single_read)
-        sql = "BEGIN IMMEDIATE" if options.get("write", False) else "BEGIN"
+        write = bool(options.get("write", False))
         driver = connection.connection.driver_connection
         if isinstance(driver, sqlite_inline.InlineConnection):
             # straight to the driver: a statement through SQLAlchemy's execution costs more
             # than SQLite's BEGIN itself (issue 17, docs/performance.md session 25)
-            await_only(driver.begin(sql))
+            await_only(driver.begin(write))
         else:
-            connection.exec_driver_sql(sql)
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")

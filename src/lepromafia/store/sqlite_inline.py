@@ -285,12 +285,12 @@ class InlineConnection:
     async def create_function(self, *args: Any, **kwargs: Any) -> None:
         self._conn.create_function(*args, **kwargs)
 
-    async def begin(self, sql: str) -> None:
-        """``BEGIN`` or ``BEGIN IMMEDIATE`` (a write: the file's writer lock first)."""
-        if sql.startswith("BEGIN IMMEDIATE"):
-            await self.begin_write(sql, ())
+    async def begin(self, write: bool) -> None:
+        """``BEGIN IMMEDIATE`` for a write (the file's writer lock first), else ``BEGIN``."""
+        if write:
+            await self.begin_write("BEGIN IMMEDIATE", ())
         else:
-            await _patiently(self._conn.execute, sql)
+            await _patiently(self._conn.execute, "BEGIN")
 
     async def begin_write(self, sql: str, parameters: Sequence[Any]) -> None:
         lock = _writer_lock(self._path)
