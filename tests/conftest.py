@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from . import route_cache, sqlite_template
-from .hang_report import running_tasks
+from .hang_report import Watchdog, report_for, timeout_of
 
 DURATIONS = Path(__file__).with_name("durations.json")
 
@@ -30,11 +30,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    seconds = timeout_of(item)
+    watchdog = Watchdog(item, seconds).start() if seconds else None
+    try:
+        yield
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     outcome = yield
     report = outcome.get_result()
     if report.failed and "Timeout (>" in str(report.longrepr):
-        report.sections.append(("asyncio tasks at the timeout", running_tasks()))
+        report.sections.append(("asyncio tasks at the timeout", report_for(item)))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
