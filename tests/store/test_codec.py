@@ -18,6 +18,8 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lepromafia.bots.simulate import play
 from lepromafia.engine import commands as engine_commands
@@ -139,3 +141,19 @@ def test_times_keep_their_instant_and_offset() -> None:
 def test_a_bad_payload_is_a_codec_error(payload: Any) -> None:
     with pytest.raises(codec.CodecError):
         codec.decode_event(payload)
+
+
+member_text = st.text(alphabet=st.sampled_from(list(' !"#$/09:;@AZ[\\]^_`az{|}~\x7f\x00\tЛеёя€😀')), max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.frozensets(st.one_of(member_text, st.from_regex(r"[a-z0-9_:]{0,8}", fullmatch=True)), max_size=12))
+def test_a_set_of_strings_is_encoded_in_the_order_of_its_members_json(members: frozenset[str]) -> None:
+    """Stored payloads never change order (their hashes are in the verifiable log): a set
+    sorts by its members' JSON, whether or not its members are plain ids (issue 17)."""
+    assert codec.to_json(members) == sorted(members, key=json.dumps)
+
+
+def test_sets_of_other_members_keep_the_order_of_their_json() -> None:
+    assert codec.to_json(frozenset({3, 20, 100})) == [100, 20, 3]  # "100" < "20" < "3"
+    assert codec.to_json(frozenset({"b", 1})) == ["b", 1]  # '"b"' < "1"

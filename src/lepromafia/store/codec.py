@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -67,6 +68,24 @@ def _aware(value: datetime) -> str:
     return value.isoformat()
 
 
+_PLAIN = re.compile(r"[#-\[\]-~]*")
+"""Printable ASCII above ``"`` and other than ``\\``: the JSON of such a string is the
+string in quotes, so strings of these sort by their JSON as by themselves (a proper prefix
+first: the closing quote sorts below every character here)."""
+
+
+def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
+    """A set as a list in the order of its members' JSON (one order on every machine).
+    Members that are plain strings (``_PLAIN``, as user ids and inbox keys are) sort as
+    themselves, the same order without a ``json.dumps`` per member: an audience's
+    users are encoded with every event a lane writes (issue 17)."""
+    items = [to_json(x) for x in value]
+    if all(type(x) is str for x in items) and _PLAIN.fullmatch("".join(items)):
+        items.sort()
+        return items
+    return sorted(items, key=json.dumps)
+
+
 def _mapping(value: Mapping[Any, Any]) -> Any:
     if all(isinstance(k, str) and not isinstance(k, enum.Enum) for k in value):
         return {k: to_json(v) for k, v in value.items()}
@@ -89,7 +108,7 @@ def _encoder_for(cls: type) -> Any:
     if issubclass(cls, Mapping):
         return _mapping
     if issubclass(cls, frozenset | set):
-        return lambda v: sorted((to_json(x) for x in v), key=json.dumps)
+        return _set
     if issubclass(cls, tuple | list):
         return lambda v: [to_json(x) for x in v]
     raise CodecError(f"cannot encode {cls.__name__}")
