@@ -161,20 +161,38 @@ class PushedContent:
         post = posts_of([view], resident_set(state), translate(lang, "Spoiler"))[0]
         from ..pages.discussion import author_label  # the pages' one spelling of a label
 
-        m = {
-            "seq": post.number, "author": post.author, "label": author_label(lang, post.author),
-            "text": post.text, "html": Markup(post.html),  # noqa: S704 - nh3-cleaned (posts.clean)
-            "at": datetime.fromisoformat(post.at), "host": post.author in state.hosts(),
-            "keyword": POLICY[Kind(inbox.kind)].keywords_only, "mentions": sorted(post.mentions),
-            "edited_at": datetime.fromisoformat(post.edited_at) if post.edited_at else None,
-            "versions": [{"html": Markup(v.html), "at": datetime.fromisoformat(v.at)}  # noqa: S704
-                         for v in post.versions],
-        }
+        m = _Item(
+            seq=post.number, author=post.author, label=author_label(lang, post.author),
+            text=post.text, html=Markup(post.html),  # noqa: S704 - nh3-cleaned (posts.clean)
+            at=datetime.fromisoformat(post.at), host=post.author in state.hosts(),
+            keyword=POLICY[Kind(inbox.kind)].keywords_only, mentions=sorted(post.mentions),
+            edited_at=datetime.fromisoformat(post.edited_at) if post.edited_at else None,
+            versions=[{"html": Markup(v.html), "at": datetime.fromisoformat(v.at)}  # noqa: S704
+                      for v in post.versions],
+        )
         self.renders += 1
         return env.get_template(TEMPLATE).render(
             m=m, neutral=True, read_upto=0, can_post=False, lang=lang, local=local,
             _=lambda msgid, **f: translate(lang, msgid, **f),
             ngettext=lambda s, p, n, **f: ntranslate(lang, s, p, n, **f)).strip()
+
+
+class _Item(NamedTuple):
+    """A pushed message as ``partials/message_item.html`` reads it (``m.seq``, …): the
+    template's fields as attributes, where a dict's keys were each looked up as an
+    attribute first, raising and catching an ``AttributeError`` per field (issue 17)."""
+
+    seq: int
+    author: str
+    label: str
+    text: str
+    html: Markup
+    at: datetime
+    host: bool
+    keyword: bool
+    mentions: list[str]
+    edited_at: datetime | None
+    versions: list[dict[str, Any]]
 
 
 SEQ = ',"seq":0'
