@@ -6,7 +6,9 @@ The probe wraps the lane's batch, the transaction's lock, write and commit, the 
 ``BEGIN IMMEDIATE`` and the publish, and records each batch's timestamps (perf_counter),
 with the collector's pauses; every 3 s it rewrites ``FILE.<pid>.json``. The report gives
 each stage's p50 / p90 / p99 / max over the batches of one command (at a fixed rate, one
-post's path):
+post's path) and, where batches held 10 commands or more (saturated), each stage's time per
+command, with every publish of a batch summed and, within it, the pushed message's render
+and the sockets' writes:
 
     LEPROMAFIA_BENCH_PROBE=bench/lane_stages.py LEPROMAFIA_BENCH_STAGES=var/stages \\
         python bench/fanout.py --reps 1 --post-via ws --tests rate --window 30
@@ -76,11 +78,30 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
     publish = pubsub.Broker.publish
 
     def timed_publish(self: Any, game_id: str, events: Any) -> None:
-        current["pub0"] = clock()
+        start = clock()
+        current.setdefault("pub0", start)  # a batch of several games publishes each
         publish(self, game_id, events)
-        current["pub1"] = clock()
+        current["pub1"] = end = clock()
+        current["pubsum"] = current.get("pubsum", 0.0) + end - start
 
     pubsub.Broker.publish = timed_publish  # type: ignore[method-assign]
+
+    def summed(cls: Any, name: str, key: str) -> None:
+        """Sums the time of every call of ``cls.name`` in a batch under ``key``."""
+        inner = getattr(cls, name)
+
+        def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return inner(self, *args, **kwargs)
+            finally:
+                current[key] = current.get(key, 0.0) + clock() - start
+
+        setattr(cls, name, timed)
+
+    from lepromafia.web.ws import content, endpoint
+    summed(content.PushedContent, "observe", "render")  # the pushed message's render
+    summed(endpoint.Connection, "_direct", "direct")  # each socket's frame, written
     began = [0.0]
 
     def on_gc(phase: str, info: dict[str, int]) -> None:
@@ -111,6 +132,18 @@ def report(path: str) -> str:
         if spans:
             cut = [spans[min(len(spans) - 1, int(len(spans) * p))] for p in (0.5, 0.9, 0.99)] + [spans[-1]]
             lines.append(f"  {name:22s} " + " / ".join(f"{x * 1000:.2f}" for x in cut))
+    many = [b for b in data["batches"] if b["n"] >= 10 and "commit1" in b and "pub1" in b]
+    if many:  # saturated: what a command costs within full batches
+        lines.append(f"{len(many)} batches of 10 or more commands (µs per command, median)")
+        for name, (start, end) in {**STAGES, "batch": ("b", "e")}.items():
+            if start != "q" and end != "q":
+                per = sorted((b[end] - b[start]) / b["n"] for b in many if start in b and end in b)
+                if per:
+                    lines.append(f"  {name:22s} {per[len(per) // 2] * 1e6:.0f}")
+        parts = (("pubsum", "every publish"), ("render", "  the render"), ("direct", "  the sockets' writes"))
+        for key, name in parts:
+            per = sorted(b.get(key, 0.0) / b["n"] for b in many)
+            lines.append(f"  {name:22s} {per[len(per) // 2] * 1e6:.0f}")
     full = [p for p in data["gc"] if p[2] == 2]
     lines.append(f"  full collections: {len(full)}, " + ", ".join(f"{p[1] * 1000:.0f} ms" for p in full))
     return "\n".join(lines)
