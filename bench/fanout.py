@@ -17,6 +17,9 @@ on the author's own subscribed socket (``ws``, as the raw relay's writers post o
 Servers: ``project`` (this tree) and, with ``--before COMMIT``, the project at that commit
 (``git archive`` of its ``src`` and ``bench``), each on its own copy of the games; ``raw``.
 Every wait is bounded, traffic stays on 127.0.0.1, the run is capped by ``--max-minutes``.
+``--pin`` puts every server on CPU 0 and the clients on the others: on loopback a socket
+write wakes its reader on the writer's core, and a client process woken there can take the
+server's core mid-publish (docs/performance.md, session 26); remote browsers never do.
 Per-client memory: server RSS before and after connecting the clients.
 
     python bench/fanout.py [--reps 3] [--window 10] [--before main] [--post-via api,ws]
@@ -109,7 +112,8 @@ class FanoutHarness:
                 env["LEPROMAFIA_SWEEP_INTERVAL"] = "1"
             if t.redis_url:
                 env["LEPROMAFIA_REDIS_URL"] = t.redis_url
-            w.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+            w.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                      preexec_fn=server_core if self.args.pin else None)
         for i, w in enumerate(t.workers):
             name = f"{t.name}-{i}" if t.others else t.name
             assert w.proc is not None
@@ -208,6 +212,20 @@ class FanoutHarness:
                 await ws.close()
 
 
+SERVER_CORE = 0
+"""``--pin``: the servers' CPU; the generator takes the others."""
+
+
+def server_core() -> None:
+    """In a server's process before it starts (``--pin``): every thread on ``SERVER_CORE``."""
+    os.sched_setaffinity(0, {SERVER_CORE})
+
+
+def pin_generator() -> None:
+    """This process (the clients) off the servers' core (``--pin``)."""
+    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)) - {SERVER_CORE} or {SERVER_CORE})
+
+
 async def copy_of(db: DatabaseConfig, workdir: Path, name: str) -> DatabaseConfig:
     """A copy of the games for another target: a file, or a schema."""
     if db.is_sqlite:
@@ -276,9 +294,14 @@ async def main() -> None:
     parser.add_argument("--post-via", default="api",
                         help="how the project's writers post: api (HTTP), ws (a command frame on "
                              "their own socket), or api,ws: one target each, in the same run")
+    parser.add_argument("--pin", action="store_true",
+                        help="each server on CPU 0 and the clients on the others: the clients stand "
+                             "for remote browsers, whose wake-ups never take the server's core")
     parser.add_argument("--max-minutes", type=float, default=20.0)
     parser.add_argument("--out", default=str(ROOT / "var" / "bench-fanout" / "results.jsonl"))
     args = parser.parse_args()
+    if args.pin:
+        pin_generator()
     workdir = ROOT / "var" / "bench-fanout" / "run"
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
