@@ -111,6 +111,8 @@ class Projector:
         return changes
 
     def _inboxes(self, changes: Changes, before: GameState | None, after: GameState) -> None:
+        if before is not None and after.inboxes is before.inboxes:
+            return  # no inbox changed (a chat line): no walk over the game's every inbox
         old = before.inboxes if before else {}
         for inbox_id, inbox in after.inboxes.items():
             if old.get(inbox_id) is inbox:
