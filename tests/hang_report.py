@@ -78,13 +78,18 @@ class Watchdog:
         self.item = item
         self.timer = threading.Timer(max(seconds - MARGIN, seconds * 0.9), self.read)
         self.timer.daemon = True
+        self.done = threading.Event()
+        """Set once the loops were read (a big test process's heap takes a while to walk)."""
 
     def start(self) -> Watchdog:
         self.timer.start()
         return self
 
     def read(self) -> None:
-        self.item.stash[TASKS] = running_tasks()
+        try:
+            self.item.stash[TASKS] = running_tasks()
+        finally:
+            self.done.set()
 
     def cancel(self) -> None:
         self.timer.cancel()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,7 +39,7 @@ def test_the_watchdog_reads_a_portal_loops_hung_task_before_the_timeout() -> Non
     assert started.wait(5)
     item: Any = SimpleNamespace(stash=pytest.Stash(), nodeid="tests/web/test_x.py::test_hangs")
     watchdog = Watchdog(item, 0.3).start()
-    time.sleep(0.6)
+    assert watchdog.done.wait(60)  # read while the task still hangs
     watchdog.cancel()
     loop.call_soon_threadsafe(loop.stop)
     thread.join(5)
@@ -56,6 +55,7 @@ def test_a_test_that_ends_in_time_leaves_nothing_to_report() -> None:
     item: Any = SimpleNamespace(stash=pytest.Stash(), nodeid="t")
     watchdog = Watchdog(item, 30).start()
     watchdog.cancel()
+    assert not watchdog.done.wait(0.1)
     assert TASKS not in item.stash
 
 
