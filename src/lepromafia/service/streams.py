@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -68,16 +68,31 @@ class ViewerStreams:
         return self._upto(await self._game(game_id, version), viewer, version)
 
     @staticmethod
-    def _upto(game: _Game, viewer: str | None, version: int) -> Sequence[int]:
+    def _mine(game: _Game, viewer: str | None) -> array[int]:
+        """Every seq the viewer may see that the game's cache holds (maybe past a version
+        asked about: bisect it, do not copy it)."""
         scanned, mine = game.viewers.get(viewer, (0, array("q")))
         if scanned < len(game.seqs):
             for i in range(scanned, len(game.seqs)):
                 if admits(game.audiences[i], viewer):
                     mine.append(game.seqs[i])
             game.viewers[viewer] = (len(game.seqs), mine)
+        return mine
+
+    @classmethod
+    def _upto(cls, game: _Game, viewer: str | None, version: int) -> Sequence[int]:
+        mine = cls._mine(game, viewer)
         if mine and mine[-1] > version:
             return mine[:bisect_right(mine, version)]
         return mine
+
+    async def span(self, game_id: str, viewer: str | None, first: int, version: int) -> tuple[int, int]:
+        """A command's events in the viewer's stream: (his position at ``version``, how many
+        of his events have a seq from ``first`` to ``version``). Bisected, not sliced: an
+        acknowledgement costs the same however long his stream (issue 17, Day 1 and Day 14)."""
+        mine = self._mine(await self._game(game_id, version), viewer)
+        upto = bisect_right(mine, version)
+        return upto, upto - bisect_left(mine, first)
 
     def known_global_seq(self, game_id: str, viewer: str | None, position: int, version: int) -> int | None:
         """``global_seq`` answered from memory only: the seq, ``NOT_IN_STREAM`` (0) for a
@@ -87,12 +102,12 @@ class ViewerStreams:
         game = self._games.get(game_id)
         if game is None or game.checked < version:
             return None
-        mine = self._upto(game, viewer, version)
-        return mine[position - 1] if 0 < position <= len(mine) else NOT_IN_STREAM
+        mine = self._mine(game, viewer)
+        return mine[position - 1] if 0 < position <= bisect_right(mine, version) else NOT_IN_STREAM
 
     async def position(self, game_id: str, viewer: str | None, version: int) -> int:
         """How many events of the game up to ``version`` the viewer may see."""
-        return len(await self.visible_seqs(game_id, viewer, version))
+        return bisect_right(self._mine(await self._game(game_id, version), viewer), version)
 
     def observe(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
         """A published batch (``pubsub.Broker.observers``): a cached game that has read up
@@ -133,8 +148,8 @@ class ViewerStreams:
 
     async def global_seq(self, game_id: str, viewer: str | None, position: int, version: int) -> int | None:
         """The global seq of the viewer's event at ``position`` (None: not in his stream)."""
-        mine = await self.visible_seqs(game_id, viewer, version)
-        return mine[position - 1] if 0 < position <= len(mine) else None
+        mine = self._mine(await self._game(game_id, version), viewer)
+        return mine[position - 1] if 0 < position <= bisect_right(mine, version) else None
 
     async def _game(self, game_id: str, version: int) -> _Game:
         game = self._games.get(game_id)

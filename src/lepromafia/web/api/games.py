@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from bisect import bisect_left
 from typing import Any
 
 from fastapi import APIRouter, Query
@@ -31,9 +30,8 @@ async def ack_out(web: Web, actor: str, ack: Ack) -> AckOut:
     """A command's acknowledgement in the actor's own stream: the positions of its events
     he may see, and their count. Never the global seqs or the full count: a Tribune's
     execution that also vacates a secret office must look like any other (F3-1)."""
-    seqs = await web.queries.streams.visible_seqs(ack.game_id, actor, max(ack.last_seq, ack.first_seq - 1))
-    upto = len(seqs)
-    count = upto - bisect_left(seqs, ack.first_seq)
+    upto, count = await web.queries.streams.span(ack.game_id, actor, ack.first_seq,
+                                                 max(ack.last_seq, ack.first_seq - 1))
     return AckOut(game_id=ack.game_id, command_id=ack.command_id, first_seq=upto - count + 1,
                   last_seq=upto, event_count=count)
 
