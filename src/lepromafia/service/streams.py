@@ -92,7 +92,7 @@ class ViewerStreams:
         acknowledgement costs the same however long his stream (issue 17, Day 1 and Day 14)."""
         mine = self._mine(await self._game(game_id, version), viewer)
         upto = bisect_right(mine, version)
-        return upto, upto - bisect_left(mine, first)
+        return upto, upto - bisect_left(mine, first, 0, upto)
 
     def known_global_seq(self, game_id: str, viewer: str | None, position: int, version: int) -> int | None:
         """``global_seq`` answered from memory only: the seq, ``NOT_IN_STREAM`` (0) for a
