@@ -79,6 +79,10 @@ class ViewerStreams:
             game.viewers[viewer] = (len(game.seqs), mine)
         return mine
 
+    async def _stream(self, game_id: str, viewer: str | None, version: int) -> array[int]:
+        """``_mine`` of the game read up to at least ``version``."""
+        return self._mine(await self._game(game_id, version), viewer)
+
     @classmethod
     def _upto(cls, game: _Game, viewer: str | None, version: int) -> Sequence[int]:
         mine = cls._mine(game, viewer)
@@ -90,7 +94,7 @@ class ViewerStreams:
         """A command's events in the viewer's stream: (his position at ``version``, how many
         of his events have a seq from ``first`` to ``version``). Bisected, not sliced: an
         acknowledgement costs the same however long his stream (issue 17, Day 1 and Day 14)."""
-        mine = self._mine(await self._game(game_id, version), viewer)
+        mine = await self._stream(game_id, viewer, version)
         upto = bisect_right(mine, version)
         return upto, upto - bisect_left(mine, first, 0, upto)
 
@@ -107,7 +111,7 @@ class ViewerStreams:
 
     async def position(self, game_id: str, viewer: str | None, version: int) -> int:
         """How many events of the game up to ``version`` the viewer may see."""
-        return bisect_right(self._mine(await self._game(game_id, version), viewer), version)
+        return bisect_right(await self._stream(game_id, viewer, version), version)
 
     def observe(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
         """A published batch (``pubsub.Broker.observers``): a cached game that has read up
@@ -148,7 +152,7 @@ class ViewerStreams:
 
     async def global_seq(self, game_id: str, viewer: str | None, position: int, version: int) -> int | None:
         """The global seq of the viewer's event at ``position`` (None: not in his stream)."""
-        mine = self._mine(await self._game(game_id, version), viewer)
+        mine = await self._stream(game_id, viewer, version)
         return mine[position - 1] if 0 < position <= bisect_right(mine, version) else None
 
     async def _game(self, game_id: str, version: int) -> _Game:
