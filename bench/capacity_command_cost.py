@@ -44,9 +44,32 @@ from lepromafia.engine import commands as cmd  # noqa: E402
 from lepromafia.engine.errors import RuleViolation  # noqa: E402
 from lepromafia.service.clock import ManualClock  # noqa: E402
 from lepromafia.service.service import GameService  # noqa: E402
+from lepromafia.store import sqlite_inline  # noqa: E402
 from lepromafia.store.event_store import EventStore  # noqa: E402
 
 GAME = "load00"
+UNCOUNTED = ("BEGIN", "COMMIT", "ROLLBACK", "PRAGMA")
+"""What the statement count leaves out: the transaction's own statements, counted apart."""
+TRACED: dict[str, Counted] = {}
+"""Database file -> the service counting its statements."""
+
+
+def _trace_statements() -> None:
+    """Count every statement SQLite runs on a connection of a counted file: the lane's hot
+    statements go straight to ``sqlite3`` (``store/sqlite_direct.py``), past SQLAlchemy's
+    cursor events, which counted none of them."""
+    connect = sqlite_inline.connect
+
+    async def traced(path: str) -> sqlite_inline.InlineConnection:
+        conn = await connect(path)
+
+        def statement(sql: str) -> None:
+            counted = TRACED.get(path)
+            if counted is not None:
+                counted._statement(sql)
+        conn.raw.set_trace_callback(statement)
+        return conn
+    sqlite_inline.connect = traced  # type: ignore[assignment]
 DAYS = (2, 14)
 
 
@@ -62,11 +85,12 @@ class Counted:
         self.rng = random.Random(day)
         self.ids = 0
         sync = svc.store.engine.sync_engine
-        event.listen(sync, "before_cursor_execute", self._statement)
         event.listen(sync, "begin", self._begin)
+        TRACED[svc.store.engine.url.database or ""] = self
 
-    def _statement(self, *_: Any) -> None:
-        self.statements += 1
+    def _statement(self, sql: str) -> None:
+        if not sql.lstrip().upper().startswith(UNCOUNTED):
+            self.statements += 1
 
     def _begin(self, *_: Any) -> None:
         self.transactions += 1
@@ -112,6 +136,7 @@ class Counted:
 async def measure(args: argparse.Namespace, copies: dict[int, tuple[Path, dict[str, Any]]],
                   workdir: Path) -> list[dict[str, Any]]:
     services: dict[int, Counted] = {}
+    _trace_statements()
     try:
         for day, (db, manifest) in copies.items():
             clock = ManualClock(float(manifest["now"]))
