@@ -50,9 +50,20 @@ def awaiting(coro: Any, limit: int = 40) -> list[str]:
             or getattr(coro, "ag_frame", None)
         where = f" at {frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
         lines.append(f"{getattr(coro, '__qualname__', type(coro).__name__)}{where}")
-        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None) \
+        inner = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None) \
             or getattr(coro, "ag_await", None)
+        if type(inner).__name__ == "async_generator_asend" and frame is not None:
+            inner = _generator_of(frame) or inner
+        coro = inner
     return lines
+
+
+def _generator_of(frame: Any) -> Any:
+    """The async generator an ``async with`` of ``@asynccontextmanager`` steps (its
+    ``asend`` object does not say which), read from the context manager's frame: an app's
+    lifespan is one, and what its shutdown awaits is what a hang needs named."""
+    gen = getattr(frame.f_locals.get("self"), "gen", None)
+    return gen if getattr(gen, "ag_frame", None) is not None else None
 
 
 def timeout_of(item: pytest.Item) -> float | None:

@@ -2,7 +2,8 @@
 read by a watchdog before pytest-timeout fails the test, while the hang still holds.
 
 Scenario: a loop in a thread (a TestClient's portal) holds a task that awaits a future
-nobody completes, as a lifespan's shutdown did in session 25's hang. The watchdog, armed
+nobody completes, inside a lifespan's exit, as the app's shutdown did in sessions 25 and 27
+(the dispatcher's stop). The watchdog, armed
 for a test of 0.3 s, reads it before that test's time is up and keeps it in the item's
 stash; after the loop has stopped, the report still shows the task."""
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,8 +21,23 @@ import pytest
 from .hang_report import TASKS, Watchdog, report_for, timeout_of
 
 
-async def shutdown_that_never_ends(never: asyncio.Future[None]) -> None:
+async def stop_the_dispatcher(never: asyncio.Future[None]) -> None:
     await never
+
+
+@asynccontextmanager
+async def lifespan(never: asyncio.Future[None]) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await stop_the_dispatcher(never)
+
+
+async def shutdown_that_never_ends(never: asyncio.Future[None]) -> None:
+    """A lifespan's shutdown as Starlette runs it: the context manager's exit, which steps
+    the generator through an ``asend`` object that does not say which generator it is."""
+    async with lifespan(never):
+        pass
 
 
 def test_the_watchdog_reads_a_portal_loops_hung_task_before_the_timeout() -> None:
@@ -45,6 +63,7 @@ def test_the_watchdog_reads_a_portal_loops_hung_task_before_the_timeout() -> Non
     thread.join(5)
     assert "lifespan-shutdown" in item.stash[TASKS]
     assert "shutdown_that_never_ends" in item.stash[TASKS]
+    assert "stop_the_dispatcher" in item.stash[TASKS]  # inside the lifespan's exit
     assert "lifespan-shutdown" in report_for(item)  # the loop is gone; the report is not
     for task in asyncio.all_tasks(loop):
         task.cancel()

@@ -172,3 +172,31 @@ def test_a_message_nobody_is_told_of_costs_no_delivery_claim_and_one_that_is_sen
             assert store.delivery_claims == claims + 1, "the fallback poll claims"
 
     run(main())
+
+
+def test_a_commit_at_the_moment_of_stopping_does_not_keep_the_dispatcher_running(tmp_path: Any) -> None:
+    """The dispatcher sleeps until a commit wakes it; a commit lands in the very loop step
+    in which the app stops it (a test client's shutdown, a worker's). It stops: the wake
+    does not swallow the cancellation (Python 3.11's ``asyncio.wait_for`` returned the
+    finished wait and dropped the cancel, and the app's shutdown waited for ever — the hang
+    the suite met in ``test_ws_direct_fanout.py``'s fixture)."""
+    async def main() -> None:
+        async with day_one(tmp_path) as (svc, clock, _inbox, _living):
+            made = dispatcher(svc, NotifyStore(svc.store), [Recorder("email")], idle=30.0, interval=0.0)
+            d = Counting(made.games, made.store, made.senders.values(), made.translate, made.config,
+                         clock=clock)
+            d.start()
+            assert await until(lambda: d.passes >= 1, 2.0)
+            await asyncio.sleep(0.5)  # the set-up's own rows: now it sleeps on the wake
+            idle = d.passes
+            await asyncio.sleep(0.2)
+            assert d.passes == idle
+            passes = d._task
+            assert passes is not None
+            d._committed("g", 0, [(1, None)])  # type: ignore[list-item]  # a commit's wake …
+            stopping = asyncio.create_task(d.stop())  # … and the stop, in one step
+            await asyncio.wait({passes, stopping}, timeout=5.0)
+            assert passes.done(), "the dispatcher's passes went on after it was stopped"
+            await stopping
+
+    run(main())

@@ -301,7 +301,8 @@ def install(app: FastAPI, settings: Settings) -> Metrics:
 
 async def _probe(check: Callable[[], Awaitable[None]]) -> str:
     try:
-        await asyncio.wait_for(check(), READY_TIMEOUT)
+        async with asyncio.timeout(READY_TIMEOUT):  # not wait_for: it can drop a cancel (3.11)
+            await check()
     except Exception as exc:
         log.warning("not ready", reason=type(exc).__name__)
         return "unavailable"

@@ -193,8 +193,12 @@ class Dispatcher:
                 busy = 0
             if busy and self._backlog:
                 continue  # a claim came back full: more rows wait now
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns a wait that
+            # finished in the step it was cancelled in, dropping the cancel (a commit's wake
+            # as the app stops: ``stop`` then waited for ever)
             with suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), self.config.idle)
+                async with asyncio.timeout(self.config.idle):
+                    await wake.wait()
             await asyncio.sleep(max(0.0, started + self.config.interval - loop.time()))
 
     async def step(self) -> int:
