@@ -324,6 +324,37 @@ def test_the_committing_thread_ends_with_its_spell(tmp_path, monkeypatch) -> Non
     assert path not in sqlite_inline._committers
 
 
+def test_the_committing_thread_ends_when_the_store_closes_during_its_spell(tmp_path, monkeypatch) -> None:
+    """A slow disk sent a file's commits to its thread, and the store is closed before the
+    spell is over (a test's database, a finished import): the thread ends with it instead
+    of idling for the rest of the process (the suite's workers kept dozens)."""
+    monkeypatch.setattr(sqlite_inline, "_commit_places", {})
+    monkeypatch.setattr(sqlite_inline, "_committers", {})
+    path = str(tmp_path / "inline.db")
+
+    def committing_threads() -> int:
+        return sum(1 for t in threading.enumerate() if t.name.startswith("sqlite-commit") and t.is_alive())
+
+    async def main() -> tuple[int, int]:
+        engine = _engine(tmp_path)
+        await _counter_table(engine)
+        sqlite_inline._commit_place(path).thread_until = float("inf")  # a spell that never ends
+        before = committing_threads()
+        await _writes(engine, 2)
+        during = committing_threads() - before
+        await engine.dispose()
+        return during, before
+
+    during, before = asyncio.run(main())
+    assert during == 1, "the spell's commits ran on the file's thread"
+    for _ in range(100):  # the thread notices the shutdown as it wakes
+        if committing_threads() == before:
+            break
+        time.sleep(0.01)
+    assert committing_threads() == before, "the thread ended with the store"
+    assert path not in sqlite_inline._committers
+
+
 def test_the_thread_spell_doubles_while_the_disk_stays_slow_and_ends_with_a_fast_commit() -> None:
     """The spells after slow inline tries: 10 s, 20 s, 40 s … up to 320 s; a commit inside a
     spell is not inline; one fast inline commit after a spell starts the next slow one's

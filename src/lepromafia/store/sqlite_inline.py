@@ -190,8 +190,9 @@ def _committer(path: str) -> ThreadPoolExecutor:
 
 
 def _retire_committer(path: str) -> None:
-    """The file's commits are inline again: its committing thread, if a spell started one,
-    ends (a process that opens many files, a test run, kept one idle thread per file)."""
+    """The file's commits are inline again, or a connection to it closed: its committing
+    thread, if a spell started one, ends once its work is done (a process that opens many
+    files, a test run, kept one idle thread per file). A later slow commit starts another."""
     committer = _committers.pop(path, None)
     if committer is not None:
         committer.shutdown(wait=False)
@@ -337,11 +338,13 @@ class InlineConnection:
                 self._conn.close()
         finally:
             self._release()
+            _retire_committer(self._path)
 
     def stop(self) -> None:
         self._connection = None
         self._conn.close()
         self._release()
+        _retire_committer(self._path)
 
     def _release(self) -> None:
         self._writing = False
