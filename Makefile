@@ -117,9 +117,11 @@ services:
 test: $(STAMP) $(HTMX) $(SWAGGER) $(AXE) $(COMPILED) $(CHROMIUM) $(NGINX) services
 	$(VENV)/bin/ruff check src tests tools verify $(wildcard bench)
 	$(VENV)/bin/lint-imports
-	@# mypy (one core, a minute when its cache is cold) runs beside the tests, not before them
+	@# mypy (one core, a minute when its cache is cold) runs beside the tests, not before them;
+	@# three workers on two cores: the tests wait on browsers, servers and sockets for about a
+	@# third of their time (docs/performance.md, "make test itself")
 	@mkdir -p var; $(VENV)/bin/mypy > var/mypy.log 2>&1 & types=$$!; \
-	$(VENV)/bin/pytest -n 2 --dist loadfile --no-loadscope-reorder --junitxml=var/junit.xml; tests=$$?; \
+	$(VENV)/bin/pytest -n 3 --dist loadfile --no-loadscope-reorder --junitxml=var/junit.xml; tests=$$?; \
 	wait $$types; typed=$$?; echo "mypy:"; cat var/mypy.log; test $$tests -eq 0 && test $$typed -eq 0
 
 # The long schemathesis run over the whole OpenAPI (make test runs 2 cases per operation).

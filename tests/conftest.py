@@ -1,4 +1,4 @@
-"""Suite-wide: the longest test files first, so the two xdist workers finish together.
+"""Suite-wide: the longest test files first, so the xdist workers finish together.
 
 `make test` runs xdist with ``--dist loadfile --no-loadscope-reorder``: a whole file goes to
 one worker, in collection order. Ordering the files by their last measured duration
