@@ -152,10 +152,15 @@ def fingerprint(command: Command) -> str:
     return hashlib.sha256(codec.dumps(codec.encode_command(command)).encode()).hexdigest()
 
 
+LEASE_SECONDS = 30.0
+"""How long a sweep's claim on an overdue deadline keeps other workers off it: a worker that
+claims and dies before firing leaves it to the next sweep after that."""
+
+
 class GameService:
     def __init__(self, store: EventStore, clock: Clock | None = None, *, snapshot_every: int = 500,
                  lanes: int | None = None, max_batch: int = 512, sweep_interval: float = 1.0,
-                 lease_seconds: float = 30.0, broker: Broker | None = None,
+                 lease_seconds: float = LEASE_SECONDS, broker: Broker | None = None,
                  read_cache: int = 256, verifiable_log: bool = True,
                  log_key: LogKey | KeyRing | None = None, sole_writer: bool = False) -> None:
         self.store = store
