@@ -48,6 +48,7 @@ from lepromafia.store import sqlite_inline  # noqa: E402
 from lepromafia.store.event_store import EventStore  # noqa: E402
 
 GAME = "load00"
+DAYS = (2, 14)
 UNCOUNTED = ("BEGIN", "COMMIT", "ROLLBACK", "PRAGMA")
 """What the statement count leaves out: the transaction's own statements, counted apart."""
 TRACED: dict[str, Counted] = {}
@@ -70,7 +71,6 @@ def _trace_statements() -> None:
         conn.raw.set_trace_callback(statement)
         return conn
     sqlite_inline.connect = traced  # type: ignore[assignment]
-DAYS = (2, 14)
 
 
 class Counted:
