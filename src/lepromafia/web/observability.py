@@ -62,10 +62,13 @@ def configure_logging(settings: Settings) -> None:
                          structlog.processors.TimeStamper(fmt="iso", utc=True)]
     renderer: Any = (structlog.processors.JSONRenderer() if settings.log_format == "json"
                      else structlog.dev.ConsoleRenderer(colors=False))
+    # each logger is bound once, at its first line: unbound, every line built a new bound
+    # logger through structlog's lazy proxy (a command's line 30 → 16 µs, issue 17). Only a
+    # served process configures this; tests keep the default, which capture_logs can swap.
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(_Stderr()), cache_logger_on_first_use=False)  # type: ignore[arg-type]
+        logger_factory=structlog.PrintLoggerFactory(_Stderr()), cache_logger_on_first_use=True)  # type: ignore[arg-type]
     handler = logging.StreamHandler(_Stderr())
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
