@@ -173,9 +173,12 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> type[Any]:
-    """An event declared with ``@host_decision`` (``engine/decision.py``), by its old address."""
+    """An event declared with ``@host_decision`` (``engine/decision.py``), by its old address;
+    kept in the module once found, so the next read is a plain attribute (a read per command
+    on the service's hot path went through here every time)."""
     if name.startswith("__"):  # the import system asks for __path__ and the like
         raise AttributeError(name)
     from .decision import declared
 
-    return declared(name)
+    found = globals()[name] = declared(name)
+    return found

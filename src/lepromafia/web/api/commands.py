@@ -116,11 +116,6 @@ def build_command(name: str, actor: str, body: BaseModel) -> cmd.Command:
         raise WebError(WebErrorCode.BAD_JSON, detail=str(exc)) from exc
 
 
-RECORD_SANCTION = commands_host.RecordSanction
-"""Looked up once: a declared host decision's class, which ``commands_host`` finds through
-its module ``__getattr__`` on every read (~5 µs a command)."""
-
-
 async def run_command(web: Web, user_id: str, game_id: str, name: str, body: BaseModel) -> AckOut:
     """One engine command of ``user_id``, from its validated body: the HTTP route's and
     the socket's (``web.ws.commands``) one way in."""
@@ -131,7 +126,7 @@ async def run_command(web: Web, user_id: str, game_id: str, name: str, body: Bas
                                             time_scale=web.settings.time_scale)
     else:
         ack = await web.service.execute(game_id, command, command_id)
-        if isinstance(command, RECORD_SANCTION):  # PLAYER-7: sign-up checks it
+        if isinstance(command, commands_host.RecordSanction):  # PLAYER-7: sign-up checks it
             await web.accounts.register_game_sanction(
                 game_id, await web.service.state(game_id), command)
     return await ack_out(web, user_id, ack)
