@@ -12,7 +12,7 @@ his socket (§9.1.3, security review F3-1…F3-5).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from ..engine.archive import readable
@@ -27,9 +27,10 @@ Payload = dict[str, Any]
 E = TypeVar("E", bound=Event)
 
 
-def may_see(event: Event, viewer: str | None) -> bool:
-    """The engine's answer (``engine.visibility.visible_to``)."""
-    return visible_to(event, viewer)
+may_see: Callable[[Event, str | None], bool] = visible_to
+"""The engine's answer (``engine.visibility.visible_to``), that very function: the fan-out
+asks it for every subscriber of every published event, and a call of ours around it cost
+as much as the question (issue 17)."""
 
 
 def admits(audience: Audience, viewer: str | None) -> bool:

@@ -186,21 +186,16 @@ class Broker:
                 item = sub.offer(seq, event)
                 if item is None:
                     continue
-                if sub.sink is not None and not sub.queue.items and _sunk(sub.sink, item):
-                    continue
+                sink = sub.sink
+                if sink is not None and not sub.queue.items:
+                    try:
+                        if sink(item):
+                            continue
+                    except Exception:  # it declines: the queue's reader meets the same failure
+                        logger.exception("sink failed; the delivery is queued")
                 try:
                     sub.queue.put_nowait(item)
                 except asyncio.QueueFull:
                     sub.overflowed = True
                     self.unsubscribe(sub)
                     break
-
-
-def _sunk(sink: Sink, item: Delivery) -> bool:
-    """A sink that fails declines: the queue's reader meets the same failure in its own task
-    (one subscriber's error never stops a publish)."""
-    try:
-        return sink(item)
-    except Exception:
-        logger.exception("sink failed; the delivery is queued")
-        return False

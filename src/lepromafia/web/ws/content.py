@@ -43,6 +43,9 @@ from .transport import frame_header
 PUSHED: tuple[type[ev.MessagePosted], type[ev.MessageEdited]] = (ev.MessagePosted, ev.MessageEdited)
 """The events whose page content rides in the frame."""
 TEMPLATE = "partials/message_item.html"
+NOT_READY = "\0not rendered"
+"""``PushedContent.rendered``'s default for a fragment not rendered (yet): compared by
+identity (``is``), so no fragment is ever taken for it."""
 
 
 class PushedContent:
@@ -54,6 +57,10 @@ class PushedContent:
         self.renders = 0
         """How many fragments were rendered (a test counts one per audience and language)."""
         self._cache: OrderedDict[tuple[str, int, str], asyncio.Future[str | None]] = OrderedDict()
+        self.rendered: dict[tuple[str, int, str], str | None] = {}
+        """The fragments whose render is done, beside their futures in ``_cache``: what a
+        delivery written as the event is published looks up (``NOT_READY`` if absent), one
+        dict lookup for each of an event's thousand readers (issue 17)."""
         self.frames = Frames()
         """The encoded event frames (one cache per process, beside the fragments)."""
         self.langs: dict[str, int] = {}
@@ -85,10 +92,8 @@ class PushedContent:
     def ready(self, game_id: str, seq: int, lang: str) -> tuple[bool, str | None]:
         """(True, the fragment) if it is rendered already (no await: one event's thousand
         receivers after the first take it from here), else (False, None)."""
-        found = self._cache.get((game_id, seq, lang))
-        if found is None or not found.done() or found.cancelled() or found.exception() is not None:
-            return False, None
-        return True, found.result()
+        html = self.rendered.get((game_id, seq, lang), NOT_READY)
+        return (False, None) if html is NOT_READY else (True, html)
 
     async def fragment(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> str | None:
         if not isinstance(event, PUSHED):
@@ -100,6 +105,7 @@ class PushedContent:
             return await asyncio.shield(found)
         except Exception:  # no fragment: the client re-fetches its region
             self._cache.pop(key, None)
+            self.rendered.pop(key, None)
             return None
 
     def _start(self, web: Any, game_id: str, seq: int, event: Event, lang: str) -> asyncio.Future[str | None]:
@@ -112,13 +118,20 @@ class PushedContent:
             if done:
                 found = asyncio.get_running_loop().create_future()
                 found.set_result(html)
+                self.rendered[key] = html
             else:
                 found = asyncio.ensure_future(self._render(web, game_id, seq, event, lang))
-                found.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody may ask
+                found.add_done_callback(lambda f: self._rendered(key, f))
             self._cache[key] = found
             while len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
+                self.rendered.pop(self._cache.popitem(last=False)[0], None)
         return found
+
+    def _rendered(self, key: tuple[str, int, str], found: asyncio.Future[str | None]) -> None:
+        """A render that had to read first is done: its fragment joins ``rendered`` (a failed
+        or cancelled one does not, and nobody need ask for its exception)."""
+        if not found.cancelled() and found.exception() is None and key in self._cache:
+            self.rendered[key] = found.result()
 
     def _render_now(self, web: Any, game_id: str, seq: int, event: Event,
                     lang: str) -> tuple[bool, str | None]:
@@ -226,24 +239,23 @@ class Frames:
         """``frame``'s text as the WebSocket frame that carries it (``transport.text_frame``
         of its UTF-8): the parts are encoded once per event, so a delivery copies bytes
         once instead of formatting, encoding and framing the whole text (issue 17)."""
-        parts = self._for(game_id, seq, event, viewer, content)
-        if parts is None:
+        if not may_see(event, viewer):
             return None
-        at = str(position).encode()
-        head, tail = parts.head_bytes, parts.tail_bytes
-        return b"".join((frame_header(len(head) + len(at) + len(tail)), head, at, tail))
+        parts = self._parts.get((game_id, seq, content)) or self._add(game_id, seq, event, content)
+        at = b"%d" % position
+        return b"".join((frame_header(parts.size + len(at)), parts.head_bytes, at, parts.tail_bytes))
 
     def _for(self, game_id: str, seq: int, event: Event, viewer: str | None,
              content: str | None) -> _Parts | None:
         """The event's shared encoding, if the audience filter admits the viewer."""
         if not may_see(event, viewer):
             return None
-        key = (game_id, seq, content)
-        parts = self._parts.get(key)
-        if parts is None:
-            parts = self._parts[key] = self._encode(game_id, event, content)
-            if len(self._parts) > self.maxsize:  # oldest first: a delivery is over in seconds
-                del self._parts[next(iter(self._parts))]
+        return self._parts.get((game_id, seq, content)) or self._add(game_id, seq, event, content)
+
+    def _add(self, game_id: str, seq: int, event: Event, content: str | None) -> _Parts:
+        parts = self._parts[(game_id, seq, content)] = self._encode(game_id, event, content)
+        if len(self._parts) > self.maxsize:  # oldest first: a delivery is over in seconds
+            del self._parts[next(iter(self._parts))]
         return parts
 
     def _encode(self, game_id: str, event: Event, content: str | None) -> _Parts:
@@ -251,7 +263,8 @@ class Frames:
         text = from_payload(audience_item(game_id, event, content)).model_dump_json()
         at = text.index(SEQ)
         head, tail = text[:at + len(SEQ) - 1], text[at + len(SEQ):]
-        return _Parts(head, tail, head.encode(), tail.encode())
+        head_bytes, tail_bytes = head.encode(), tail.encode()
+        return _Parts(head, tail, head_bytes, tail_bytes, len(head_bytes) + len(tail_bytes))
 
 
 class _Parts(NamedTuple):
@@ -261,6 +274,8 @@ class _Parts(NamedTuple):
     tail: str
     head_bytes: bytes
     tail_bytes: bytes
+    size: int
+    """Bytes of the two: the frame's payload is this and the position's digits."""
 
 
 def pushed_content(web: Any) -> PushedContent:

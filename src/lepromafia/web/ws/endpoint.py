@@ -18,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,7 +35,7 @@ from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
 from ..security import json_ok, ticket_parts
 from . import commands
-from .content import PUSHED, pushed_content
+from .content import NOT_READY, PUSHED, PushedContent, pushed_content
 from .protocol import (
     COMMAND_REF,
     GAME_REF,
@@ -105,6 +107,10 @@ class Connection:
     reading: dict[str, frozenset[str]] = field(default_factory=dict)
     """game -> the inboxes whose threads the page shows on screen (``view``): a message of
     one delivered on the socket is read."""
+    pushed: PushedContent | None = None
+    """The process's pushed fragments and frames (``content.pushed_content``), and its
+    metrics: kept here for ``_direct`` once a feed takes deliveries that way (``sink``)."""
+    metrics: Any = None
 
     async def send(self, message: BaseModel) -> None:
         # No lock: uvicorn writes each frame whole, synchronously, and senders that wait for
@@ -190,7 +196,12 @@ class Connection:
             await self._forward(feed, early, push=False)
         feed.task = asyncio.create_task(self._pump(feed))
         if self.transport is not None:
-            feed.sub.sink = lambda item: self._direct(feed, item)
+            feed.sub.sink = self.sink(feed)
+
+    def sink(self, feed: _Feed) -> Callable[[Delivery], bool]:
+        """The feed's ``Subscription.sink``: ``_direct`` as the broker publishes."""
+        self.pushed, self.metrics = pushed_content(self.web), self.web.metrics
+        return partial(self._direct, feed)
 
     def _direct(self, feed: _Feed, item: Delivery) -> bool:
         """``_forward`` done at once, as the event is published, when nothing is to be read
@@ -200,27 +211,29 @@ class Connection:
         chain per delivery; a game's publish writes every reader's frame)."""
         if not feed.idle:
             return False
-        if item.seq <= feed.last:
+        seq, event, after = item.seq, item.event, item.after
+        last = feed.last
+        if seq <= last:
             return True
-        event = item.event
-        if event is None or item.after is None or item.after > feed.last:
+        if event is None or after is None or after > last:
             return False
-        pushed = pushed_content(self.web)
+        pushed = self.pushed
+        assert pushed is not None  # set with the sink
         html = None
         if isinstance(event, PUSHED):
-            done, html = pushed.ready(feed.game, item.seq, self.lang)
-            if not done:
+            html = pushed.rendered.get((feed.game, seq, self.lang), NOT_READY)
+            if html is NOT_READY:
                 return False
-        frame = pushed.frames.wire(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
+        frame = pushed.frames.wire(feed.game, seq, event, self.viewer, feed.position + 1, html)
         if frame is not None:
             if not self.transport.try_send_frame(frame):
                 return False
             feed.position += 1
             if self.reading:
-                self._seen(feed.game, item.seq, event)
-            if self.web.metrics is not None:
-                self.web.metrics.delivered += 1
-        feed.last = item.seq
+                self._seen(feed.game, seq, event)
+            if self.metrics is not None:
+                self.metrics.delivered += 1
+        feed.last = seq
         return True
 
     async def _forward(self, feed: _Feed, item: Delivery, push: bool = True) -> None:
