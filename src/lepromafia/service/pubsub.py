@@ -15,8 +15,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from ..engine.events import Event
 from .outbound import may_see
@@ -25,8 +24,11 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class Delivery:
+class Delivery(NamedTuple):
+    """One event offered to one subscriber (a tuple: a frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__``, and the broker makes one per reader per
+    event: issue 17)."""
+
     seq: int
     """The event's global seq: server-side only, never sent to a client."""
     event: Event | None

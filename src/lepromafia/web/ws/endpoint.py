@@ -211,7 +211,7 @@ class Connection:
         chain per delivery; a game's publish writes every reader's frame)."""
         if not feed.idle:
             return False
-        seq, event, after = item.seq, item.event, item.after
+        seq, event, after = item
         last = feed.last
         if seq <= last:
             return True

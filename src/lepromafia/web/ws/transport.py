@@ -120,6 +120,9 @@ _FAST_MAX = 65535
 """The largest payload the receive path takes itself (a 16-bit length); larger frames, rare
 from a browser's read reports, go to websockets."""
 _FRAME_START = StreamReader.at_eof.__code__
+_OPEN = State.OPEN
+"""Read once: a member looked up on its enum class costs as much as the other checks of
+``_open`` together, once per delivery."""
 _PING = b"\x89\x04"
 """FIN, the ping opcode, a 4-byte payload: the keepalive ping's header."""
 _RECEIVED_PONG = 0x8A
@@ -233,10 +236,11 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             scope.setdefault("extensions", {})[TRANSPORT] = self
 
     def _open(self) -> bool:
+        conn = self.conn
         return (self.writable.on and self.handshake_complete  # type: ignore[attr-defined]
                 and not self.close_sent and not self.disconnected
-                and self.initial_response is None and self.conn.state is State.OPEN
-                and not self.conn.extensions)
+                and self.initial_response is None and conn.state is _OPEN
+                and not conn.extensions)
 
     def start_keepalive(self) -> None:
         """The socket joins its process's keepalive (``keepalive.py``): no timers of its own."""
