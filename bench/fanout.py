@@ -67,6 +67,8 @@ class Target:
     """More workers (``--two-workers``): each game's posts and sockets go to one worker,
     as nginx's ``hash $game consistent`` routes them; the workers share Redis."""
     redis_url: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment for this server only (``--before-env``: an A/B of a setting)."""
     post_via: str = ""
     """How its writers post: ``api`` (the JSON API) or ``ws`` (a ``command`` frame on the
     author's own subscribed socket); ``--post-via``."""
@@ -112,6 +114,7 @@ class FanoutHarness:
                 env["LEPROMAFIA_SWEEP_INTERVAL"] = "1"
             if t.redis_url:
                 env["LEPROMAFIA_REDIS_URL"] = t.redis_url
+            env.update(t.env)
             w.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
                                       preexec_fn=server_core if self.args.pin else None)
         for i, w in enumerate(t.workers):
@@ -287,6 +290,9 @@ async def main() -> None:
     parser.add_argument("--rate", type=float, default=2.0, help="chat messages/s per game in the rate test")
     parser.add_argument("--writers", type=int, default=4, help="closed-loop writers per game (saturate)")
     parser.add_argument("--before", default="", help="also run the project at this commit (e.g. main)")
+    parser.add_argument("--before-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="environment for the --before server only (with --before HEAD: an A/B "
+                             "of a setting)")
     parser.add_argument("--tests", default="rate,saturate")
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--two-workers", action="store_true",
@@ -319,7 +325,8 @@ async def main() -> None:
         # it posts as this tree's first way; on the JSON API if it predates socket commands
         has_commands = (base / "src" / "lepromafia" / "web" / "ws" / "commands.py").exists()
         targets.append(Target("before", "project", free_port(), db=await copy_of(db, workdir, "before"),
-                              post_via=ways[0] if has_commands or ways[0] != "ws" else "api"))
+                              post_via=ways[0] if has_commands or ways[0] != "ws" else "api",
+                              env=dict(kv.split("=", 1) for kv in args.before_env)))
         trees["before"] = base / "bench"
     targets.append(Target("project", "project", free_port(), db=db, post_via=ways[0]))
     for way in ways[1:]:  # the same tree, its own copy of the games, posting another way
