@@ -239,9 +239,9 @@ class Frames:
         """``frame``'s text as the WebSocket frame that carries it (``transport.text_frame``
         of its UTF-8): the parts are encoded once per event, so a delivery copies bytes
         once instead of formatting, encoding and framing the whole text (issue 17)."""
-        if not may_see(event, viewer):
+        parts = self._for(game_id, seq, event, viewer, content)
+        if parts is None:
             return None
-        parts = self._parts.get((game_id, seq, content)) or self._add(game_id, seq, event, content)
         at = b"%d" % position
         return b"".join((frame_header(parts.size + len(at)), parts.head_bytes, at, parts.tail_bytes))
 
