@@ -148,8 +148,11 @@ class _Draft:
     log: GameLog | None = None
 
 
-def fingerprint(command: Command) -> str:
-    return hashlib.sha256(codec.dumps(codec.encode_command(command)).encode()).hexdigest()
+def fingerprint(command: Command, encoded: str | None = None) -> str:
+    """The command's digest, of its stored encoding (``encoded``, if the caller has it)."""
+    if encoded is None:
+        encoded = codec.dumps(codec.encode_command(command))
+    return hashlib.sha256(encoded.encode()).hexdigest()
 
 
 LEASE_SECONDS = 30.0
@@ -778,7 +781,8 @@ class _Lane:
         now = draft.meta.clock.to_game(self.service.clock.now())
         if command is None:
             return self._fire_overdue(draft, now, changes)
-        mark = fingerprint(command)
+        encoded = codec.dumps(codec.encode_command(command))  # its record's and its digest's
+        mark = fingerprint(command, encoded)
         seen = draft.pending.get(job.command_id)
         if seen is None and job.command_id in known:
             rec = known[job.command_id]
@@ -798,7 +802,7 @@ class _Lane:
         if isinstance(command, OpenDealReveals):
             ack = self._open_deal_reveals(draft, command, job.command_id, mark, now, changes)
         else:
-            ack = self._apply(draft, command, job.command_id, mark, now, changes)
+            ack = self._apply(draft, command, job.command_id, mark, now, changes, encoded)
         draft.pending[job.command_id] = (mark, ack)
         return ack
 
@@ -833,7 +837,7 @@ class _Lane:
         return fired
 
     def _apply(self, draft: _Draft, command: Command, command_id: str, mark: str,
-               now: datetime, changes: Changes) -> Ack:
+               now: datetime, changes: Changes, encoded: str | None = None) -> Ack:
         before = draft.state
         # Deciding folds each event as it is made: evolve once per event (issue 9).
         events, state = decide_and_evolve(before, command, Context(now))  # may raise RuleViolation
@@ -864,7 +868,7 @@ class _Lane:
         last = first + len(events) - 1
         draft.write.commands.append({
             "game_id": game_id, "command_id": command_id, "fingerprint": mark,
-            "command": codec.dumps(codec.encode_command(command)), "first_seq": first,
+            "command": encoded or codec.dumps(codec.encode_command(command)), "first_seq": first,
             "last_seq": last, "accepted_real": self.service.clock.now(),
         })
         merge(changes, draft.projector.project(Step(command_id, command, before, state, numbered)))
