@@ -11,6 +11,7 @@ mafia; Vera lives in the other city."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -242,3 +243,93 @@ def test_a_page_showing_the_thread_reads_what_is_written_to_it_with_no_report(
         assert len([f for f in frames if f.get("type") == "event"]) == 3
         assert _eventually(lambda: _unread(port, tokens["boris"], inboxes["city"]) == 0, within=10)
         assert forwarded[caught_up:] == [] and loop_reports == []
+
+
+@pytest.fixture
+def loop_frames(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``type`` (and command ``id``) of each frame the receive loop handled, but the
+    subscribes (always the loop's)."""
+    seen: list[str] = []
+    original = endpoint._take
+
+    async def spy(conn: Connection, reads: SocketReads, text: str) -> None:
+        frame = json.loads(text)
+        if frame.get("type") != "subscribe":
+            seen.append(f"{frame.get('type')}:{frame.get('id', '')}")
+        await original(conn, reads, text)
+
+    monkeypatch.setattr(endpoint, "_take", spy)
+    return seen
+
+
+def _until_pong(ws: ClientConnection) -> list[dict[str, Any]]:
+    out = []
+    while not out or out[-1].get("type") != "pong":
+        out.append(json.loads(ws.recv(timeout=10)))
+    return out
+
+
+def _post_frame(cid: str, inbox: str, text: str, name: str = "PostMessage") -> str:
+    return json.dumps({"type": "command", "id": cid, "game": "g", "name": name,
+                       "args": {"inbox": inbox, "text": text}})
+
+
+@pytest.fixture
+def slow_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command ``next-0`` takes 0.3 s before it runs (frames sent meanwhile come while it runs)."""
+    original = endpoint.commands.run
+
+    async def run(conn: Connection, msg: Any) -> None:
+        if msg.id == "next-0":
+            await asyncio.sleep(0.3)
+        await original(conn, msg)
+
+    monkeypatch.setattr(endpoint.commands, "run", run)
+
+
+@pytest.mark.timeout(60)
+def test_commands_on_the_socket_are_taken_as_read_one_at_a_time_in_order(
+        served: tuple[int, dict[str, str], dict[str, Any]], loop_frames: list[str], slow_next: None) -> None:
+    """Anna writes in her city's inbox on her socket (INBOX-CITY-1): one command, then three
+    more and a ping, sent while the second still runs. Her commands are run as the transport
+    reads them, without the receive loop, unless one still runs: the two and the ping that
+    come meanwhile wait in the loop, each after the one before it. The acks come in the order
+    sent, each after its own message, and the pong after the last ack; Boris reads the four
+    messages in that order."""
+    port, tokens, inboxes = served
+    with _subscribed(port, tokens["boris"]) as boris, _subscribed(port, tokens["anna"]) as anna:
+        anna.send(_post_frame("first", inboxes["city"], "раз"))
+        frames = [json.loads(anna.recv(timeout=10)) for _ in range(2)]
+        assert [f["type"] for f in frames] == ["event", "ack"] and frames[1]["id"] == "first"
+        assert loop_frames == []  # taken at once
+        for n, word in enumerate(["два", "три", "четыре"]):
+            anna.send(_post_frame(f"next-{n}", inboxes["city"], word))
+        anna.send(json.dumps({"type": "ping"}))
+        frames = _until_pong(anna)
+        acks = [f["id"] for f in frames if f["type"] == "ack"]
+        assert acks == ["next-0", "next-1", "next-2"]
+        texts = [f["payload"]["text"] for f in frames if f["type"] == "event"]
+        assert texts == ["два", "три", "четыре"]
+        kinds = [f["type"] for f in frames]
+        assert kinds == ["event", "ack"] * 3 + ["pong"]
+        mine = [f["payload"]["text"] for f in _frames(boris) if f.get("type") == "event"]
+        assert mine == ["раз", "два", "три", "четыре"]
+        assert loop_frames == ["command:next-1", "command:next-2", "ping:"]
+
+
+@pytest.mark.timeout(60)
+def test_a_command_taken_as_read_is_refused_in_words_with_its_id(
+        served: tuple[int, dict[str, str], dict[str, Any]], loop_frames: list[str]) -> None:
+    """Anna writes in the mafia's inbox of her city, which she may not (INBOX-MAFIA-1), then
+    names a command there is none of: each refusal is an error in words carrying the
+    command's id, as the receive loop would answer; neither went through it."""
+    port, tokens, inboxes = served
+    with _subscribed(port, tokens["anna"]) as anna:
+        anna.send(_post_frame("sneak", inboxes["mafia"], "я тоже мафия"))
+        refused = json.loads(anna.recv(timeout=10))
+        assert refused["type"] == "error" and refused["id"] == "sneak" and refused["game"] == "g"
+        assert refused["message"] and "_" not in refused["message"]
+        anna.send(_post_frame("odd", inboxes["city"], "?", name="FlyToTheMoon"))
+        unknown = json.loads(anna.recv(timeout=10))
+        assert unknown["type"] == "error" and unknown["id"] == "odd" and unknown["code"] == "unknown_command"
+        assert loop_frames == []

@@ -111,6 +111,32 @@ class Connection:
     """The process's pushed fragments and frames (``content.pushed_content``), and its
     metrics: kept here for ``_direct`` once a feed takes deliveries that way (``sink``)."""
     metrics: Any = None
+    commanding: asyncio.Task[None] | None = None
+    """The command taken as it was read (``taken_at_once``), while it runs: until it is
+    answered every later frame waits in the receive loop, which handles it only then (one
+    command at a time, every frame in the order sent)."""
+
+    def take_command(self, msg: Command) -> None:
+        """Run ``msg`` now, in a task of its own (no command of the socket runs)."""
+        assert self.commanding is None
+        self.commanding = asyncio.create_task(self._answer(msg))
+
+    async def _answer(self, msg: Command) -> None:
+        """A command taken at once, answered as the receive loop answers one (``commands.run``
+        answers every refusal and failure); a socket closed under its answer leaves the
+        command's effect, as a closed HTTP request does."""
+        try:
+            await commands.run(self, msg)
+        except (WebSocketDisconnect, RuntimeError, OSError):  # the answer found it closed
+            pass
+        finally:
+            self.commanding = None
+
+    async def after_command(self) -> None:
+        """The receive loop's wait for a command taken at once, before its next frame (the
+        loop cancelled meanwhile leaves the command to run and be answered)."""
+        if self.commanding is not None:
+            await asyncio.shield(self.commanding)
 
     async def send(self, message: BaseModel) -> None:
         # No lock: uvicorn writes each frame whole, synchronously, and senders that wait for
@@ -353,10 +379,11 @@ PONG = Pong().model_dump_json()
 def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
     """A received frame handled as the transport reads it (``LeanWebSocketProtocol.on_text``),
     without waking the receive loop: a read report answered from memory, a page's ``view``,
-    or a ping whose pong is written at once (issue 17). Anything else, and anything that
-    needs an answer that cannot be written now (a refusal), is declined: the receive loop
-    then takes it, validating it again, exactly as if this did not exist."""
-    if len(text) > MAX_MESSAGE:
+    a ping whose pong is written at once, or a valid ``command``, run in a task of its own
+    (issue 17). Anything else, anything that needs an answer that cannot be written now (a
+    refusal), and every frame while a command still runs is declined: the receive loop then
+    takes it, validating it again, exactly as if this did not exist."""
+    if conn.commanding is not None or len(text) > conn.web.settings.max_body_bytes:
         return False
     try:
         decoded = json.loads(text)
@@ -365,6 +392,10 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
     if type(decoded) is not dict:
         return False
     kind = decoded.get("type")
+    if kind == "command":
+        return _command(decoded, conn)
+    if len(text) > MAX_MESSAGE:  # only a command (a long chat line) may be as long
+        return False
     if kind == "read" and json_ok(decoded):
         try:
             report = ReadReport.model_validate(decoded)
@@ -380,6 +411,19 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
     if kind == "ping" and len(decoded) == 1 and conn.transport is not None:
         return bool(conn.transport.try_send_text(PONG))
     return False
+
+
+def _command(decoded: dict[str, Any], conn: Connection) -> bool:
+    """A valid ``command`` frame run at once (``Connection.take_command``); an invalid one is
+    the receive loop's to refuse, by its id where it names one."""
+    if not json_ok(decoded) or conn.transport is None:
+        return False
+    try:
+        msg = Command.model_validate(decoded)
+    except ValidationError:
+        return False
+    conn.take_command(msg)
+    return True
 
 
 async def _take(conn: Connection, reads: SocketReads, text: str) -> None:
@@ -449,7 +493,9 @@ async def websocket(ws: WebSocket) -> None:
         web.metrics.clients.inc()
     try:
         while True:
-            await _take(conn, reads, await ws.receive_text())
+            text = await ws.receive_text()
+            await conn.after_command()
+            await _take(conn, reads, text)
     except WebSocketDisconnect:
         pass
     finally:
