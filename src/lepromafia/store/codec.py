@@ -79,11 +79,11 @@ def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
     Members that are plain strings (``_PLAIN``, as user ids and inbox keys are) sort as
     themselves, the same order without a ``json.dumps`` per member: an audience's
     users are encoded with every event a lane writes (issue 17)."""
-    items = [to_json(x) for x in value]
-    if all(type(x) is str for x in items) and _PLAIN.fullmatch("".join(items)):
-        items.sort()
-        return items
-    return sorted(items, key=json.dumps)
+    if all(type(x) is str for x in value):  # a string is its own JSON value
+        if _PLAIN.fullmatch("".join(value)):
+            return sorted(value)
+        return sorted(value, key=json.dumps)
+    return sorted((to_json(x) for x in value), key=json.dumps)
 
 
 def _mapping(value: Mapping[Any, Any]) -> Any:
@@ -125,8 +125,12 @@ def encode_command(command: Command) -> dict[str, Any]:
     return {TYPE_KEY: type(command).__name__, **to_json(command)}
 
 
+_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps`` with these options, its encoder made once (not once per call)."""
+
+
 def dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return _DUMPS(data)
 
 
 # --- decoding -----------------------------------------------------------------------
