@@ -146,6 +146,9 @@ class _Draft:
     write: GameWrite | None = None
     published: list[tuple[int, Event]] = field(default_factory=list)
     log: GameLog | None = None
+    followed: bool = True
+    """Someone follows an inbox of the game (``lock_games`` read it): without, its messages
+    make no followed-inbox notice (``causes``)."""
 
 
 def fingerprint(command: Command, encoded: str | None = None) -> str:
@@ -679,6 +682,7 @@ class _Lane:
             for game_id, handle in found.items():
                 drafts[game_id] = handle if isinstance(handle, _Draft) else \
                     self._draft(game_id, handle, logs.get(game_id))
+                drafts[game_id].followed = game_id in stored.followed
             for job in jobs:
                 if job.game_id in failed:
                     results.append(failed[job.game_id])
@@ -872,7 +876,8 @@ class _Lane:
             "last_seq": last, "accepted_real": self.service.clock.now(),
         })
         merge(changes, draft.projector.project(Step(command_id, command, before, state, numbered)))
-        draft.write.outbox.extend(causes(game_id, draft.meta.clock, before, state, numbered))
+        draft.write.outbox.extend(causes(game_id, draft.meta.clock, before, state, numbered,
+                                         followed=draft.followed))
         draft.state = state
         draft.version = last
         draft.published.extend(numbered)

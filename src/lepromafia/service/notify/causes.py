@@ -43,6 +43,7 @@ class Causes:
         self.game_id = game_id
         self.clock = clock
         self.rows: list[Row] = []
+        self.followed = True
 
     def add(self, kind: NotifyKind, key: str, *, user: str | None = None, seq: int | None = None,
             due: datetime, expires: datetime | None = None, public: bool = True,
@@ -67,9 +68,12 @@ class Causes:
 
 
 def causes(game_id: str, clock: GameClock, before: GameState | None, after: GameState,
-           numbered: Iterable[tuple[int, ev.Event]]) -> list[Row]:
-    """The outbox rows of one accepted command's events."""
+           numbered: Iterable[tuple[int, ev.Event]], *, followed: bool = True) -> list[Row]:
+    """The outbox rows of one accepted command's events. ``followed``: someone follows an
+    inbox of the game; if nobody does, a message makes no followed-inbox notice (the rows
+    ``only_followed`` would drop, not made: most games' chat, issue 17)."""
     out = Causes(game_id, clock)
+    out.followed = followed
     steps = list(numbered)
     for seq, event in steps:
         _event(out, after, before, seq, event)
@@ -133,7 +137,7 @@ def _message(out: Causes, state: GameState, seq: int, e: ev.MessagePosted) -> No
     if inbox is not None and inbox.kind == Kind.PERSONAL:
         out.tell(NotifyKind.PERSONAL_MESSAGE, seq, e,
                  [u for u in sorted(readers_of(state, inbox)) if u != e.author])
-    elif inbox is not None:
+    elif inbox is not None and out.followed:
         # written only if someone follows the inbox as the message commits (``only_followed``);
         # its followers are found when it is due (they are the store's, not the state's),
         # each checked against the event's audience then
