@@ -18,6 +18,12 @@ def visible_to(event: Event, viewer: str | None) -> bool:
     return event.audience.public or (viewer is not None and viewer in event.audience.users)
 
 
+def readers(event: Event) -> frozenset[str] | None:
+    """``visible_to`` as a set: None if every viewer may see ``event`` (an anonymous one
+    too), else exactly the users who may — so a fan-out can look at them alone."""
+    return None if event.audience.public else event.audience.users
+
+
 @dataclass(frozen=True, slots=True)
 class Marker:
     """What a viewer receives in place of an event he may not see: only its position."""

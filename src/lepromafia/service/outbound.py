@@ -19,7 +19,7 @@ from ..engine.archive import readable
 from ..engine.audience import Audience
 from ..engine.events import Event
 from ..engine.state import GameState
-from ..engine.visibility import visible_to
+from ..engine.visibility import readers, visible_to
 from ..store import codec
 from .event_index import Events
 
@@ -31,6 +31,11 @@ may_see: Callable[[Event, str | None], bool] = visible_to
 """The engine's answer (``engine.visibility.visible_to``), that very function: the fan-out
 asks it for every subscriber of every published event, and a call of ours around it cost
 as much as the question (issue 17)."""
+
+
+who_may_see: Callable[[Event], frozenset[str] | None] = readers
+"""The users ``may_see`` admits to an event, None for everyone (``engine.visibility.readers``):
+the broker looks at their subscribers alone, and still asks ``may_see`` of each."""
 
 
 def admits(audience: Audience, viewer: str | None) -> bool:

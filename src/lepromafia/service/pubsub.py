@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
 from ..engine.events import Event
-from .outbound import may_see
+from .outbound import may_see, who_may_see
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ waits in the subscription's queue for its reader like any other."""
 
 
 class Subscription:
-    __slots__ = ("_clean_since", "_offered", "broker", "game_id", "overflowed", "queue", "sink",
+    __slots__ = ("_breaks", "_clean_since", "broker", "game_id", "overflowed", "queue", "sink",
                  "viewer")
 
     def __init__(self, broker: Broker, game_id: str, viewer: str | None, maxsize: int = 0) -> None:
@@ -116,22 +116,14 @@ class Subscription:
         self.queue: Buffer[Delivery] = Buffer(maxsize)
         self.overflowed = False
         """A bounded subscriber fell behind: it was dropped and must resync from the store."""
-        self._offered: int | None = None
         self._clean_since: int | None = None
+        """The seq after which this subscriber was offered every event (its latest delivery,
+        or where it joined the game's stream), as long as the stream has not broken since
+        (``_breaks``)."""
+        self._breaks = 0
         self.sink: Sink | None = None
         """Offered each delivery while the queue is empty (``Sink``): a socket writes it
         straight away, with no task woken per delivery (issue 17, the fan-out)."""
-
-    def offer(self, seq: int, event: Event) -> Delivery | None:
-        """What this subscriber gets of one published event: a delivery, or None."""
-        if self._offered is None or seq != self._offered + 1:
-            self._clean_since = seq - 1  # a hole (or the start): nothing known before
-        self._offered = seq
-        if not may_see(event, self.viewer):
-            return None
-        item = Delivery(seq, event, self._clean_since)
-        self._clean_since = seq
-        return item
 
     def drain(self) -> list[Delivery]:
         """Everything received so far."""
@@ -146,13 +138,47 @@ class Subscription:
         self.broker.unsubscribe(self)
 
 
+class _Stream:
+    """One game's published sequence in this process, and its subscribers by viewer."""
+
+    __slots__ = ("breaks", "by_viewer", "hole", "last", "subs")
+
+    def __init__(self) -> None:
+        self.subs: list[Subscription] = []
+        self.by_viewer: dict[str | None, list[Subscription]] = {}
+        self.last: int | None = None
+        """The latest seq published."""
+        self.breaks = 0
+        """How often the sequence broke: a seq that is not ``last + 1`` (a relay lost or
+        reordered), or the first one published."""
+        self.hole = 0
+        """The seq before the latest break: nothing before it is known to be offered."""
+
+    def published(self, seq: int) -> None:
+        if self.last is None or seq != self.last + 1:
+            self.breaks += 1
+            self.hole = seq - 1
+        self.last = seq
+
+    def audience(self, event: Event) -> list[Subscription]:
+        """The subscribers who may see ``event``, or more (never fewer): every one for a
+        public event, else those of its readers (``outbound.who_may_see``)."""
+        users = who_may_see(event)
+        if users is None:
+            return list(self.subs)
+        by_viewer = self.by_viewer
+        if len(users) > len(by_viewer):
+            return [sub for viewer, subs in by_viewer.items() if viewer in users for sub in subs]
+        return [sub for user in users for sub in by_viewer.get(user, ())]
+
+
 Observer = Callable[[str, Sequence[tuple[int, Event]]], None]
 """Told every published batch of a game, before the subscribers (``ViewerStreams.observe``)."""
 
 
 class Broker:
     def __init__(self) -> None:
-        self._subs: dict[str, list[Subscription]] = {}
+        self._streams: dict[str, _Stream] = {}
         self.observers: list[Observer] = []
         """The process's own read caches kept current by what is published (issue 17: a
         pushed message's number is then known without a read)."""
@@ -168,26 +194,50 @@ class Broker:
     def subscribe(self, game_id: str, viewer: str | None, maxsize: int = 0) -> Subscription:
         """``maxsize`` > 0 bounds the queue: a subscriber that falls that far behind is
         dropped (``overflowed``) instead of holding anyone back."""
+        stream = self._streams.get(game_id)
+        if stream is None:
+            stream = self._streams[game_id] = _Stream()
         sub = Subscription(self, game_id, viewer, maxsize)
-        self._subs.setdefault(game_id, []).append(sub)
+        sub._clean_since, sub._breaks = stream.last, stream.breaks
+        stream.subs.append(sub)
+        stream.by_viewer.setdefault(viewer, []).append(sub)
         return sub
 
     def has_subscribers(self, game_id: str) -> bool:
-        return bool(self._subs.get(game_id))
+        stream = self._streams.get(game_id)
+        return stream is not None and bool(stream.subs)
 
     def unsubscribe(self, sub: Subscription) -> None:
-        subs = self._subs.get(sub.game_id, [])
-        if sub in subs:
-            subs.remove(sub)
+        stream = self._streams.get(sub.game_id)
+        if stream is None or sub not in stream.subs:
+            return
+        stream.subs.remove(sub)
+        same = stream.by_viewer[sub.viewer]
+        same.remove(sub)
+        if not same:
+            del stream.by_viewer[sub.viewer]
+        if not stream.subs:  # a later subscriber starts a stream of its own
+            del self._streams[sub.game_id]
 
     def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
+        """Each event to the subscribers who may see it (``may_see``, asked of each one the
+        audience index names), in seq order per subscriber; ``after`` from the game's
+        stream, so a subscriber the event is not for costs nothing (issue 17: 80 of a
+        city line's 100 subscribers)."""
         for observe in self.observers:
             observe(game_id, events)
-        for sub in list(self._subs.get(game_id, ())):
-            for seq, event in events:
-                item = sub.offer(seq, event)
-                if item is None:
+        stream = self._streams.get(game_id)
+        if stream is None:
+            return
+        for seq, event in events:
+            stream.published(seq)
+            breaks = stream.breaks
+            for sub in stream.audience(event):
+                if sub.overflowed or not may_see(event, sub.viewer):
                     continue
+                after = sub._clean_since if sub._breaks == breaks else stream.hole
+                sub._clean_since, sub._breaks = seq, breaks
+                item = Delivery(seq, event, after)
                 sink = sub.sink
                 if sink is not None and not sub.queue.items:
                     try:
@@ -200,4 +250,3 @@ class Broker:
                 except asyncio.QueueFull:
                     sub.overflowed = True
                     self.unsubscribe(sub)
-                    break
