@@ -25,7 +25,7 @@ TASKS = pytest.StashKey[str]()
 
 def running_tasks() -> str:
     out = io.StringIO()
-    loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]
+    loops = [o for o in gc.get_objects() if _is_loop(o)]
     for loop in loops:
         if not loop.is_running():
             continue
@@ -39,6 +39,15 @@ def running_tasks() -> str:
             for line in awaiting(task.get_coro()):
                 print(f"    {line}", file=out)
     return out.getvalue() or "no running event loop"
+
+
+def _is_loop(o: Any) -> bool:
+    """An event loop among the collector's objects; a weak proxy whose referent died
+    meanwhile (another test's) raises on any look at it, and is none."""
+    try:
+        return isinstance(o, asyncio.AbstractEventLoop)
+    except ReferenceError:
+        return False
 
 
 def awaiting(coro: Any, limit: int = 40) -> list[str]:
