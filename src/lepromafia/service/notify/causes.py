@@ -39,11 +39,12 @@ inbox gets a ``mentioned`` notification."""
 class Causes:
     """Collects one step's outbox rows."""
 
-    def __init__(self, game_id: str, clock: GameClock) -> None:
+    def __init__(self, game_id: str, clock: GameClock, followed: bool = True) -> None:
         self.game_id = game_id
         self.clock = clock
         self.rows: list[Row] = []
-        self.followed = True
+        self.followed = followed
+        """Someone follows an inbox of the game: a message makes a followed-inbox notice."""
 
     def add(self, kind: NotifyKind, key: str, *, user: str | None = None, seq: int | None = None,
             due: datetime, expires: datetime | None = None, public: bool = True,
@@ -72,8 +73,7 @@ def causes(game_id: str, clock: GameClock, before: GameState | None, after: Game
     """The outbox rows of one accepted command's events. ``followed``: someone follows an
     inbox of the game; if nobody does, a message makes no followed-inbox notice (the rows
     ``only_followed`` would drop, not made: most games' chat, issue 17)."""
-    out = Causes(game_id, clock)
-    out.followed = followed
+    out = Causes(game_id, clock, followed)
     steps = list(numbered)
     for seq, event in steps:
         _event(out, after, before, seq, event)

@@ -416,7 +416,7 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
 def _command(decoded: dict[str, Any], conn: Connection) -> bool:
     """A valid ``command`` frame run at once (``Connection.take_command``); an invalid one is
     the receive loop's to refuse, by its id where it names one."""
-    if not json_ok(decoded) or conn.transport is None:
+    if not json_ok(decoded):
         return False
     try:
         msg = Command.model_validate(decoded)
