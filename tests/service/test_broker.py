@@ -121,3 +121,34 @@ def test_every_subscriber_gets_what_the_model_gives_it(script: list[Any]) -> Non
         delivered: list[Delivery] = list(sub.queue.items)
         assert [(d.seq, d.after) for d in delivered] == ref["got"]
         assert all(visible_to(d.event, sub.viewer) for d in delivered)
+
+
+class _Writes:
+    """A ``WriteHold`` that records when it is held and released among the sinks' calls."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    def hold(self) -> None:
+        self.log.append("hold")
+
+    def release(self) -> None:
+        self.log.append("release")
+
+
+def test_the_sockets_writes_are_held_while_a_batch_of_several_events_is_published() -> None:
+    """Anna's and Boris's city lines are committed together (issue 17): their sockets take
+    both deliveries between one hold and its release, so each can write them as one; a
+    batch of one event is not held (nothing to join)."""
+    log: list[str] = []
+    broker = Broker()
+    broker.writes = _Writes(log)
+    for viewer in ("anna", "boris"):
+        broker.subscribe("g", viewer).sink = lambda d, v=viewer: log.append(f"{v}:{d.seq}") is None
+    broker.publish("g", [(1, line("city:north", "anna", "boris")), (2, line("city:north", "boris", "anna"))])
+    assert log[0] == "hold" and log[-1] == "release"
+    assert sorted(log[1:-1]) == ["anna:1", "anna:2", "boris:1", "boris:2"]
+    assert log.index("anna:1") < log.index("anna:2") and log.index("boris:1") < log.index("boris:2")
+    log.clear()
+    broker.publish("g", [(3, line("city:north", "anna", "boris"))])
+    assert sorted(log) == ["anna:3", "boris:3"]

@@ -15,6 +15,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,13 @@ import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from lepromafia.cli.serve_cmd import server_config
+from lepromafia.service import service as service_module
 from lepromafia.service.clock import ManualClock
 from lepromafia.web.app import create_app
 from lepromafia.web.ws import endpoint
 from lepromafia.web.ws.endpoint import Connection
 from lepromafia.web.ws.reads import SocketReads
+from lepromafia.web.ws.transport import LeanWebSocketProtocol
 
 from ..server_thread import serving
 from .conftest import make_api, settings_for, setup_game_via_api, small_cast
@@ -333,3 +336,68 @@ def test_a_command_taken_as_read_is_refused_in_words_with_its_id(
         unknown = json.loads(anna.recv(timeout=10))
         assert unknown["type"] == "error" and unknown["id"] == "odd" and unknown["code"] == "unknown_command"
         assert loop_frames == []
+
+
+# --- a batch of several events: one write per reader -------------------------------------
+
+
+@pytest.fixture
+def paired_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lane's batch holding the command ``pair-1`` waits (up to 5 s) for the command
+    ``pair-2`` and commits the two together (with whatever came between), as a saturated
+    lane batches its queue."""
+    original = service_module._Lane._run_batch
+
+    async def run_batch(lane: Any, jobs: list[Any]) -> None:
+        if any(job.command_id.endswith("pair-1") for job in jobs):
+            for _ in range(500):
+                if any(job.command_id.endswith("pair-2") for job in jobs):
+                    break
+                while not lane.queue.empty():
+                    jobs = [*jobs, lane.queue.get_nowait()]
+                await asyncio.sleep(0.01)
+        await original(lane, jobs)
+
+    monkeypatch.setattr(service_module._Lane, "_run_batch", run_batch)
+
+
+@pytest.fixture
+def joined_writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many frames each joined write of held frames carried."""
+    joined: list[int] = []
+    original = LeanWebSocketProtocol.write_held
+
+    def spy(protocol: LeanWebSocketProtocol) -> None:
+        joined.append(len(protocol.held or ()))
+        original(protocol)
+
+    monkeypatch.setattr(LeanWebSocketProtocol, "write_held", spy)
+    return joined
+
+
+@pytest.mark.timeout(60)
+def test_two_messages_committed_together_reach_each_reader_in_one_write_in_order(
+        served: tuple[int, dict[str, str], dict[str, Any]], paired_batch: None,
+        joined_writes: list[int], forwarded: list[int]) -> None:
+    """Anna and Boris write in their city's inbox at the same moment and the lane commits the
+    two posts together (INBOX-CITY): each of them gets both messages, rendered, in commit
+    order and numbered one past his last, written to his socket as one write (issue 17);
+    Vera, of the other city, gets nothing of them and no write."""
+    port, tokens, inboxes = served
+    with ExitStack() as sockets:
+        anna, boris, vera = (sockets.enter_context(_subscribed(port, tokens[n]))
+                             for n in ("anna", "boris", "vera"))
+        caught_up = len(forwarded)
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(_post, port, tokens["anna"], inboxes["city"], "первая", "pair-1")
+            time.sleep(0.2)  # the first is in its lane, waiting for its pair
+            second = pool.submit(_post, port, tokens["boris"], inboxes["city"], "вторая", "pair-2")
+            first.result(), second.result()
+        for ws in (anna, boris):
+            frames = [f for f in _frames(ws) if f.get("type") == "event"]
+            assert [f["payload"]["text"] for f in frames] == ["первая", "вторая"]
+            assert all(f.get("html") for f in frames)
+            assert frames[1]["seq"] == frames[0]["seq"] + 1
+        assert not [f for f in _frames(vera, 0.3) if f.get("type") == "event"]
+        assert joined_writes == [2, 2]  # Anna's socket and Boris's, each one write
+        assert forwarded[caught_up:] == []

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from ..engine.events import Event
 from .outbound import may_see, who_may_see
@@ -176,12 +176,25 @@ Observer = Callable[[str, Sequence[tuple[int, Event]]], None]
 """Told every published batch of a game, before the subscribers (``ViewerStreams.observe``)."""
 
 
+class WriteHold(Protocol):
+    """What the sinks write while a game's batch of several events is published, held from
+    ``hold`` and written at ``release``, once per socket (the web layer's
+    ``transport.HeldFrames``): a reader that k of the batch's events are for costs one
+    write, not k. Nothing else runs between the two (``publish`` does not await)."""
+
+    def hold(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
 class Broker:
     def __init__(self) -> None:
         self._streams: dict[str, _Stream] = {}
         self.observers: list[Observer] = []
         """The process's own read caches kept current by what is published (issue 17: a
         pushed message's number is then known without a read)."""
+        self.writes: WriteHold | None = None
+        """Set by the sockets' layer: their writes during a publish of several events."""
 
     async def ping(self) -> None:
         """Readiness: an in-process broker is always reachable (RedisBroker asks Redis)."""
@@ -229,6 +242,17 @@ class Broker:
         stream = self._streams.get(game_id)
         if stream is None:
             return
+        writes = self.writes
+        if writes is None or len(events) < 2:
+            self._offer(stream, events)
+            return
+        writes.hold()
+        try:
+            self._offer(stream, events)
+        finally:
+            writes.release()
+
+    def _offer(self, stream: _Stream, events: Sequence[tuple[int, Event]]) -> None:
         for seq, event in events:
             stream.published(seq)
             breaks = stream.breaks

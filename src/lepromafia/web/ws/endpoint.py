@@ -53,7 +53,7 @@ from .protocol import (
     client_message,
 )
 from .reads import SocketReads
-from .transport import TRANSPORT
+from .transport import TRANSPORT, HeldFrames, held_frames
 
 router = APIRouter()
 
@@ -111,6 +111,9 @@ class Connection:
     """The process's pushed fragments and frames (``content.pushed_content``), and its
     metrics: kept here for ``_direct`` once a feed takes deliveries that way (``sink``)."""
     metrics: Any = None
+    hold: HeldFrames | None = None
+    """The broker's hold of the sockets' writes while it publishes several events at once
+    (``transport.HeldFrames``): set with the sink."""
     commanding: asyncio.Task[None] | None = None
     """The command taken as it was read (``taken_at_once``), while it runs: until it is
     answered every later frame waits in the receive loop, which handles it only then (one
@@ -227,6 +230,7 @@ class Connection:
     def sink(self, feed: _Feed) -> Callable[[Delivery], bool]:
         """The feed's ``Subscription.sink``: ``_direct`` as the broker publishes."""
         self.pushed, self.metrics = pushed_content(self.web), self.web.metrics
+        self.hold = held_frames(self.web.service.broker)
         return partial(self._direct, feed)
 
     def _direct(self, feed: _Feed, item: Delivery) -> bool:
@@ -252,7 +256,7 @@ class Connection:
                 return False
         frame = pushed.frames.wire(feed.game, seq, event, self.viewer, feed.position + 1, html)
         if frame is not None:
-            if not self.transport.try_send_frame(frame):
+            if not self.transport.try_send_frame(frame, self.hold):
                 return False
             feed.position += 1
             if self.reading:
