@@ -51,30 +51,15 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
     current: dict[str, float] = {}
 
     run_batch = svc._Lane._run_batch
-    publish_batches = svc._Lane._publish_batches
-    records: dict[int, dict[str, float]] = {}
-    """Each committed batch's record, by its first job, until its publisher takes it."""
-    publishing: list[dict[str, float]] = [{}]
-    """The record of the batch the lane's publisher is publishing (after its commit)."""
 
     async def timed_batch(self: Any, jobs: list[Any]) -> None:
-        nonlocal current
-        current = {"q": jobs[0].queued_at, "b": clock(), "n": len(jobs)}
-        records[id(jobs[0])] = record = current
+        current.clear()
+        current.update(q=jobs[0].queued_at, b=clock(), n=len(jobs))
         await run_batch(self, jobs)
-        record["e"] = clock()
-
-    async def timed_publish_batches(self: Any, done: list[Any]) -> None:
-        for batch in done:  # one at a time, each its own record (one process: no relay)
-            record = records.pop(id(batch.jobs[0]), {}) if batch.jobs else {}
-            publishing[0] = record
-            await publish_batches(self, [batch])
-            record["answered"] = clock()
-            if "b" in record:
-                batches.append(record)
+        current["e"] = clock()
+        batches.append(dict(current))
 
     svc._Lane._run_batch = timed_batch  # type: ignore[method-assign]
-    svc._Lane._publish_batches = timed_publish_batches  # type: ignore[method-assign]
 
     def stamp(cls: Any, name: str, key: str) -> None:
         inner = getattr(cls, name)
@@ -93,12 +78,11 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
     publish = pubsub.Broker.publish
 
     def timed_publish(self: Any, game_id: str, events: Any) -> None:
-        record = publishing[0]
         start = clock()
-        record.setdefault("pub0", start)  # a batch of several games publishes each
+        current.setdefault("pub0", start)  # a batch of several games publishes each
         publish(self, game_id, events)
-        record["pub1"] = end = clock()
-        record["pubsum"] = record.get("pubsum", 0.0) + end - start
+        current["pub1"] = end = clock()
+        current["pubsum"] = current.get("pubsum", 0.0) + end - start
 
     pubsub.Broker.publish = timed_publish  # type: ignore[method-assign]
 
@@ -107,12 +91,11 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
         inner = getattr(cls, name)
 
         def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
-            record = publishing[0]
             start = clock()
             try:
                 return inner(self, *args, **kwargs)
             finally:
-                record[key] = record.get(key, 0.0) + clock() - start
+                current[key] = current.get(key, 0.0) + clock() - start
 
         setattr(cls, name, timed)
 

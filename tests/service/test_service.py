@@ -19,7 +19,6 @@ from lepromafia.engine import events as ev
 from lepromafia.engine.errors import ErrorCode, RuleViolation
 from lepromafia.engine.evolve import replay
 from lepromafia.engine.votes import live_tallies
-from lepromafia.service import service as service_module
 from lepromafia.service.errors import ServiceError, ServiceErrorCode
 from lepromafia.service.replay import check_game
 from lepromafia.service.service import GameService
@@ -103,55 +102,6 @@ def test_one_batch_tells_each_game_its_own_repeated_command_ids(backend: Databas
         texts = {game: [r["text"] for r in (await svc.store.read_model(game))["messages"].values()]
                  for game in ("g", "h")}
         assert texts == {"g": ["привет", "и я"], "h": ["раньше", "и тебе"]}
-        await svc.close()
-
-    run(scenario())
-
-
-def test_a_batch_is_published_while_the_next_one_commits_and_answered_after_its_events(
-        backend: DatabaseConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    """CHAT-1, issue 17. p01_01 posts «раз»; while its batch commits, p01_02 posts «два». The
-    lane commits «раз», hands it to its publisher and starts «два»'s batch at once: «раз» is
-    published while «два»'s transaction runs, then «два» after its own commit; each poster
-    is answered only after his message was published, and p01_03, subscribed, gets both in
-    order."""
-    log: list[str] = []
-    attempt = service_module._Lane._attempt
-    first_running = asyncio.Event()
-
-    async def logged(lane: Any, jobs: list[Any]) -> Any:
-        texts = ",".join(job.command.text for job in jobs if isinstance(job.command, cmd.PostMessage))
-        log.append(f"commit {texts}")
-        if texts == "раз":
-            first_running.set()
-            await asyncio.sleep(0.05)  # «два» is queued meanwhile
-        found = await attempt(lane, jobs)
-        log.append(f"committed {texts}")
-        return found
-
-    async def scenario() -> None:
-        svc, clock, _ = await started(backend, lanes=1)
-        clock.set(at(1, "12:00"))
-        city = (await svc.state("g")).current_inbox("city", LEPROGRAD)
-        reader = svc.broker.subscribe("g", "p01_03")
-        svc.broker.observers.append(lambda _g, events: log.extend(
-            f"published {e.text}" for _s, e in events if isinstance(e, ev.MessagePosted)))
-        monkeypatch.setattr(service_module._Lane, "_attempt", logged)
-
-        async def post(actor: str, text: str) -> None:
-            await svc.execute("g", cmd.PostMessage(actor=actor, inbox=city, text=text), f"m-{text}")
-            log.append(f"answered {text}")
-
-        first = asyncio.create_task(post("p01_01", "раз"))
-        await first_running.wait()
-        await asyncio.gather(first, post("p01_02", "два"))
-        order = [entry for entry in log if not entry.startswith("answered")]
-        assert order == ["commit раз", "committed раз", "commit два", "published раз",
-                         "committed два", "published два"]
-        for text in ("раз", "два"):
-            assert log.index(f"published {text}") < log.index(f"answered {text}")
-        texts = [d.event.text for d in reader.drain() if isinstance(d.event, ev.MessagePosted)]
-        assert texts == ["раз", "два"]
         await svc.close()
 
     run(scenario())

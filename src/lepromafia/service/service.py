@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..engine.commands import (
     Command,
@@ -530,29 +530,17 @@ def _handle_of(current: Current) -> Handle:
     return Handle(meta, state, Projector.resume(meta.game_id, meta.clock, state), meta.version)
 
 
-class _Committed(NamedTuple):
-    """A batch the store committed: its games' events to publish, then its jobs' answers."""
-
-    published: list[tuple[str, list[tuple[int, Event]]]]
-    jobs: Sequence[_Job]
-    results: Sequence[Any]
-
-
 class _Lane:
-    """One writer: a queue of jobs, committed in batches, each published and answered by
-    the lane's publisher (``_publish``) in commit order."""
+    """One writer: a queue of jobs, committed in batches."""
 
     def __init__(self, service: GameService) -> None:
         self.service = service
         self.queue: asyncio.Queue[_Job | None] = asyncio.Queue()
         self.handles: dict[str, Handle] = {}
         self.task: asyncio.Task[None] | None = None
-        self.committed: asyncio.Queue[_Committed | None] = asyncio.Queue()
-        self.publisher: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run())
-        self.publisher = asyncio.create_task(self._publish())
 
     def adopt(self, current: Current) -> None:
         """Keep a game a read loaded as this lane's handle, unless the lane moved it on (a
@@ -567,45 +555,13 @@ class _Lane:
         if self.task:
             self.queue.put_nowait(None)
             await self.task
-        if self.publisher:
-            self.committed.put_nowait(None)  # after every batch the lane committed
-            await self.publisher
-
-    async def _publish(self) -> None:
-        """Publish each committed batch, in commit order, then answer its jobs (after the
-        other workers' relay: a worker killed right after an answer has relayed what it
-        answered for). The lane meanwhile takes its next batch: the fan-out of one batch
-        runs while the next one's commit waits on the disk, where the process was idle
-        (issue 17)."""
-        while True:
-            taken = [await self.committed.get()]
-            while not self.committed.empty():  # all the lane committed meanwhile: one relay wait
-                taken.append(self.committed.get_nowait())
-            done = [batch for batch in taken if batch is not None]
-            await self._publish_batches(done)
-            if len(done) < len(taken):  # the lane stopped (``stop``: None comes last)
-                return
-
-    async def _publish_batches(self, done: list[_Committed]) -> None:
-        broker = self.service.broker
-        try:
-            for batch in done:
-                for game_id, events in batch.published:
-                    broker.publish(game_id, events)
-            if any(batch.published for batch in done):
-                await broker.relayed()
-        except Exception:  # committed: the answers stand; a reader fills holes from the store
-            log.exception("publishing a committed batch failed")
-        for batch in done:
-            self._resolve(batch.jobs, batch.results)
 
     async def _run(self) -> None:
         while True:
             job = await self.queue.get()
             if job is None:
                 return
-            # No yield here: the publisher answers the last batch while this one's commit
-            # waits on the disk (``_publish``).
+            await asyncio.sleep(0)  # let clients just acknowledged queue their next command
             batch = [job]
             stop = False
             while not self.queue.empty() and len(batch) < self.service.max_batch:
@@ -661,7 +617,7 @@ class _Lane:
                               jobs[0].game_id, exc)
                     self._resolve(jobs, [exc])
                 return
-            published: list[tuple[str, list[tuple[int, Event]]]] = []
+            published = False
             for game_id, draft in drafts.items():
                 kept = self.handles.get(game_id)
                 if draft.write is None and kept is not None and kept.log is None \
@@ -674,11 +630,14 @@ class _Lane:
                     self.service._written[game_id] = time.monotonic()
                     if draft.published:
                         self.service.store.committed(game_id, draft.expected, draft.published)
-                        published.append((game_id, draft.published))
+                        self.service.broker.publish(game_id, draft.published)
+                        published = True
                     for job in jobs:
                         if job.game_id == game_id:
                             job.committed = draft.version
-            self.committed.put_nowait(_Committed(published, jobs, results))
+            if published:
+                await self.service.broker.relayed()  # other workers' viewers first, then the ack
+            self._resolve(jobs, results)
             return
 
     def _forget(self, jobs: Sequence[_Job]) -> None:
