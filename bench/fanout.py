@@ -9,6 +9,7 @@ per repetition, each server in turn:
   clients, 20 deliveries each), post → delivery p50/p99 at every member's socket;
 - **saturate**: ``--writers`` closed-loop writers per game (post, await the ack, post
   again) for the window: deliveries/s and deliveries per server CPU-second (from /proc).
+  Each writer posts in another city of his game; with ``--one-city`` all in the first.
 
 The project's posts go through the JSON API (``--post-via api``) or as ``command`` frames
 on the author's own subscribed socket (``ws``, as the raw relay's writers post on theirs);
@@ -167,7 +168,7 @@ class FanoutHarness:
         for game, spec in self.manifest["games"].items():
             cities = sorted(spec["cities"])
             for w in range(args.writers):
-                city = cities[w % len(cities)]
+                city = cities[0 if args.one_city else w % len(cities)]
                 author = spec["cities"][city]["residents"][w % MEMBERS]
                 ws = None
                 if t.kind == "raw":
@@ -289,6 +290,9 @@ async def main() -> None:
     parser.add_argument("--drain", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=2.0, help="chat messages/s per game in the rate test")
     parser.add_argument("--writers", type=int, default=4, help="closed-loop writers per game (saturate)")
+    parser.add_argument("--one-city", action="store_true",
+                        help="a game's writers all post in its first city (saturate; default: each "
+                             "in another): a busy city chat, whose readers get several lines a batch")
     parser.add_argument("--before", default="", help="also run the project at this commit (e.g. main)")
     parser.add_argument("--before-env", action="append", default=[], metavar="NAME=VALUE",
                         help="environment for the --before server only (with --before HEAD: an A/B "
