@@ -14,7 +14,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lepromafia.service.posts import ATTRIBUTES, CLASSES, TAGS, markdown, mentions, plain, render
+from lepromafia.service.posts import (
+    ATTRIBUTES,
+    CLASSES,
+    LINKIFY,
+    TAGS,
+    markdown,
+    may_link,
+    mentions,
+    plain,
+    render,
+)
 
 RESIDENTS = frozenset({"alice", "boris"})
 
@@ -152,6 +162,21 @@ def test_a_plain_line_renders_exactly_as_markdown_it_and_nh3_render_it(text: str
     """Issue 17: a plain line skips the parser (``posts.plain``); whatever Mallory types,
     the page shows what markdown-it and nh3 make of it, byte for byte."""
     assert render.__wrapped__(text, RESIDENTS, "Спойлер") == markdown(text, RESIDENTS, "Спойлер")
+
+
+LINK_PIECES = ("http:", "HTTPS:", "hTtP:", "ftp:", "//", "mailto:", "MAILTO:", "www", ".", "。",
+               "localhost", "LocalHost", "@", "com", "org", "рф", "РФ", "ru", "io", "ſ", "\u212a",
+               "\u0130", "\u0131", "1", "127", "0", " ", "x", "s", "привет", ":", "/", "-", ">", "_")
+"""The marks of linkify's tests, and characters Python's ``IGNORECASE`` folds onto ASCII
+letters (the long s, the Kelvin sign, the dotted and dotless i)."""
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(LINK_PIECES), max_size=12).map("".join) | st.text(max_size=30))
+def test_the_link_precheck_answers_as_linkify_does(text: str) -> None:
+    """Issue 17: ``may_link`` skips linkify's patterns on a line with none of their marks;
+    on any line it answers as ``LINKIFY.test`` (a link it missed would show as plain text)."""
+    assert may_link(text) == LINKIFY.test(text)
 
 
 def test_ordinary_chat_lines_skip_the_parser_and_markup_does_not() -> None:
