@@ -8,7 +8,8 @@ per repetition, each server in turn:
 - **rate**: a Poisson stream of ``--rate`` chat messages/s per game (20 msg/s to 1,000
   clients, 20 deliveries each), post → delivery p50/p99 at every member's socket;
 - **saturate**: ``--writers`` closed-loop writers per game (post, await the ack, post
-  again) for the window: deliveries/s and deliveries per server CPU-second (from /proc).
+  again) for the window: deliveries/s and deliveries per server CPU-second (from /proc),
+  and the clients' cores (this process's CPU: near 1.0, the clients bind the server).
   Each writer posts in another city of his game; with ``--one-city`` all in the first.
 
 The project's posts go through the JSON API (``--post-via api``) or as ``command`` frames
@@ -143,7 +144,7 @@ class FanoutHarness:
             await asyncio.sleep(0.05)
 
     async def rate(self, t: Target, rep: int) -> dict[str, Any]:
-        cpu0, wall0 = server_cpu(t), time.perf_counter()
+        cpu0, wall0, clients0 = server_cpu(t), time.perf_counter(), time.process_time()
         spies = self.profile_server(t, f"rate-rep{rep}")
         part = await self.gen.window(t.name, rep, wall0)
         for spy in spies:
@@ -155,6 +156,7 @@ class FanoutHarness:
                 "p50_ms": row["p50_ms"], "p99_ms": row["p99_ms"],
                 "delivered": row["delivered"], "deliveries_per_s": round(n / wall, 1),
                 "per_cpu_s": round(n / cpu, 1) if cpu > 0 else None, "server_cores": round(cpu / wall, 3),
+                "client_cores": round((time.process_time() - clients0) / wall, 3),
                 "load1": round(os.getloadavg()[0], 2)}
 
     async def saturate(self, t: Target, rep: int) -> dict[str, Any]:
@@ -174,12 +176,13 @@ class FanoutHarness:
                 if t.kind == "raw":
                     ws = await self.gen.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
                 loops.append(self._writer(route, game, city, author, ws, end))
-        cpu0, wall0 = server_cpu(t), time.perf_counter()
+        cpu0, wall0, clients0 = server_cpu(t), time.perf_counter(), time.process_time()
         spies = self.profile_server(t, f"saturate-rep{rep}")
         await asyncio.wait_for(asyncio.gather(*loops), args.window + 35)
         for spy in spies:
             spy.wait(30)
         cpu, wall = server_cpu(t) - cpu0, time.perf_counter() - wall0
+        clients = time.process_time() - clients0
         n = self.arrived()
         lat = [x for v in self.gen.stats.latencies.values() for x in v]
         await self.drained(t, args.drain)  # the backlog leaves before the next server's window
@@ -187,7 +190,8 @@ class FanoutHarness:
                 "posts_per_s": round(len(self.gen.stats.sent) / wall, 1),
                 "deliveries_per_s": round(n / wall, 1), "per_cpu_s": round(n / cpu, 1) if cpu > 0 else None,
                 "p50_ms": round(pct(lat, 0.5) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
-                "server_cores": round(cpu / wall, 3), "refused": self.gen.stats.refused,
+                "server_cores": round(cpu / wall, 3), "client_cores": round(clients / wall, 3),
+                "refused": self.gen.stats.refused,
                 "load1": round(os.getloadavg()[0], 2)}
 
     def profile_server(self, t: Target, label: str) -> list[subprocess.Popen[bytes]]:
@@ -253,8 +257,8 @@ def mmm(values: list[float], digits: int = 2) -> str:
 def summary(rows: list[dict[str, Any]], memory: dict[str, float]) -> str:
     """min / median / max over the repetitions; every ratio per repetition against raw."""
     lines = ["| test | server | deliveries/s | ÷ raw | p50 ms | p99 ms | p99 ÷ raw "
-             "| deliveries per server CPU-s | ÷ raw | server cores | load1 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| deliveries per server CPU-s | ÷ raw | server cores | client cores | load1 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for test in ("rate", "saturate"):
         raw = {r["rep"]: r for r in rows if r["test"] == test and r["target"] == "raw"}
         for name in dict.fromkeys(r["target"] for r in rows if r["test"] == test):
@@ -270,8 +274,8 @@ def summary(rows: list[dict[str, Any]], memory: dict[str, float]) -> str:
 
             lines.append(f"| {test} | {name} | {col('deliveries_per_s')} | **{ratio('deliveries_per_s')}** "
                          f"| {col('p50_ms', 1)} | {col('p99_ms', 1)} | **{ratio('p99_ms')}** "
-                         f"| {col('per_cpu_s')} | **{ratio('per_cpu_s')}** | {col('server_cores')} "
-                         f"| {col('load1', 1)} |")
+                         f"| {col('per_cpu_s')} | **{ratio('per_cpu_s')}** | {col('server_cores', 2)} "
+                         f"| {col('client_cores', 2)} | {col('load1', 1)} |")
     lines.append("")
     lines.append("| server | KB per connected client (RSS after − before connecting) | ÷ raw |")
     lines.append("|---|---|---|")
