@@ -274,7 +274,9 @@ def test_a_minted_form_token_posts_as_the_browser_s_composer_does(tmp_path: Path
 
 def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
     """``bench/stalls.py``: a callback that holds the loop for 60 ms is one stall of about
-    that length, sampled in that callback; the loop's ordinary 1 ms steps are none."""
+    that length, sampled in that callback; the loop's ordinary 1 ms steps are none (on a
+    loaded machine the scheduler may still pause the process past the threshold: such a
+    pause is shorter than the hold and samples no callback of the test)."""
     import stalls
 
     dog = stalls.Watchdog(str(tmp_path / "stalls.jsonl"), threshold_ms=15)
@@ -291,10 +293,11 @@ def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
     asyncio.run(scenario())
     dog.stop()
     found = [json.loads(line) for line in (tmp_path / "stalls.jsonl").read_text().splitlines()]
-    assert len(found) == 1, found
-    assert 50 <= found[0]["ms"] <= 200
-    assert any("hold_the_loop" in sample for sample in found[0]["samples"])
-    assert "1 stalls" in stalls.report(str(tmp_path / "stalls.jsonl"))
+    held = [stall for stall in found if any("hold_the_loop" in sample for sample in stall["samples"])]
+    assert len(held) == 1, found
+    assert 50 <= held[0]["ms"] <= 200
+    assert all(stall["ms"] < 50 for stall in found if stall is not held[0]), found
+    assert f"{len(found)} stalls" in stalls.report(str(tmp_path / "stalls.jsonl"))
 
 
 def test_the_next_window_waits_for_a_server_still_busy_with_its_backlog(
