@@ -118,7 +118,7 @@ def transcript(port: int, reads: list[bytes], pause: float = 0.02) -> bytes:
         for chunk in reads:
             sock.sendall(chunk)
             time.sleep(pause)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 20  # ends at the server's close; a loaded machine lags
         while time.monotonic() < deadline:
             try:
                 data = sock.recv(65536)
@@ -137,7 +137,7 @@ def both(ports: dict[str, int], reads: list[bytes], pause: float = 0.02) -> tupl
     for kind, port in ports.items():
         HEARD[kind].clear()
         received = transcript(port, reads, pause)
-        for _ in range(100):
+        for _ in range(500):
             if HEARD[kind] and isinstance(HEARD[kind][-1], int):
                 break
             time.sleep(0.01)
