@@ -274,9 +274,9 @@ def test_a_minted_form_token_posts_as_the_browser_s_composer_does(tmp_path: Path
 
 def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
     """``bench/stalls.py``: a callback that holds the loop for 60 ms is one stall of about
-    that length, sampled in that callback; the loop's ordinary 1 ms steps are none (on a
-    loaded machine the scheduler may still pause the process past the threshold: such a
-    pause is shorter than the hold and samples no callback of the test)."""
+    that length, sampled in that callback, and the report counts every stall found (on a
+    loaded machine the scheduler may pause the process past the threshold too, anywhere:
+    such pauses are counted, but none of them is named after the callback)."""
     import stalls
 
     dog = stalls.Watchdog(str(tmp_path / "stalls.jsonl"), threshold_ms=15)
@@ -296,7 +296,6 @@ def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
     held = [stall for stall in found if any("hold_the_loop" in sample for sample in stall["samples"])]
     assert len(held) == 1, found
     assert 50 <= held[0]["ms"] <= 200
-    assert all(stall["ms"] < 50 for stall in found if stall is not held[0]), found
     assert f"{len(found)} stalls" in stalls.report(str(tmp_path / "stalls.jsonl"))
 
 
