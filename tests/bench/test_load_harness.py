@@ -316,7 +316,8 @@ def test_the_next_window_waits_for_a_server_still_busy_with_its_backlog(
         target = SimpleNamespace(workers=[SimpleNamespace(proc=busy)])
         waited = asyncio.run(load.Harness.settle(harness, target))  # type: ignore[arg-type]
         assert 2.0 <= waited < 6.0, waited
-        assert asyncio.run(load.Harness.settle(harness, target)) == 1.0  # type: ignore[arg-type]
+        idle = asyncio.run(load.Harness.settle(harness, target))  # type: ignore[arg-type]
+        assert 1.0 <= idle < 2.0, idle  # one second's look (a step more on a loaded machine)
         harness.args.settle = 1.5  # the limit holds whatever the server does
         spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
         try:
