@@ -4,6 +4,7 @@ issue 17: the socket fills a hole from the store, and writes at once when there 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -143,8 +144,16 @@ def test_the_sockets_writes_are_held_while_a_batch_of_several_events_is_publishe
     log: list[str] = []
     broker = Broker()
     broker.writes = _Writes(log)
+
+    def taking(viewer: str) -> Callable[[Delivery], bool]:
+        def sink(delivery: Delivery) -> bool:
+            log.append(f"{viewer}:{delivery.seq}")
+            return True  # taken at once, as a socket's sink takes it
+
+        return sink
+
     for viewer in ("anna", "boris"):
-        broker.subscribe("g", viewer).sink = lambda d, v=viewer: log.append(f"{v}:{d.seq}") is None
+        broker.subscribe("g", viewer).sink = taking(viewer)
     broker.publish("g", [(1, line("city:north", "anna", "boris")), (2, line("city:north", "boris", "anna"))])
     assert log[0] == "hold" and log[-1] == "release"
     assert sorted(log[1:-1]) == ["anna:1", "anna:2", "boris:1", "boris:2"]
