@@ -6,8 +6,9 @@ first day, first night, a day with an open vote, a night after a death) and a fi
 seen by an anonymous visitor, a registered outsider, honest residents alive and dead, a
 mafioso, the Godfather, the commissar, an observer and each host office. Chromium loads each
 page from the app in process (Playwright routes every request to the test client, the seat's
-bearer token on it) and runs ``axe.run()`` (axe-core from the npm registry, copied by the
-Makefile to ``var/test-assets``). Each page is scanned once per shape: its route, the stage,
+bearer token on it; a static file once, then from memory; one page per locale serves every
+seat in turn, as fresh as a new context) and runs ``axe.run()`` (axe-core from the npm
+registry, copied by the Makefile to ``var/test-assets``). Each page is scanned once per shape: its route, the stage,
 and the group of seats that share its template branches (``LOOKS``); the game page and the
 role card also at phone width. On the day with an open vote, the role card of an honest
 resident, a mafioso and the commissar is scanned again with «Ещё» (the rare acts) opened, and
@@ -75,14 +76,21 @@ def shape(moment: Moment, seat: Seat, path: str, status: int) -> tuple[str, ...]
     return (route, LOOKS.get(seat.kind, seat.kind), stage)
 
 
-def serve(api: Api, seat: Seat, lang: str | None = None) -> Any:
+def serve(api: Api, seat: Seat, lang: str | None = None, static: dict[str, Any] | None = None) -> Any:
     """A Playwright route handler answering from the app as ``seat`` (in ``lang``, if given:
-    every request carries ``?lang=``, a form's POST too). A form's body is passed on."""
+    every request carries ``?lang=``, a form's POST too). A form's body is passed on. A GET
+    of a static file (``/static/…``, the same bytes whoever asks) is answered from ``static``
+    once the app has served it: Playwright's routing turns Chromium's HTTP cache off, and
+    every page loads the same stylesheet and scripts (about 0.1 s a page through the app)."""
     def handle(route: Any) -> None:
         url = urlsplit(route.request.url)
         query = "&".join(q for q in (url.query, f"lang={lang}" if lang else "") if q)
         target = url.path + (f"?{query}" if query else "")
         method = route.request.method
+        cacheable = static is not None and method == "GET" and url.path.startswith("/static/")
+        if cacheable and target in static:  # type: ignore[operator]
+            route.fulfill(**static[target])  # type: ignore[index]
+            return
         headers = dict(api.headers(seat.user))
         ctype = route.request.headers.get("content-type")
         if ctype:
@@ -91,7 +99,10 @@ def serve(api: Api, seat: Seat, lang: str | None = None) -> Any:
         r = api.client.request(method, target, headers=headers, content=route.request.post_data_buffer,
                                follow_redirects=True)
         headers = {k: v for k, v in r.headers.items() if k.lower() not in ("content-length", "content-encoding")}
-        route.fulfill(status=r.status_code, body=r.content, headers=headers)
+        answer = {"status": r.status_code, "body": r.content, "headers": headers}
+        if cacheable and r.status_code == 200:
+            static[target] = answer  # type: ignore[index]
+        route.fulfill(**answer)
 
     return handle
 
@@ -108,14 +119,43 @@ def scan(page: Any, path: str) -> list[dict[str, Any]]:
     return blocking(page)
 
 
-def seat_page(browser: Any, api: Api, seat: Seat, width: int, lang: str | None = None) -> Any:
-    """One browser context per seat and width: the app behind every request, sockets off."""
-    context = browser.new_context(viewport={"width": width, "height": 800 if width > 500 else 844},
-                                  locale="en-GB" if lang == "en" else "ru-RU")
-    context.add_init_script(script=AXE.read_text(encoding="utf-8"))
-    context.route(f"{ORIGIN}/**", serve(api, seat, lang))
-    context.route("ws://testserver/**", lambda route: route.abort())
-    return context.new_page()
+class Tabs:
+    """Chromium's pages for the crawl: one browser context per locale, each with one page
+    kept for the whole test, as every seat at every width in turn (a new page costs a
+    renderer process, 0.2-0.7 s, and the crawl opens a seat's page 55 times). Each
+    ``open`` gives a page as a new context would: the seat's requests, its width, no
+    cookies and empty local and session storage (the composer keeps drafts there)."""
+
+    def __init__(self, browser: Any, api: Api) -> None:
+        self.browser, self.api = browser, api
+        self.pages: dict[str, Any] = {}
+        self.serving: dict[str, Any] = {}
+        """locale -> the route handler of the seat the locale's page is now."""
+        self.static: dict[str, Any] = {}
+
+    def open(self, seat: Seat, width: int, lang: str | None = None) -> Any:
+        locale = "en-GB" if lang == "en" else "ru-RU"
+        page = self.pages.get(locale)
+        if page is None:
+            context = self.browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale)
+            context.add_init_script(script=AXE.read_text(encoding="utf-8"))
+            context.route(f"{ORIGIN}/**", self.router(locale))
+            context.route("ws://testserver/**", lambda route: route.abort())
+            page = self.pages[locale] = context.new_page()
+        elif page.url.startswith(ORIGIN):
+            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        page.context.clear_cookies()
+        page.set_viewport_size({"width": width, "height": 800 if width > 500 else 844})
+        self.serving[locale] = serve(self.api, seat, lang, self.static)
+        return page
+
+    def router(self, locale: str) -> Any:
+        """The locale's route handler: the seat its page is now."""
+        return lambda route: self.serving[locale](route)
+
+    def close(self) -> None:
+        for page in self.pages.values():
+            page.context.close()
 
 
 @pytest.fixture(scope="module")
@@ -132,12 +172,19 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+@pytest.fixture
+def tabs(browser: Any, api: Api) -> Iterator[Tabs]:
+    tabs = Tabs(browser, api)
+    yield tabs
+    tabs.close()
+
+
 OPEN_DETAILS = "() => document.querySelectorAll('details').forEach(d => { d.open = true; })"
 RARE = ("suicide", "sign_impeachment", "no_confidence", "file_case")
 """The rare acts behind «Ещё» whose first POST answers with a confirmation page."""
 
 
-def rare_acts(browser: Any, api: Api, moment: Moment, seat: Seat) -> tuple[list[str], list[str]]:
+def rare_acts(tabs: Tabs, moment: Moment, seat: Seat) -> tuple[list[str], list[str]]:
     """Review M4, m12: the role card with «Ещё» opened, and the confirmation page of every
     irreversible act in it, at 1280 px in both languages (and the opened card on a phone).
     Returns the blocking violations and the pages scanned."""
@@ -153,33 +200,30 @@ def rare_acts(browser: Any, api: Api, moment: Moment, seat: Seat) -> tuple[list[
 
     for lang in ("ru", "en"):
         for width in (1280, 390):
-            page = seat_page(browser, api, seat, width, lang)
-            try:
+            page = tabs.open(seat, width, lang)
+            page.goto(f"{ORIGIN}{role}", wait_until="load")
+            if page.locator("[data-testid=more-actions]").count() == 0:
+                return [f"no «Ещё» on the role card of {seat.kind} at {moment.name}"], scanned
+            page.evaluate(OPEN_DETAILS)
+            note(f"{role} «Ещё» open · {lang} · {width}px", blocking(page))
+            if width != 1280:
+                continue
+            actions = page.eval_on_selector_all(
+                "[data-testid=more-actions] form", "fs => fs.map(f => f.getAttribute('action'))")
+            for action in [a for a in actions if a.rsplit("/", 1)[-1] in RARE]:
                 page.goto(f"{ORIGIN}{role}", wait_until="load")
-                if page.locator("[data-testid=more-actions]").count() == 0:
-                    return [f"no «Ещё» on the role card of {seat.kind} at {moment.name}"], scanned
                 page.evaluate(OPEN_DETAILS)
-                note(f"{role} «Ещё» open · {lang} · {width}px", blocking(page))
-                if width != 1280:
-                    continue
-                actions = page.eval_on_selector_all(
-                    "[data-testid=more-actions] form", "fs => fs.map(f => f.getAttribute('action'))")
-                for action in [a for a in actions if a.rsplit("/", 1)[-1] in RARE]:
-                    page.goto(f"{ORIGIN}{role}", wait_until="load")
-                    page.evaluate(OPEN_DETAILS)
-                    form = page.locator(f"[data-testid=more-actions] form[action='{action}']")
-                    for area in form.locator("textarea").all():
-                        area.fill("Проверка доступности")
-                    form.locator("button[type=submit]").first.click()
-                    page.wait_for_selector("[data-testid=confirm]")
-                    note(f"{action} confirmation · {lang} · {width}px", blocking(page))
-            finally:
-                page.context.close()
+                form = page.locator(f"[data-testid=more-actions] form[action='{action}']")
+                for area in form.locator("textarea").all():
+                    area.fill("Проверка доступности")
+                form.locator("button[type=submit]").first.click()
+                page.wait_for_selector("[data-testid=confirm]")
+                note(f"{action} confirmation · {lang} · {width}px", blocking(page))
     return found, scanned
 
 
 @pytest.mark.timeout(1800)
-def test_no_page_has_a_critical_or_serious_axe_violation_for_any_seat(api: Api, browser: Any) -> None:
+def test_no_page_has_a_critical_or_serious_axe_violation_for_any_seat(api: Api, tabs: Tabs) -> None:
     done: set[tuple[str, ...]] = set()
     found: list[str] = []
     REPORT.parent.mkdir(parents=True, exist_ok=True)
@@ -202,21 +246,18 @@ def test_no_page_has_a_critical_or_serious_axe_violation_for_any_seat(api: Api, 
                     f"/games/{moment.game}", f"/games/{moment.game}/role")]
                 if not paths:
                     continue
-                page = seat_page(browser, api, seat, width)
-                try:
-                    for path in paths:
-                        before = len(found)
-                        for v in scan(page, path):
-                            nodes = "; ".join(str(n["target"][0]) if n["target"] else "?" for n in v["nodes"][:3])
-                            found.append(f"{v['impact']} {v['id']} ({len(v['nodes'])}) at {moment.name} · "
-                                         f"{seat.kind} · {path.split('?')[0]} · {width}px: {nodes}")
-                        with REPORT.open("a", encoding="utf-8") as report:  # read it while it runs
-                            report.write(f"{moment.name} · {seat.kind} · {path} · {width}px\n")
-                            report.writelines(f"  {line}\n" for line in found[before:])
-                finally:
-                    page.context.close()
+                page = tabs.open(seat, width)
+                for path in paths:
+                    before = len(found)
+                    for v in scan(page, path):
+                        nodes = "; ".join(str(n["target"][0]) if n["target"] else "?" for n in v["nodes"][:3])
+                        found.append(f"{v['impact']} {v['id']} ({len(v['nodes'])}) at {moment.name} · "
+                                     f"{seat.kind} · {path.split('?')[0]} · {width}px: {nodes}")
+                    with REPORT.open("a", encoding="utf-8") as report:  # read it while it runs
+                        report.write(f"{moment.name} · {seat.kind} · {path} · {width}px\n")
+                        report.writelines(f"  {line}\n" for line in found[before:])
             if moment.name == "vote" and seat.kind in ("resident", "mafioso", "commissar"):
-                rare, scanned = rare_acts(browser, api, moment, seat)
+                rare, scanned = rare_acts(tabs, moment, seat)
                 kinds.add(f"rare:{seat.kind}")
                 confirmations += [where for where in scanned if "confirmation" in where]
                 with REPORT.open("a", encoding="utf-8") as report:
