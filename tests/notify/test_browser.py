@@ -5,7 +5,6 @@ page; screenshots at 1280×800 and 390×844 in Russian and English."""
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -14,27 +13,18 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from lepromafia.engine.calendar import MOSCOW
-from lepromafia.web.app import create_app
-from lepromafia.web.settings import WebSettings
 
 from ..browser.conftest import PASSWORD, LiveServer, login
 
 
 class QuickLive(LiveServer):
-    """The browser tests' live server with cheap password hashing (a loaded machine)."""
+    """The browser tests' live server with cheap password hashing (a loaded machine): its
+    app is built once, with the settings the base class is given."""
 
     def __init__(self, tmp: Path) -> None:
-        super().__init__(tmp)
-        settings = WebSettings(database_url=f"sqlite+aiosqlite:///{tmp / 'game.db'}", sweep_interval=0.1,
-                               login_max_failures=1000, registrations_per_ip_per_hour=1000,
-                               session_idle_hours=14 * 24, argon2_time_cost=1, argon2_memory_kib=8192)
-        self.app = create_app(settings, clock=self.clock)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
-                                                    log_level="warning", ws="websockets-sansio", lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        super().__init__(tmp, argon2_memory_kib=8192)
 
     def register(self, login: str) -> str:
         r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD},
