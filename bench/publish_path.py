@@ -81,12 +81,12 @@ async def run(events: int, games: int, between: int, floor: bool) -> float:
     audiences = [Audience(False, frozenset(members)) for members in cities]
     at = datetime(2026, 12, 6, tzinfo=UTC)
     loop = asyncio.get_running_loop()
-    lines = []  # (game, its seq, event): game after game, each line to one city
+    lines = []  # (game, its seq, city, event): game after game, each line to one city
     for i in range(events):
         g, c = i % games, (i // games) % CITIES
-        lines.append((g, i // games + 1, MessagePosted(at=at, audience=audiences[c], inbox=f"city-{c}",
+        lines.append((g, i // games + 1, c, MessagePosted(at=at, audience=audiences[c], inbox=f"city-{c}",
                                                       author=cities[c][0], text=f"line {i}")))
-    for g, seq, _ in lines:
+    for g, seq, _, _ in lines:
         done = loop.create_future()
         done.set_result(HTML)
         web.pushed._cache[(f"g{g}", seq, "ru")] = done
@@ -96,16 +96,16 @@ async def run(events: int, games: int, between: int, floor: bool) -> float:
     head, tail = b"\x81\x7e\x03\x20" + HTML[:400].encode(), HTML[400:].encode()
     _Sink.writes = 0
     took = 0.0
-    for g, seq, event in lines:
+    for g, seq, c, event in lines:
         for block in elsewhere:  # the rest of a post's work, as far as the caches can tell
             block[0] += 1
         began = time.perf_counter()
         if floor:
             users = event.audience.users
-            for user, feed, transport in readers[(g, (seq - 1) % CITIES)]:
+            for user, feed, protocol in readers[(g, c)]:
                 if user in users:
                     feed.position += 1
-                    transport.transport.write(b"".join((head, b"%d" % feed.position, tail)))
+                    protocol.transport.write(b"".join((head, b"%d" % feed.position, tail)))
         else:
             broker.publish(f"g{g}", ((seq, event),))
         took += time.perf_counter() - began
