@@ -18,6 +18,10 @@ on the author's own subscribed socket (``ws``, as the raw relay's writers post o
 
 Servers: ``project`` (this tree) and, with ``--before COMMIT``, the project at that commit
 (``git archive`` of its ``src`` and ``bench``), each on its own copy of the games; ``raw``.
+An A/B's answer is the last table: each tree against ``before`` in the same repetition, the
+trees taking turns ABBA. On a shared machine one tree's deliveries per CPU-second drift by
+a third over minutes; a pair of windows a few seconds apart does not (session 32: the same
+code against itself, ten pairs of 6-s windows, 0.96 / 1.04 / 1.13).
 Every wait is bounded, traffic stays on 127.0.0.1, the run is capped by ``--max-minutes``.
 ``--pin`` puts every server on CPU 0 and the clients on the others: on loopback a socket
 write wakes its reader on the writer's core, and a client process woken there can take the
@@ -242,6 +246,14 @@ async def copy_of(db: DatabaseConfig, workdir: Path, name: str) -> DatabaseConfi
     return await copy_schema(db, f"{db.schema}_{name}")
 
 
+def in_turn(targets: list[Target], rep: int) -> list[Target]:
+    """The targets of repetition ``rep``: the project's trees in reverse order every other
+    repetition (ABBA), so a machine that slows or speeds up through a run (its CPU-seconds
+    drifted by a third over minutes, session 32) favours neither; raw last, as always."""
+    ours = [t for t in targets if t.kind != "raw"]
+    return [*(ours[::-1] if rep % 2 else ours), *(t for t in targets if t.kind == "raw")]
+
+
 def server_cpu(t: Target) -> float:
     """CPU seconds of all the target's workers."""
     return sum(cpu_seconds(pid) for pid in t.pids())
@@ -276,6 +288,7 @@ def summary(rows: list[dict[str, Any]], memory: dict[str, float]) -> str:
                          f"| {col('p50_ms', 1)} | {col('p99_ms', 1)} | **{ratio('p99_ms')}** "
                          f"| {col('per_cpu_s')} | **{ratio('per_cpu_s')}** | {col('server_cores', 2)} "
                          f"| {col('client_cores', 2)} | {col('load1', 1)} |")
+    lines.extend(paired(rows))
     lines.append("")
     lines.append("| server | KB per connected client (RSS after − before connecting) | ÷ raw |")
     lines.append("|---|---|---|")
@@ -283,6 +296,33 @@ def summary(rows: list[dict[str, Any]], memory: dict[str, float]) -> str:
         versus = f"{kb / memory['raw']:.2f}" if memory.get("raw") else ""
         lines.append(f"| {name} | {kb:.1f} | {versus} |")
     return "\n".join(lines)
+
+
+def paired(rows: list[dict[str, Any]]) -> list[str]:
+    """With ``--before``: each tree against ``before`` in the same repetition (an A/B's
+    answer: the machine's drift between repetitions cancels in each pair), min / median /
+    max over the repetitions."""
+    lines: list[str] = []
+    for test in ("rate", "saturate"):
+        before = {r["rep"]: r for r in rows if r["test"] == test and r["target"] == "before"}
+        names = [n for n in dict.fromkeys(r["target"] for r in rows if r["test"] == test)
+                 if n not in ("before", "raw")]
+        if not before or not names:
+            continue
+        if not lines:
+            lines = ["", "| test | server ÷ before, paired by repetition | deliveries/s | deliveries per "
+                     "server CPU-s | p99 ms |", "|---|---|---|---|---|"]
+        for name in names:
+            mine = [r for r in rows if r["test"] == test and r["target"] == name and r["rep"] in before]
+
+            def ratio(key: str, rs: list[dict[str, Any]] = mine,
+                      base: dict[int, dict[str, Any]] = before) -> str:
+                return mmm([r[key] / base[r["rep"]][key] for r in rs
+                            if r[key] and base[r["rep"]][key]], 3)
+
+            lines.append(f"| {test} | {name} ({len(mine)} pairs) | **{ratio('deliveries_per_s')}** "
+                         f"| **{ratio('per_cpu_s')}** | {ratio('p99_ms')} |")
+    return lines
 
 
 async def main() -> None:
@@ -369,7 +409,7 @@ async def main() -> None:
         with open(args.out, "a", encoding="utf-8") as out:
             for rep in range(args.reps):
                 for test in args.tests.split(","):
-                    for t in targets:
+                    for t in in_turn(targets, rep):
                         if time.monotonic() > h.deadline:
                             raise TimeoutError("time limit reached")
                         row = await (h.rate(t, rep) if test == "rate" else h.saturate(t, rep))

@@ -341,3 +341,22 @@ def test_a_page_says_what_it_shows_only_to_a_tree_that_takes_it(tmp_path: Path) 
     assert load.Target("project", "project", load.free_port()).route()["views"] is True
     assert load.Target("before", "project", load.free_port(), src=str(older)).route()["views"] is False
     assert load.Target("raw", "raw", load.free_port()).route()["views"] is False
+
+
+def test_an_a_b_alternates_the_trees_and_pairs_each_repetition() -> None:
+    """``bench/fanout.py --before``: the trees run in turn ABBA (a machine drifting through a
+    run favours neither) and each is read against ``before`` in its own repetition: a tree
+    twice as fast reads 2.0 however much the machine slowed between repetitions."""
+    import fanout
+
+    before, project, raw = (fanout.Target(n, k, 0) for n, k in
+                            (("before", "project"), ("project", "project"), ("raw", "raw")))
+    assert [t.name for t in fanout.in_turn([before, project, raw], 0)] == ["before", "project", "raw"]
+    assert [t.name for t in fanout.in_turn([before, project, raw], 1)] == ["project", "before", "raw"]
+    rows = [{"test": "saturate", "target": name, "rep": rep, "deliveries_per_s": speed * base,
+             "per_cpu_s": speed * base, "p99_ms": 40 / speed}
+            for rep, base in enumerate((20_000, 13_000, 17_000))
+            for name, speed in (("before", 1.0), ("project", 2.0), ("raw", 3.0))]
+    table = fanout.paired(rows)
+    assert table[-1] == "| saturate | project (3 pairs) | **2.000 / 2.000 / 2.000** | **2.000 / 2.000 / 2.000** " \
+                        "| 0.500 / 0.500 / 0.500 |"
