@@ -8,35 +8,18 @@ import asyncio
 import time
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from lepromafia.engine.calendar import MOSCOW
 
-from ..browser.conftest import PASSWORD, LiveServer, login
-
-
-class QuickLive(LiveServer):
-    """The browser tests' live server with cheap password hashing (a loaded machine): its
-    app is built once, with the settings the base class is given."""
-
-    def __init__(self, tmp: Path) -> None:
-        super().__init__(tmp, argon2_memory_kib=8192)
-
-    def register(self, login: str) -> str:
-        r = httpx.post(f"{self.url}/api/auth/register", json={"login": login, "password": PASSWORD},
-                       timeout=120)
-        assert r.status_code == 201, r.text
-        self.tokens[login] = r.json()["token"]
-        return self.tokens[login]
+from ..browser.conftest import LiveServer, login
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = QuickLive(tmp_path_factory.mktemp("notify-live"))
+    server = LiveServer(tmp_path_factory.mktemp("notify-live"))
     server.start()
     yield server
     server.stop()

@@ -18,12 +18,12 @@ import pytest
 from lepromafia.service.notify.channels import Outgoing, push_payload
 
 from ..browser.conftest import LiveServer, login
-from .test_browser import GAME, SIZES, QuickLive, started, until_true
+from .test_browser import GAME, SIZES, started, until_true
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = QuickLive(tmp_path_factory.mktemp("notify-badge"))
+    server = LiveServer(tmp_path_factory.mktemp("notify-badge"))
     server.start()
     started(server)
     yield server
