@@ -50,7 +50,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load import PG_URL, REDIS_URL, cpu_seconds, drop_schemas, extract_tree, free_port, merge_windows, rss_kb  # noqa: E402  # noqa: E402
+from load import (  # noqa: E402
+    PG_URL,
+    REDIS_URL,
+    cpu_seconds,
+    drop_schemas,
+    extract_tree,
+    free_port,
+    machine_cores,
+    machine_jiffies,
+    merge_windows,
+    rss_kb,
+)
 from load_clients import READ_EVERY, Generator, Region, Route, pct  # noqa: E402
 from load_setup import copy_schema, create_games, pyspy, server_command, stop_server, until_listening  # noqa: E402
 
@@ -149,6 +160,7 @@ class FanoutHarness:
 
     async def rate(self, t: Target, rep: int) -> dict[str, Any]:
         cpu0, wall0, clients0 = server_cpu(t), time.perf_counter(), time.process_time()
+        machine0 = machine_jiffies()
         spies = self.profile_server(t, f"rate-rep{rep}")
         part = await self.gen.window(t.name, rep, wall0)
         for spy in spies:
@@ -161,7 +173,7 @@ class FanoutHarness:
                 "delivered": row["delivered"], "deliveries_per_s": round(n / wall, 1),
                 "per_cpu_s": round(n / cpu, 1) if cpu > 0 else None, "server_cores": round(cpu / wall, 3),
                 "client_cores": round((time.process_time() - clients0) / wall, 3),
-                "load1": round(os.getloadavg()[0], 2)}
+                "load1": round(os.getloadavg()[0], 2), **machine_cores(machine0, wall)}
 
     async def saturate(self, t: Target, rep: int) -> dict[str, Any]:
         from load_clients import Stats
@@ -181,12 +193,14 @@ class FanoutHarness:
                     ws = await self.gen.ws_http.ws_connect(f"ws://127.0.0.1:{t.port}/post")
                 loops.append(self._writer(route, game, city, author, ws, end))
         cpu0, wall0, clients0 = server_cpu(t), time.perf_counter(), time.process_time()
+        machine0 = machine_jiffies()
         spies = self.profile_server(t, f"saturate-rep{rep}")
         await asyncio.wait_for(asyncio.gather(*loops), args.window + 35)
         for spy in spies:
             spy.wait(30)
         cpu, wall = server_cpu(t) - cpu0, time.perf_counter() - wall0
         clients = time.process_time() - clients0
+        machine = machine_cores(machine0, wall)
         n = self.arrived()
         lat = [x for v in self.gen.stats.latencies.values() for x in v]
         await self.drained(t, args.drain)  # the backlog leaves before the next server's window
@@ -196,7 +210,7 @@ class FanoutHarness:
                 "p50_ms": round(pct(lat, 0.5) * 1000, 1), "p99_ms": round(pct(lat, 0.99) * 1000, 1),
                 "server_cores": round(cpu / wall, 3), "client_cores": round(clients / wall, 3),
                 "refused": self.gen.stats.refused,
-                "load1": round(os.getloadavg()[0], 2)}
+                "load1": round(os.getloadavg()[0], 2), **machine}
 
     def profile_server(self, t: Target, label: str) -> list[subprocess.Popen[bytes]]:
         """With LEPROMAFIA_BENCH_PYSPY=<py-spy binary>, sample the project's server through

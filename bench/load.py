@@ -50,7 +50,8 @@ checked when the generators start) and merges the generators' raw measurements i
 same row as one process would have made (every latency, ack, re-fetch and read mark; the
 percentiles over the merged lists). ``loadgen_cores`` is the generators' CPU (and the
 parent's) per second of the window, ``loadgen_cores_max`` the busiest generator's: near 1.0
-the generator, not the server, is the limit. Each process raises its open-files limit to
+the generator, not the server, is the limit; ``machine_cores`` is every process's (the
+database's too), ``steal_cores`` what the host gave other guests. Each process raises its open-files limit to
 the hard one; a server or generator that would need more sockets than it may open is
 refused before the games are set up (a one-worker target that does not fit is skipped; the
 raw baseline runs as several processes routed by game, as the routed workers are).
@@ -398,6 +399,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, stolen) clock ticks of the whole machine since boot (``/proc/stat``): busy is
+    every CPU's time but idle and I/O wait; stolen is what the hypervisor gave to other
+    guests. Their rates over a window tell how much of the two cores everything took, and
+    how much was never ours (session 32: one tree's speed drifted by a third)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return user + nice + system + irq + softirq, steal
+
+
+def machine_cores(since: tuple[int, int], wall: float) -> dict[str, float]:
+    """``machine_jiffies`` since ``since`` as cores over ``wall`` seconds."""
+    busy, steal = machine_jiffies()
+    tick = os.sysconf("SC_CLK_TCK")
+    return {"machine_cores": round((busy - since[0]) / tick / wall, 3),
+            "steal_cores": round((steal - since[1]) / tick / wall, 3)}
+
+
 def main_thread_sched(pid: int) -> tuple[float, float]:
     """(seconds on a CPU, seconds runnable but waiting for one) of the process's main
     thread, the event loop (``/proc/<pid>/schedstat``). Over a window, the rest of the wall
@@ -453,6 +472,7 @@ class Harness:
         gc0 = await self.gc_pauses(t)
         cpu0, own0, wall0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.perf_counter()
         sched0 = [main_thread_sched(p) for p in pids]
+        machine0 = machine_jiffies()
         profilers = self.profile(t, rep)
         parts = await self.clients.ask_all(
             {"op": "window", "target": t.name, "rep": rep, "start": wall0 + START_AHEAD},
@@ -462,6 +482,7 @@ class Harness:
             await asyncio.to_thread(prof.wait, 30)
         gc1 = await self.gc_pauses(t)
         sched = [main_thread_sched(p) for p in pids]
+        machine = machine_cores(machine0, wall)
         loop_cpu = sum(a[0] - b[0] for a, b in zip(sched, sched0, strict=True)) / wall
         loop_queued = sum(a[1] - b[1] for a, b in zip(sched, sched0, strict=True)) / wall
         m = merge_windows(parts, wall)
@@ -494,6 +515,7 @@ class Harness:
             "loadgen_gc_max_ms": m["loadgen_gc_max_ms"],
             "rss_kb_per_client": round(sum(rss_kb(p) for p in pids) / max(1, t.clients), 1) if pid else None,
             "load1": round(os.getloadavg()[0], 2),
+            **machine,  # every process's CPU (the database's too), and what the host took
             # the garbage collector's pauses in the window (the server's /metrics), by generation
             **{f"gc{g}_{k}": round(gc1.get((g, k), 0) - gc0.get((g, k), 0), 3)
                for g in "012" for k in ("count", "seconds")},

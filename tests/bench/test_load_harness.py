@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import subprocess
 import sys
@@ -360,3 +361,16 @@ def test_an_a_b_alternates_the_trees_and_pairs_each_repetition() -> None:
     table = fanout.paired(rows)
     assert table[-1] == "| saturate | project (3 pairs) | **2.000 / 2.000 / 2.000** | **2.000 / 2.000 / 2.000** " \
                         "| 0.500 / 0.500 / 0.500 |"
+
+
+def test_the_machine_s_cores_count_at_least_this_process_s_own_work() -> None:
+    """``machine_cores``: every CPU's busy time over a window (the database's, the
+    generators', everyone's) reads at least what this process alone spent in it."""
+    since, own0, wall0 = load.machine_jiffies(), time.process_time(), time.perf_counter()
+    while time.process_time() - own0 < 0.5:
+        sum(range(10_000))
+    wall = time.perf_counter() - wall0
+    read = load.machine_cores(since, wall)
+    own = (time.process_time() - own0) / wall
+    assert read["machine_cores"] >= own - 0.05, (read, own)  # clock ticks: 10 ms each
+    assert 0 <= read["steal_cores"] <= (os.cpu_count() or 1)
