@@ -51,10 +51,11 @@ same row as one process would have made (every latency, ack, re-fetch and read m
 percentiles over the merged lists). ``loadgen_cores`` is the generators' CPU (and the
 parent's) per second of the window, ``loadgen_cores_max`` the busiest generator's: near 1.0
 the generator, not the server, is the limit; ``machine_cores`` is every process's (the
-database's too), ``steal_cores`` what the host gave other guests. Each process raises its open-files limit to
-the hard one; a server or generator that would need more sockets than it may open is
-refused before the games are set up (a one-worker target that does not fit is skipped; the
-raw baseline runs as several processes routed by game, as the routed workers are).
+database's too), ``steal_cores`` what the host gave other guests. Each process raises its
+open-files limit to the hard one; a server or generator that would need more sockets than
+it may open is refused before the games are set up (a one-worker target that does not fit
+is skipped; the raw baseline runs as several processes routed by game, as the routed
+workers are).
 
 Bounded: every wait has a timeout, and a configuration that would end after
 ``--max-minutes`` (estimated) is not started. Only 127.0.0.1 is ever contacted.
