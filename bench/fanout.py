@@ -280,6 +280,12 @@ def mmm(values: list[float], digits: int = 2) -> str:
     return " / ".join(f"{v:,.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
 
 
+def per_rep(rows: list[dict[str, Any]], base: dict[int, dict[str, Any]], key: str) -> list[float]:
+    """Each row's ``key`` against ``base``'s row of the same repetition (both measured)."""
+    return [r[key] / base[r["rep"]][key] for r in rows
+            if r["rep"] in base and r[key] and base[r["rep"]][key]]
+
+
 def summary(rows: list[dict[str, Any]], memory: dict[str, float]) -> str:
     """min / median / max over the repetitions; every ratio per repetition against raw."""
     lines = ["| test | server | deliveries/s | ÷ raw | p50 ms | p99 ms | p99 ÷ raw "
@@ -292,8 +298,7 @@ def summary(rows: list[dict[str, Any]], memory: dict[str, float]) -> str:
 
             def ratio(key: str, rs: list[dict[str, Any]] = mine,
                       base: dict[int, dict[str, Any]] = raw) -> str:
-                return mmm([r[key] / base[r["rep"]][key] for r in rs
-                            if r["rep"] in base and r[key] and base[r["rep"]][key]])
+                return mmm(per_rep(rs, base, key))
 
             def col(key: str, digits: int = 0, rs: list[dict[str, Any]] = mine) -> str:
                 return mmm([r[key] for r in rs], digits)
@@ -331,8 +336,7 @@ def paired(rows: list[dict[str, Any]]) -> list[str]:
 
             def ratio(key: str, rs: list[dict[str, Any]] = mine,
                       base: dict[int, dict[str, Any]] = before) -> str:
-                return mmm([r[key] / base[r["rep"]][key] for r in rs
-                            if r[key] and base[r["rep"]][key]], 3)
+                return mmm(per_rep(rs, base, key), 3)
 
             lines.append(f"| {test} | {name} ({len(mine)} pairs) | **{ratio('deliveries_per_s')}** "
                          f"| **{ratio('per_cpu_s')}** | {ratio('p99_ms')} |")
