@@ -75,6 +75,7 @@ def test_a_chat_post_comes_back_by_the_push_and_a_refusal_stays_beside_the_compo
     alice.fill("#text", "Короче: доброе утро.")
     alice.click("[data-testid=composer] button[type=submit]")
     expect(alice.locator("#m2 .text")).to_have_text("Короче: доброе утро.", timeout=WAIT)
+    expect(alice.locator("#text")).to_have_value("", timeout=WAIT)  # its ack, after its push
     expect(alice.locator("[data-testid=field-error]")).to_have_count(0)
     assert not [a for a in answers if a[0] == "POST"], answers
 
@@ -139,3 +140,43 @@ def test_a_post_whose_answer_is_lost_with_the_socket_is_sent_again_once(live: Li
     dora.reload()
     expect(dora.locator(".thread > li.msg")).to_have_count(1)
     dora.context.close()
+
+
+def test_a_post_whose_socket_never_comes_back_goes_by_the_api_with_its_id(
+        live: LiveServer, browser: Any) -> None:
+    """The socket closes right after gleb's message leaves and no socket can be opened
+    again: a few seconds on, live.js sends the same message as the API's command with the
+    same id (the server had it already: one effect), the composer is free and empty again,
+    and the thread, fetched once, holds his message once."""
+    game = GAME + "-gone"
+    live.start_one_city_game(game, "Лепромафия: без связи", TOWN, ("gleb", "inna", "kira"),
+                             hosts=Hosts("gprok", "gkons", "garb", "gtrib"))
+    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), game)
+    box = live.state(game).current_inbox("city", TOWN)
+    assert box
+    gleb = login(browser, live, "gleb", width=1280)
+    gleb.goto(f"{live.url}/games/{game}/inboxes/{quote(box, safe='')}")
+    expect(gleb.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    posts: list[tuple[str, int]] = []
+    gleb.on("response", lambda r: posts.append((r.url, r.status)) if r.request.method == "POST" else None)
+    gleb.evaluate("""() => {
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+            send.call(this, data);
+            if (String(data).includes('"command"')) {
+                window.WebSocket = function () { throw new Error('offline'); };
+                this.close();
+            }
+        };
+    }""")
+    gleb.fill("#text", "Пишу в пустоту, но дойдёт.")
+    gleb.click("[data-testid=composer] button[type=submit]")
+    expect(gleb.locator("#live-status")).to_have_attribute("data-state", "closed", timeout=WAIT)
+    expect(gleb.locator("#text")).to_have_value("", timeout=WAIT)
+    expect(gleb.locator("#m1 .text")).to_have_text("Пишу в пустоту, но дойдёт.", timeout=WAIT)
+    expect(gleb.locator("[data-testid=composer] button[type=submit]")).to_be_enabled()
+    assert [p for p in posts if "/commands/PostMessage" in p[0]] == [
+        (f"{live.url}/api/games/{game}/commands/PostMessage?lang=ru", 200)], posts
+    gleb.reload()
+    expect(gleb.locator(".thread > li.msg")).to_have_count(1)
+    gleb.context.close()

@@ -444,10 +444,14 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   // message reaches the thread by its push, as everyone else's does; the "ack" empties the
   // composer (and so its stored draft); a refusal is put beside the field in words, the
   // text kept. A socket that closes before the answer sends the same frame again once it
-  // is back (the same id: one effect). With the socket down when sending, the form posts
-  // as it does without this script.
+  // is back (the same id: one effect); one that is not back within FALLBACK ms has the
+  // message sent as the API's command (/api/games/<game>/commands/PostMessage, the same
+  // id: still one effect) and the thread fetched once. With the socket down when sending,
+  // the form posts as it does without this script.
+  var FALLBACK = 3000;
   var subscribed = false;
   var sending = null;  // {form, frame}: the message awaiting its answer
+  var fallbackTimer = null;
   function commandId() {
     var bytes = new Uint8Array(12);
     window.crypto.getRandomValues(bytes);
@@ -466,6 +470,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var done = sending;
     if (!done || data.id !== done.frame.id) { return false; }
     sending = null;
+    if (fallbackTimer) { clearTimeout(fallbackTimer); fallbackTimer = null; }
     busy(done.form, false);
     var f = done.form.querySelector("textarea[name=text]");
     if (data.type === "ack") {
@@ -477,6 +482,33 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
       beside(done.form, f, data.message || "").setAttribute("role", "alert");
     }
     return true;
+  }
+  // The socket went away before the answer: unless it is back first, the message goes
+  // by the API with its id, and its answer (or refusal, in words) is the socket's would-be.
+  function fallBackSoon() {
+    if (!sending || fallbackTimer) { return; }
+    fallbackTimer = setTimeout(function () {
+      fallbackTimer = null;
+      var pending = sending;
+      if (!pending || subscribed) { return; }  // back on the socket: resent there
+      var frame = pending.frame;
+      fetch("/api/games/" + encodeURIComponent(game) + "/commands/PostMessage?lang=" + lang, {
+        method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ inbox: frame.args.inbox, text: frame.args.text, command_id: frame.id })
+      })
+        .then(function (r) {
+          return r.json().then(function (answer) { return { ok: r.ok, answer: answer }; });
+        })
+        .then(function (res) {
+          var error = res.answer && res.answer.error;
+          if (!res.ok && !(error && error.message)) { throw new Error("no answer"); }
+          if (!answered(res.ok ? { type: "ack", id: frame.id } :
+                        { type: "error", id: frame.id, message: error.message })) { return; }
+          var region = pending.form.closest("[data-live-src]");
+          if (res.ok && region && !subscribed) { schedule(region); }  // no push to show it
+        })
+        .catch(function () { fallBackSoon(); });  // offline: try again, the same id
+    }, FALLBACK);
   }
   document.addEventListener("submit", function (e) {
     var form = e.target;
@@ -499,7 +531,13 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var proto = location.protocol === "https:" ? "wss:" : "ws:";
     // ?game=: a proxy that routes a game's requests to one worker sends its socket there too
     var at = game ? "game=" + encodeURIComponent(game) + "&" : "";
-    ws = new WebSocket(proto + "//" + location.host + "/ws?" + at + "unread=1&lang=" + lang);
+    try {
+      ws = new WebSocket(proto + "//" + location.host + "/ws?" + at + "unread=1&lang=" + lang);
+    } catch (e) {  // no socket to be had now: try again later, as after a close
+      ws = null;
+      closed();
+      return;
+    }
     ws.onopen = function () {
       delay = 500;
       ws.send(JSON.stringify({ type: "subscribe", game: game, since_seq: last }));
@@ -535,13 +573,15 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
         ws.send(JSON.stringify({ type: "subscribe", game: game, since_seq: last }));
       }
     };
-    ws.onclose = function () {
-      show("closed");
-      subscribed = false;
-      // jittered (0.5–1.5×), so that a restart's thousands of tabs do not return in step
-      setTimeout(connect, delay * (0.5 + Math.random()));
-      delay = Math.min(delay * 2, 15000);
-    };
+    ws.onclose = closed;
+  }
+  function closed() {
+    show("closed");
+    subscribed = false;
+    fallBackSoon();
+    // jittered (0.5–1.5×), so that a restart's thousands of tabs do not return in step
+    setTimeout(connect, delay * (0.5 + Math.random()));
+    delay = Math.min(delay * 2, 15000);
   }
   window.lepromafiaLive = {
     lastSeq: function () { return last; },
