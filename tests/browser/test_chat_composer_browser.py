@@ -180,3 +180,51 @@ def test_a_post_whose_socket_never_comes_back_goes_by_the_api_with_its_id(
     gleb.reload()
     expect(gleb.locator(".thread > li.msg")).to_have_count(1)
     gleb.context.close()
+
+
+def test_a_composer_drawn_anew_while_its_message_awaits_its_answer_is_emptied_by_it(
+        live: LiveServer, browser: Any) -> None:
+    """lida's thread region is drawn anew (a re-fetch) between her message leaving and its
+    ack: the ack empties and frees the composer on the page now, not the one it replaced,
+    so her sent text does not stay there to be sent twice."""
+    game = GAME + "-redrawn"
+    live.start_one_city_game(game, "Лепромафия: перерисовка", TOWN, ("lida", "mark", "nina"),
+                             hosts=Hosts("rprok", "rkons", "rarb", "rtrib"))
+    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), game)
+    box = live.state(game).current_inbox("city", TOWN)
+    assert box
+    lida = login(browser, live, "lida", width=1280)
+    lida.add_init_script("""(() => {  // acks held while window.holdAcks is set
+        const d = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
+        window.heldAcks = [];
+        Object.defineProperty(WebSocket.prototype, 'onmessage', {
+            get() { return d.get.call(this); },
+            set(fn) {
+                d.set.call(this, function (m) {
+                    if (window.holdAcks && String(m.data).includes('"type":"ack"')) {
+                        window.heldAcks.push(() => fn.call(this, m));
+                        return;
+                    }
+                    return fn.call(this, m);
+                });
+            },
+        });
+    })();""")
+    lida.goto(f"{live.url}/games/{game}/inboxes/{quote(box, safe='')}")
+    expect(lida.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    lida.evaluate("() => { window.holdAcks = true; }")
+    lida.fill("#text", "Одно и то же дважды не пишу.")
+    lida.click("[data-testid=composer] button[type=submit]")
+    expect(lida.locator("#m1 .text")).to_have_text("Одно и то же дважды не пишу.", timeout=WAIT)
+    lida.wait_for_function("() => window.heldAcks.length === 1", timeout=WAIT)
+    lida.evaluate("""() => {  // the region's redraw: a new form, the draft put back
+        const old = document.querySelector('[data-testid=composer]');
+        const again = old.cloneNode(true);
+        again.querySelector('textarea').value = old.querySelector('textarea').value;
+        old.replaceWith(again);
+    }""")
+    expect(lida.locator("#text")).to_have_value("Одно и то же дважды не пишу.")
+    lida.evaluate("() => { window.holdAcks = false; window.heldAcks.forEach(f => f()); }")
+    expect(lida.locator("#text")).to_have_value("", timeout=WAIT)
+    expect(lida.locator("[data-testid=composer] button[type=submit]")).to_be_enabled()
+    lida.context.close()

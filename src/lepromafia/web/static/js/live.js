@@ -209,6 +209,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
         var fresh = el.querySelector("input[name=csrf_token]");  // a newer token for the markers
         if (fresh && fresh.value) { body.setAttribute("data-live-csrf", fresh.value); }
         if (window.htmx) { window.htmx.process(el); }
+        if (sending && el.contains(composerOf(sending))) { busy(composerOf(sending), true); }  // still awaited
         syncTitle();
         var thread = el.querySelector(".thread");
         if (thread) { thread.scrollTop = thread.scrollHeight; }
@@ -466,11 +467,22 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     var f = form.querySelector("textarea[name=text]");
     if (f) { f.removeAttribute("aria-invalid"); f.setAttribute("aria-describedby", "composer-hint"); }
   }
+  // The composer a message left from, or the one that replaced it (a region re-fetched
+  // meanwhile draws its form anew, the draft put back in).
+  function composerOf(done) {
+    if (done.form.isConnected) { return done.form; }
+    var again = null;
+    document.querySelectorAll("form[data-socket-post]").forEach(function (f) {
+      if (f.getAttribute("data-inbox") === done.frame.args.inbox) { again = f; }
+    });
+    return again || done.form;
+  }
   function answered(data) {
     var done = sending;
     if (!done || data.id !== done.frame.id) { return false; }
     sending = null;
     if (fallbackTimer) { clearTimeout(fallbackTimer); fallbackTimer = null; }
+    done = { form: composerOf(done), frame: done.frame };
     busy(done.form, false);
     var f = done.form.querySelector("textarea[name=text]");
     if (data.type === "ack") {
@@ -504,7 +516,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
           if (!res.ok && !(error && error.message)) { throw new Error("no answer"); }
           if (!answered(res.ok ? { type: "ack", id: frame.id } :
                         { type: "error", id: frame.id, message: error.message })) { return; }
-          var region = pending.form.closest("[data-live-src]");
+          var region = composerOf(pending).closest("[data-live-src]");
           if (res.ok && region && !subscribed) { schedule(region); }  // no push to show it
         })
         .catch(function () { fallBackSoon(); });  // offline: try again, the same id
