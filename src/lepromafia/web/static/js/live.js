@@ -28,7 +28,8 @@
  * position seen; a jump in the numbering (a gap) resumes from the last one too; a "resync"
  * refreshes every region. The menu's unread badge's count also leads the tab title
  * («(3) …»). A chat composer's message goes on the socket while it is open (a "command"
- * frame, answered by "ack" or "error"), else by its form. The page stays fully usable
+ * frame, answered by "ack" or "error"; lost with a socket that stays away, it goes as the
+ * API's command with the same id), else by its form. The page stays fully usable
  * without JavaScript. No third-party code besides htmx.
  */
 var LepromafiaLive = (function () {
