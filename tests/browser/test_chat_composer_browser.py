@@ -112,18 +112,28 @@ def shoot(browser: Any, live: LiveServer, inbox: str, long_text: str) -> None:
             page.context.close()
 
 
+def inbox_page(live: LiveServer, browser: Any, game: str, title: str, players: tuple[str, str, str],
+               hosts: Hosts, script: str | None = None) -> Any:
+    """The first of ``players`` on the city inbox of a new one-city game on its Day 1, his
+    page's socket open (``script`` run before the page's own)."""
+    live.start_one_city_game(game, title, TOWN, players, hosts=hosts)
+    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), game)
+    box = live.state(game).current_inbox("city", TOWN)
+    assert box
+    page = login(browser, live, players[0], width=1280)
+    if script:
+        page.add_init_script(script)
+    page.goto(f"{live.url}/games/{game}/inboxes/{quote(box, safe='')}")
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    return page
+
+
 def test_a_post_whose_answer_is_lost_with_the_socket_is_sent_again_once(live: LiveServer, browser: Any) -> None:
     """The socket closes right after dora's message leaves, before its answer: once the
     page's socket is back, live.js sends the same frame again (the same id), the answer
     comes, the composer empties — and the thread holds her message once."""
-    live.start_one_city_game(GAME + "-lost", "Лепромафия: обрыв", TOWN, ("dora", "emil", "fedor"),
-                             hosts=Hosts("lprok", "lkons", "larb", "ltrib"))
-    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), GAME + "-lost")
-    box = live.state(GAME + "-lost").current_inbox("city", TOWN)
-    assert box
-    dora = login(browser, live, "dora", width=1280)
-    dora.goto(f"{live.url}/games/{GAME}-lost/inboxes/{quote(box, safe='')}")
-    expect(dora.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    dora = inbox_page(live, browser, GAME + "-lost", "Лепромафия: обрыв", ("dora", "emil", "fedor"),
+                      Hosts("lprok", "lkons", "larb", "ltrib"))
     dora.evaluate("""() => {
         const send = WebSocket.prototype.send;
         window.sentCommands = 0;
@@ -149,14 +159,8 @@ def test_a_post_whose_socket_never_comes_back_goes_by_the_api_with_its_id(
     same id (the server had it already: one effect), the composer is free and empty again,
     and the thread, fetched once, holds his message once."""
     game = GAME + "-gone"
-    live.start_one_city_game(game, "Лепромафия: без связи", TOWN, ("gleb", "inna", "kira"),
-                             hosts=Hosts("gprok", "gkons", "garb", "gtrib"))
-    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), game)
-    box = live.state(game).current_inbox("city", TOWN)
-    assert box
-    gleb = login(browser, live, "gleb", width=1280)
-    gleb.goto(f"{live.url}/games/{game}/inboxes/{quote(box, safe='')}")
-    expect(gleb.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    gleb = inbox_page(live, browser, game, "Лепромафия: без связи", ("gleb", "inna", "kira"),
+                      Hosts("gprok", "gkons", "garb", "gtrib"))
     posts: list[tuple[str, int]] = []
     gleb.on("response", lambda r: posts.append((r.url, r.status)) if r.request.method == "POST" else None)
     gleb.evaluate("""() => {
@@ -187,14 +191,7 @@ def test_a_composer_drawn_anew_while_its_message_awaits_its_answer_is_emptied_by
     """lida's thread region is drawn anew (a re-fetch) between her message leaving and its
     ack: the ack empties and frees the composer on the page now, not the one it replaced,
     so her sent text does not stay there to be sent twice."""
-    game = GAME + "-redrawn"
-    live.start_one_city_game(game, "Лепромафия: перерисовка", TOWN, ("lida", "mark", "nina"),
-                             hosts=Hosts("rprok", "rkons", "rarb", "rtrib"))
-    live.advance_to(datetime(2026, 12, 1, 10, 5, tzinfo=MOSCOW), game)
-    box = live.state(game).current_inbox("city", TOWN)
-    assert box
-    lida = login(browser, live, "lida", width=1280)
-    lida.add_init_script("""(() => {  // acks held while window.holdAcks is set
+    hold_acks = """(() => {  // acks held while window.holdAcks is set
         const d = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
         window.heldAcks = [];
         Object.defineProperty(WebSocket.prototype, 'onmessage', {
@@ -209,9 +206,9 @@ def test_a_composer_drawn_anew_while_its_message_awaits_its_answer_is_emptied_by
                 });
             },
         });
-    })();""")
-    lida.goto(f"{live.url}/games/{game}/inboxes/{quote(box, safe='')}")
-    expect(lida.locator("#live-status")).to_have_attribute("data-state", "open", timeout=WAIT)
+    })();"""
+    lida = inbox_page(live, browser, GAME + "-redrawn", "Лепромафия: перерисовка", ("lida", "mark", "nina"),
+                      Hosts("rprok", "rkons", "rarb", "rtrib"), script=hold_acks)
     lida.evaluate("() => { window.holdAcks = true; }")
     lida.fill("#text", "Одно и то же дважды не пишу.")
     lida.click("[data-testid=composer] button[type=submit]")
