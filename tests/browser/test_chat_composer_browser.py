@@ -225,3 +225,34 @@ def test_a_composer_drawn_anew_while_its_message_awaits_its_answer_is_emptied_by
     expect(lida.locator("#text")).to_have_value("", timeout=WAIT)
     expect(lida.locator("[data-testid=composer] button[type=submit]")).to_be_enabled()
     lida.context.close()
+
+
+def test_a_refusal_by_the_api_after_the_socket_is_gone_stays_beside_the_composer(
+        live: LiveServer, browser: Any) -> None:
+    """olga's over-long message leaves on her socket, which dies with it for good: the API
+    refuses the message in her page's language, the refusal in words beside the composer,
+    her text kept and the button free again — nothing posted."""
+    olga = inbox_page(live, browser, GAME + "-refused", "Лепромафия: отказ", ("olga", "petr", "raya"),
+                      Hosts("oprok", "okons", "oarb", "otrib"))
+    olga.evaluate("""() => {
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+            if (String(data).includes('"command"')) {  // lost on the way, the socket with it
+                window.WebSocket = function () { throw new Error('offline'); };
+                this.close();
+                return;
+            }
+            send.call(this, data);
+        };
+    }""")
+    long_text = "слово " * 3400  # over the 20,000 characters a message may hold
+    olga.locator("#text").evaluate("(t, v) => { t.removeAttribute('maxlength'); t.value = v; }", long_text)
+    olga.click("[data-testid=composer] button[type=submit]")
+    error = olga.locator("[data-testid=field-error]")
+    expect(error).to_be_visible(timeout=WAIT)
+    assert "message_too_long" not in error.inner_text()
+    assert any("а" <= ch <= "я" for ch in error.inner_text().lower()), error.inner_text()  # in Russian
+    expect(olga.locator("#text")).to_have_value(long_text)
+    expect(olga.locator("[data-testid=composer] button[type=submit]")).to_be_enabled()
+    assert olga.locator(".thread > li.msg").count() == 0
+    olga.context.close()
