@@ -127,6 +127,58 @@ def test_a_stream_of_messages_is_expanded_in_passes_an_interval_apart(tmp_path: 
     run(main())
 
 
+class Timed(Dispatcher):
+    """Each pass's start and end on the loop's clock, and whether it left a backlog."""
+
+    spans: list[tuple[float, float, bool]]
+
+    async def step(self) -> int:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        busy = await super().step()
+        self.spans.append((started, loop.time(), bool(busy and self._backlog)))
+        return busy
+
+
+def test_a_backlog_is_worked_through_leaving_the_loop_half_its_time(tmp_path: Any) -> None:
+    """A fourth resident follows the city inbox; 30 messages are written there while no
+    dispatcher runs (an outage: 30 rows wait). Started with 5 rows a claim, it expands them
+    all, and after each pass that came back full it pauses at least as long as that pass
+    took, so pages and sockets (a restart's reconnecting players) keep at least half of
+    the loop while a backlog is worked through (issue 17, INBOX-CITY-1)."""
+    async def main() -> None:
+        async with day_one(tmp_path) as (svc, clock, inbox, living):
+            made = dispatcher(svc, NotifyStore(svc.store), [Recorder("email")], idle=30.0, interval=0.0,
+                              batch=5)
+            await made.store.follow(living[3], "g", inbox, True, clock.now())
+            for i in range(30):
+                await svc.execute("g", cmd.PostMessage(actor=living[i % 3], inbox=inbox, text=f"№{i}"),
+                                  f"outage-{i}")
+
+            async def pending() -> int:
+                return sum(r["status"] == "pending" for r in await made.store.outbox_rows("g")
+                           if r["kind"] == "followed_inbox")
+
+            assert await pending() == 30
+            d = Timed(made.games, made.store, made.senders.values(), made.translate, made.config,
+                      clock=clock)
+            d.spans = []
+            d.start()
+            for _ in range(100):
+                if not await pending():
+                    break
+                await asyncio.sleep(0.05)
+            await d.stop()
+            assert not await pending(), "every row of the backlog was expanded"
+            full = [span for span in d.spans[:-1] if span[2]]
+            assert len(full) >= 5, d.spans  # 30 rows, 5 a claim (and the set-up's own)
+            for (start, end, backlog), (nxt, _, _) in zip(d.spans, d.spans[1:], strict=False):
+                if backlog:
+                    assert nxt - end >= 0.9 * (end - start), (start, end, nxt)
+
+    run(main())
+
+
 class CountingClaims(NotifyStore):
     delivery_claims = 0
 

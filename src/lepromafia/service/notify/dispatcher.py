@@ -192,7 +192,11 @@ class Dispatcher:
                 log.exception("notification pass failed")
                 busy = 0
             if busy and self._backlog:
-                continue  # a claim came back full: more rows wait now
+                # a claim came back full: more rows wait now, claimed after a pause as long
+                # as this pass, so that a backlog (after an outage) takes at most half of
+                # the loop from the pages and sockets (a restart's reconnecting players)
+                await asyncio.sleep(loop.time() - started)
+                continue
             # asyncio.timeout, not wait_for: Python 3.11's wait_for returns a wait that
             # finished in the step it was cancelled in, dropping the cancel (a commit's wake
             # as the app stops: ``stop`` then waited for ever)
