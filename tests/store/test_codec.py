@@ -137,6 +137,12 @@ def test_times_keep_their_instant_and_offset() -> None:
     {"type": "PlayerSignedUp", "user": "u", "extra": 1, "at": "2026-12-01T10:00:00+03:00",
      "audience": {"public": True, "users": []}},
     ["not", "an", "object"],
+    {"type": "NoConfidenceAnswered", "at": "2026-12-01T10:00:00+03:00", "complaint": True, "justified": True,
+     "bonus": "", "audience": {"public": True, "users": []}},  # a bool is no int
+    {"type": "NoConfidenceAnswered", "at": "2026-12-01T10:00:00+03:00", "complaint": 1, "justified": 1,
+     "bonus": "", "audience": {"public": True, "users": []}},  # nor an int a bool
+    {"type": "PlayerSignedUp", "user": "u", "at": "2026-12-01T10:00:00+03:00",
+     "audience": {"public": True, "users": "u"}},  # a set is a list
 ])
 def test_a_bad_payload_is_a_codec_error(payload: Any) -> None:
     with pytest.raises(codec.CodecError):
