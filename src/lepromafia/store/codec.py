@@ -198,7 +198,7 @@ def _items(kind: Callable[[Any], Any], item: Any) -> Callable[[Any], Any]:
     def decode(data: Any) -> Any:
         _expect(data, list)
         one = _decoder(item)
-        return kind(one(v) for v in data) if kind is not list else [one(v) for v in data]
+        return kind(one(v) for v in data)
     return decode
 
 
@@ -224,10 +224,6 @@ def _mapping_decoder(key_hint: Any, value_hint: Any) -> Callable[[Any], Any]:
 def _expect(data: Any, kind: type) -> None:
     if not isinstance(data, kind):
         raise CodecError(f"{kind.__name__} expected, got {type(data).__name__}")
-
-
-def _scalar(hint: Any, data: Any) -> Any:
-    return _scalar_decoder(hint)(data)
 
 
 def _scalar_decoder(hint: Any) -> Callable[[Any], Any]:
