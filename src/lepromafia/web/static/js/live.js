@@ -210,7 +210,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
         var fresh = el.querySelector("input[name=csrf_token]");  // a newer token for the markers
         if (fresh && fresh.value) { body.setAttribute("data-live-csrf", fresh.value); }
         if (window.htmx) { window.htmx.process(el); }
-        if (sending && el.contains(composerOf(sending))) { busy(composerOf(sending), true); }  // still awaited
+        var awaited = sending && composerOf(sending);  // its answer still to come: busy anew
+        if (awaited && el.contains(awaited)) { busy(awaited, true); }
         syncTitle();
         var thread = el.querySelector(".thread");
         if (thread) { thread.scrollTop = thread.scrollHeight; }
@@ -483,16 +484,16 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     if (!done || data.id !== done.frame.id) { return false; }
     sending = null;
     if (fallbackTimer) { clearTimeout(fallbackTimer); fallbackTimer = null; }
-    done = { form: composerOf(done), frame: done.frame };
-    busy(done.form, false);
-    var f = done.form.querySelector("textarea[name=text]");
+    var form = composerOf(done);
+    busy(form, false);
+    var f = form.querySelector("textarea[name=text]");
     if (data.type === "ack") {
       if (f && f.value === done.frame.args.text) {
         f.value = "";
         f.dispatchEvent(new Event("input", { bubbles: true }));  // composer.js: the draft goes
       }
     } else {  // no page answer to carry an alert: the note is one
-      beside(done.form, f, data.message || "").setAttribute("role", "alert");
+      beside(form, f, data.message || "").setAttribute("role", "alert");
     }
     return true;
   }
