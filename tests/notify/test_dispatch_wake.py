@@ -63,6 +63,12 @@ async def until(check: Any, seconds: float) -> bool:
     return bool(check())
 
 
+async def followed_pending(store: NotifyStore) -> int:
+    """Game "g"'s outbox rows of a followed inbox's messages not yet expanded."""
+    return sum(r["status"] == "pending" for r in await store.outbox_rows("g")
+               if r["kind"] == "followed_inbox")
+
+
 def test_a_commit_wakes_the_dispatcher_and_an_idle_one_sleeps(tmp_path: Any) -> None:
     """Started, it makes its passes and then sleeps (30 s fallback): no pass in half a second.
     A city message is committed: a pass follows within a second (the message's outbox row,
@@ -111,17 +117,13 @@ def test_a_stream_of_messages_is_expanded_in_passes_an_interval_apart(tmp_path: 
 
             await asyncio.gather(*(writer(n) for n in range(3)))
 
-            async def pending() -> int:
-                return sum(r["status"] == "pending" for r in await made.store.outbox_rows("g")
-                           if r["kind"] == "followed_inbox")
-
             for _ in range(50):
-                if not await pending():
+                if not await followed_pending(made.store):
                     break
                 await asyncio.sleep(0.05)
             passes = d.passes - before
             await d.stop()
-            assert not await pending(), "every message's row was expanded"
+            assert not await followed_pending(made.store), "every message's row was expanded"
             assert 1 <= passes <= 8, f"{passes} passes for 120 messages"
 
     run(main())
@@ -155,21 +157,17 @@ def test_a_backlog_is_worked_through_leaving_the_loop_half_its_time(tmp_path: An
                 await svc.execute("g", cmd.PostMessage(actor=living[i % 3], inbox=inbox, text=f"№{i}"),
                                   f"outage-{i}")
 
-            async def pending() -> int:
-                return sum(r["status"] == "pending" for r in await made.store.outbox_rows("g")
-                           if r["kind"] == "followed_inbox")
-
-            assert await pending() == 30
+            assert await followed_pending(made.store) == 30
             d = Timed(made.games, made.store, made.senders.values(), made.translate, made.config,
                       clock=clock)
             d.spans = []
             d.start()
             for _ in range(100):
-                if not await pending():
+                if not await followed_pending(made.store):
                     break
                 await asyncio.sleep(0.05)
             await d.stop()
-            assert not await pending(), "every row of the backlog was expanded"
+            assert not await followed_pending(made.store), "every row of the backlog was expanded"
             full = [span for span in d.spans[:-1] if span[2]]
             assert len(full) >= 5, d.spans  # 30 rows, 5 a claim (and the set-up's own)
             for (start, end, backlog), (nxt, _, _) in zip(d.spans, d.spans[1:], strict=False):
