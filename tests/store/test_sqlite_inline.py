@@ -373,3 +373,38 @@ def test_the_thread_spell_doubles_while_the_disk_stays_slow_and_ends_with_a_fast
     assert place.inline(now)
     place.took(now, slow)
     assert place.thread_until - now == 10
+
+
+def test_a_closed_store_leaves_no_checkpoint_connection_open_on_its_file(tmp_path, monkeypatch) -> None:
+    """A write starts the file's background checkpoint, slow here (its own connection open
+    for 0.3 s), and the store is closed at once: ``close`` returns only once the checkpoint
+    has closed its connection. A process that forks next (the crash test's doomed child)
+    then hands its child no open connection's lock state: with one, the child's commits
+    went to a WAL the parent's checkpoint reset, and acknowledged votes were lost."""
+    from lepromafia.store.event_store import EventStore
+
+    monkeypatch.setattr(sqlite_inline, "_checkpointers", {})
+    real = sqlite_inline._Checkpointer._checkpoint
+    open_now: list[bool] = []
+
+    def slow(self: sqlite_inline._Checkpointer) -> None:
+        open_now.append(True)
+        time.sleep(0.3)
+        real(self)
+        open_now.pop()
+
+    monkeypatch.setattr(sqlite_inline._Checkpointer, "_checkpoint", slow)
+    config = DatabaseConfig(f"sqlite:///{tmp_path}/inline.db")
+
+    async def main() -> None:
+        store = EventStore.open(config)
+        await _counter_table(store.engine)
+        for _ in range(50):  # the checkpoint has begun on its thread
+            if open_now:
+                break
+            await asyncio.sleep(0.01)
+        assert open_now, "the write started a checkpoint"
+        await store.close()
+        assert not open_now, "close waited for the checkpoint's connection"
+
+    asyncio.run(main())

@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from ..engine.events import Event
 from ..engine.evolve import evolve
 from ..engine.state import GameState
-from . import codec, postgres_batch, schema, sqlite_direct
+from . import codec, postgres_batch, schema, sqlite_direct, sqlite_inline
 from .database import DatabaseConfig, create_engine
 from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
 from .schema import inbox_reads
@@ -232,6 +232,8 @@ class EventStore:
         if self._held is not None:
             await self._held.drop()
         await self.engine.dispose()
+        if self.config.sqlite_file is not None:  # no connection to the file left behind
+            await sqlite_inline.settled(self.config.sqlite_file)
 
     def on_commit(self, listener: Committed) -> None:
         """Call ``listener`` after each commit of this process's writers, with the events

@@ -45,7 +45,7 @@ import sqlite3
 import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
@@ -128,18 +128,19 @@ class _Checkpointer:
     thread, each on a connection of its own: no writer or reader waits for one, and one
     that finds another process's checkpoint running gives way until the next."""
 
-    __slots__ = ("last", "path", "running")
+    __slots__ = ("last", "path", "running", "work")
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.running = False
         self.last = float("-inf")
+        self.work: Future[None] | None = None
 
     def after_commit(self, now: float) -> None:
         if self.running or now - self.last < CHECKPOINT_EVERY:
             return
         self.running, self.last = True, now
-        _checkpointing().submit(self._checkpoint)
+        self.work = _checkpointing().submit(self._checkpoint)
 
     def _checkpoint(self) -> None:
         try:
@@ -155,6 +156,19 @@ class _Checkpointer:
 
 
 _checkpointers: dict[str, _Checkpointer] = {}
+
+
+async def settled(path: str) -> None:
+    """The file's background checkpoint, if one runs, has ended and closed its connection.
+    A store that closes waits for it, so it leaves no connection to the file open behind
+    it: a process that forks next (a test's doomed child, a pre-fork server) must not hand
+    its child SQLite's lock state of a connection still open, or the child's commits can go
+    to a WAL the parent's checkpoint then resets (lost after the child is killed:
+    ``tests/service/test_crash.py`` saw it once in hundreds of runs)."""
+    checkpointer = _checkpointers.get(path)
+    work = checkpointer.work if checkpointer is not None else None
+    if work is not None and not work.done():
+        await asyncio.wrap_future(work)
 
 
 @functools.cache
