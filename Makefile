@@ -1,5 +1,9 @@
 # Lepromafia — developer entry points. Every target does its own set-up.
-PYTHON ?= python3
+# The venv's interpreter: the system's optimised CPython if it can make a venv, else the
+# python3 on PATH (tools/pick_python.sh says why); `make PYTHON=...` chooses another.
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell sh tools/pick_python.sh)
+endif
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
@@ -22,8 +26,14 @@ CHROMIUM := /usr/bin/chromium
 # web app 4.2 s of CPU, 2.2 s compiled; compiling costs 22 s of CPU once).
 LOCK := requirements.lock
 UV   := $(VENV)/bin/uv
-$(STAMP): pyproject.toml $(LOCK)
-	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+# A venv made by another interpreter is made anew (the one it was made by is kept in a file).
+INTERPRETER := $(VENV)/.interpreter
+$(INTERPRETER): FORCE
+	@test "$$(cat $@ 2>/dev/null)" = "$(PYTHON)" || { rm -rf $(VENV); mkdir -p $(VENV); echo "$(PYTHON)" > $@; }
+FORCE:
+
+$(STAMP): pyproject.toml $(LOCK) $(INTERPRETER)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	test -x $(UV) || $(PIP) install -q uv
 	$(UV) pip install -q --compile-bytecode --python $(PY) -r $(LOCK)
 	$(UV) pip install -q --compile-bytecode --python $(PY) --no-deps -e .
@@ -32,8 +42,8 @@ $(STAMP): pyproject.toml $(LOCK)
 	touch $(STAMP)
 
 # Re-resolve the lock from PyPI after editing pyproject.toml's dependencies, then `make install`.
-lock:
-	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+lock: $(INTERPRETER)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	test -x $(UV) || $(PIP) install -q uv
 	$(UV) pip compile pyproject.toml --extra test --universal --python-version 3.11 \
 		--index-url https://pypi.org/simple --no-header -q -o $(LOCK)

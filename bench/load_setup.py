@@ -194,7 +194,10 @@ def pyspy(pid: int, out: Path, seconds: float | None = None,
     if not spy:
         return None
     duration = ["--duration", str(int(seconds))] if seconds is not None else []
+    # LEPROMAFIA_BENCH_PYSPY_BLOCKING=1: samples taken with the process paused, unbiased in
+    # time (nonblocking ones credit a frame with what ran around it; session 31)
+    mode = [] if os.environ.get("LEPROMAFIA_BENCH_PYSPY_BLOCKING") == "1" else ["--nonblocking"]
     return subprocess.Popen([spy, "record", "--pid", str(pid), *duration, "--rate", str(rate),
-                             "--format", "raw", "--nonblocking", "-o", str(out)],
+                             "--format", "raw", *mode, "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
