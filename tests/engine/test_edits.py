@@ -114,3 +114,22 @@ def test_the_commissar_cannot_edit_under_his_line_s_pseudonym_but_the_consiglier
     mafia = g.inbox("mafia", TOWN)
     g.do(PostMessage(actor=CONSIGLIERE, inbox=mafia, text="Тихо сегодня"), 1, "11:00")
     g.do(EditMessage(actor=CONSIGLIERE, inbox=mafia, number=1, text="Тихо, господа"), 1, "11:01")
+
+
+def test_in_a_long_day_s_chat_each_message_is_edited_by_its_own_author_alone():
+    """INBOX-GEN-1: carol and dave take turns through 300 messages, past the blocks in which
+    the state keeps their authors (``state.Authors``): each edits his own, never the other's."""
+    g = started()
+    city = g.inbox("city", TOWN)
+    for n in range(1, 301):
+        g.do(PostMessage(actor="carol" if n % 2 else "dave", inbox=city, text=f"№{n}"), 1, "11:00")
+    assert len(g.state.authors[city]) == 300
+    for number in (1, 127, 128, 129, 255, 256, 257, 299, 300):
+        own, other = ("carol", "dave") if number % 2 else ("dave", "carol")
+        g.reject(EditMessage(actor=other, inbox=city, number=number, text="чужое"), when(1, "11:01"),
+                 ErrorCode.NOT_YOUR_MESSAGE)
+        [edited] = g.do(EditMessage(actor=own, inbox=city, number=number, text="моё"), 1, "11:01")
+        assert (edited.number, edited.author) == (number, own)
+    for number in (0, 301):
+        g.reject(EditMessage(actor="carol", inbox=city, number=number, text="x"), when(1, "11:01"),
+                 ErrorCode.UNKNOWN_MESSAGE)

@@ -15,6 +15,7 @@ from .activity import counts_as_activity
 from .calendar import DayPlan, ShortDay, plan_day, plan_next
 from .inboxes import inbox_key
 from .state import (
+    Authors,
     City,
     DayNews,
     Deal,
@@ -37,6 +38,7 @@ from .state import (
     VoteRecord,
 )
 
+NO_AUTHORS = Authors()
 K = TypeVar("K")
 T = TypeVar("T")
 V = TypeVar("V")
@@ -442,7 +444,7 @@ def _inbox_archived(state: GameState, e: ev.InboxArchived) -> GameState:
 @_on(ev.MessagePosted)
 def _message_posted(state: GameState, e: ev.MessagePosted) -> GameState:
     state = replace(state, authors=_put(state.authors, e.inbox,
-                                        (*state.authors.get(e.inbox, ()), e.author)))
+                                        state.authors.get(e.inbox, NO_AUTHORS).added(e.author)))
     inbox = state.inboxes[e.inbox]
     if counts_as_activity(state, inbox, e.author):
         state = replace(state, last_posts=_put(state.last_posts, e.author, e.at))

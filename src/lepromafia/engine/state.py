@@ -296,6 +296,41 @@ class Inbox:
     title: str = ""
 
 
+AUTHORS_BLOCK = 128
+"""Names per full block of an ``Authors``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Authors:
+    """The author of each message of one live inbox, by number (message 1 first), kept in
+    blocks: a new message copies the last block (fewer than ``AUTHORS_BLOCK`` names) and,
+    once per block, the tuple of full blocks — never every earlier name, as one tuple of
+    them did (a city's chat holds thousands of messages by Day 14, and each post copied
+    them all: issue 17, a command's cost the same on Day 1 and Day 14)."""
+
+    full: tuple[tuple[str, ...], ...] = ()
+    """Blocks of exactly ``AUTHORS_BLOCK`` names."""
+    last: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.full) * AUTHORS_BLOCK + len(self.last)
+
+    def of(self, number: int) -> str | None:
+        """The author of message ``number`` (1-based), or None if there is no such message."""
+        if number < 1:
+            return None
+        block, at = divmod(number - 1, AUTHORS_BLOCK)
+        if block < len(self.full):
+            return self.full[block][at]
+        return self.last[at] if block == len(self.full) and at < len(self.last) else None
+
+    def added(self, author: str) -> Authors:
+        """With the next message's author."""
+        if len(self.last) < AUTHORS_BLOCK:
+            return Authors(self.full, (*self.last, author))
+        return Authors((*self.full, self.last), (author,))
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     """RANDOM-1..5: sealed shuffled lists, the commitment, the named numbers."""
@@ -383,9 +418,9 @@ class GameState:
     """POST-1, POST-2: comments under the posts (engine/seeds.py)."""
     notaries: Mapping[str, Notary] = field(default_factory=dict)
     """INBOX-NOTARY-1..3: inbox id -> the certified secret (engine/seeds.py)."""
-    authors: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Live inbox id -> the author of each of its messages by number (message 1 first), for
-    edits (``rules/posts.py``); dropped when the inbox is archived and nobody may edit."""
+    authors: Mapping[str, Authors] = field(default_factory=dict)
+    """Live inbox id -> the author of each of its messages by number, for edits
+    (``rules/posts.py``); dropped when the inbox is archived and nobody may edit."""
     last_posts: Mapping[str, datetime] = field(default_factory=dict)
     """PLAYER-2: resident -> the time of his last post in his own city's city or voting
     inbox (``engine/activity.py``)."""

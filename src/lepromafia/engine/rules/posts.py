@@ -38,10 +38,10 @@ def _check_edit(s: GameState, inbox_id: str, number: int, user: str, now: dateti
     check(not policy.keywords_only, ErrorCode.KEYWORD_NOT_EDITABLE, "EXEC-13")
     check(not inbox.archived, ErrorCode.INBOX_CLOSED, "INBOX-GEN-3")
     check(level is Access.WRITE, ErrorCode.INBOX_READ_ONLY, "INBOX-GEN-1")
-    authors = s.authors.get(inbox_id, ())
-    check(1 <= number <= len(authors), ErrorCode.UNKNOWN_MESSAGE)
+    author = s.authors[inbox_id].of(number) if inbox_id in s.authors else None
+    check(author is not None, ErrorCode.UNKNOWN_MESSAGE)
     check(not policy.pseudonymous, ErrorCode.PSEUDONYM_NOT_EDITABLE, "COMM-APPT-5")
-    check(authors[number - 1] == user, ErrorCode.NOT_YOUR_MESSAGE)
+    check(author == user, ErrorCode.NOT_YOUR_MESSAGE)
 
 
 def edit_message(p: Progress, c: cmd.EditMessage) -> None:
