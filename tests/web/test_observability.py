@@ -135,6 +135,9 @@ def test_the_json_renderer_writes_one_line_per_entry(capsys: pytest.CaptureFixtu
         out = capsys.readouterr().err.strip().splitlines()
         entry = json.loads(out[-1])
         assert entry["event"] == "command" and entry["seat"] == "u1" and entry["level"] == "info"
+        structlog.get_logger("lepromafia").warning("odd", value={1, 2})  # no JSON for a set
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert json.loads(line)["value"] == "{1, 2}"  # its repr, as structlog's own fallback
     finally:
         structlog.reset_defaults()
 

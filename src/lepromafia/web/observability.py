@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import sys
 import time
@@ -50,7 +51,17 @@ class _Stderr:
 
 
 if not structlog.is_configured():  # an app built without `serve` (tests, scripts): still stderr
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(_Stderr()))  # type: ignore[arg-type]
+    structlog.configure(logger_factory=structlog.WriteLoggerFactory(_Stderr()))  # type: ignore[arg-type]
+
+
+_JSON = json.JSONEncoder(default=repr)
+
+
+def _json_line(event_dict: Any, **_: Any) -> str:
+    """A log entry's JSON, from one encoder made once (``json.dumps`` with structlog's
+    ``default`` made a new encoder for every line: 2.7 against 2.0 µs); a value JSON cannot
+    hold is written as its ``repr``, as structlog's own fallback does."""
+    return _JSON.encode(event_dict)
 
 
 def configure_logging(settings: Settings) -> None:
@@ -60,15 +71,15 @@ def configure_logging(settings: Settings) -> None:
     level = logging.getLevelNamesMapping().get(settings.log_level.upper(), logging.INFO)
     shared: list[Any] = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
                          structlog.processors.TimeStamper(fmt="iso", utc=True)]
-    renderer: Any = (structlog.processors.JSONRenderer() if settings.log_format == "json"
-                     else structlog.dev.ConsoleRenderer(colors=False))
+    renderer: Any = (structlog.processors.JSONRenderer(serializer=_json_line)
+                     if settings.log_format == "json" else structlog.dev.ConsoleRenderer(colors=False))
     # each logger is bound once, at its first line: unbound, every line built a new bound
     # logger through structlog's lazy proxy (a command's line 30 → 16 µs, issue 17). Only a
     # served process configures this; tests keep the default, which capture_logs can swap.
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(_Stderr()), cache_logger_on_first_use=True)  # type: ignore[arg-type]
+        logger_factory=structlog.WriteLoggerFactory(_Stderr()), cache_logger_on_first_use=True)  # type: ignore[arg-type]
     handler = logging.StreamHandler(_Stderr())
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
