@@ -65,3 +65,19 @@ def test_the_shared_residents_sets_are_bounded() -> None:
     for n in range(posts.RESIDENT_SETS_MAX + 10):
         resident_set(Fake(n))  # type: ignore[arg-type]
     assert len(posts._RESIDENT_SETS) <= posts.RESIDENT_SETS_MAX
+    assert len(posts._BY_MAPPING) <= posts.RESIDENT_SETS_MAX
+
+
+def test_a_residents_mapping_is_known_by_identity_and_another_by_its_names() -> None:
+    """The same mapping answers its set without building one; a new mapping with one more
+    resident (a late sign-up) gets its own set, one with the same names the shared one."""
+    class State:
+        def __init__(self, residents: dict[str, None]) -> None:
+            self.residents = residents
+
+    first = State({"anna": None, "boris": None})
+    names = resident_set(first)  # type: ignore[arg-type]
+    assert names == {"anna", "boris"} and resident_set(first) is names  # type: ignore[arg-type]
+    assert resident_set(State(dict(first.residents))) is names  # type: ignore[arg-type]
+    grown = State({**first.residents, "vera": None})
+    assert resident_set(grown) == {"anna", "boris", "vera"}  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from html import escape
@@ -147,6 +147,7 @@ NOBODY: frozenset[str] = frozenset()
 time, and its cache keeps 20,000 answers: as many containers for the collector to scan)."""
 
 _RESIDENT_SETS: dict[frozenset[str], frozenset[str]] = {}
+_BY_MAPPING: dict[int, tuple[Mapping[str, Any], frozenset[str]]] = {}
 RESIDENT_SETS_MAX = 1024
 
 
@@ -155,13 +156,22 @@ def resident_set(state: GameState) -> frozenset[str]:
     ``mentions`` are keyed by. Built afresh per call, an equal set stayed alive in every
     cache key (~4 KB for 100 names, 40,000 keys), and each one's 100 references were
     scanned once by the next full collection: most of what those scanned at 50 games
-    (issue 17, docs/performance.md session 11)."""
-    fresh = frozenset(state.residents)
+    (issue 17, docs/performance.md session 11). A state's ``residents`` mapping is shared
+    by every later state until a resident changes (the engine never edits one in place),
+    so it is known by its identity first: no set built and hashed per post (session 34)."""
+    residents = state.residents
+    known = _BY_MAPPING.get(id(residents))
+    if known is not None and known[0] is residents:
+        return known[1]
+    fresh = frozenset(residents)
     shared = _RESIDENT_SETS.get(fresh)
     if shared is None:
         if len(_RESIDENT_SETS) >= RESIDENT_SETS_MAX:
             _RESIDENT_SETS.clear()
         shared = _RESIDENT_SETS[fresh] = fresh
+    if len(_BY_MAPPING) >= RESIDENT_SETS_MAX:
+        _BY_MAPPING.clear()
+    _BY_MAPPING[id(residents)] = (residents, shared)  # held: its id is not reused meanwhile
     return shared
 
 
