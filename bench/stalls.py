@@ -58,6 +58,7 @@ class Watchdog:
         self._widest: list[object] = []
         self.loop_thread = threading.get_ident()
         self.running = True
+        self._thread: threading.Thread | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         def stamp() -> None:
@@ -66,7 +67,8 @@ class Watchdog:
 
         loop.call_soon(stamp)
         gc.callbacks.append(self._gc)
-        threading.Thread(target=self._watch, daemon=True, name="stall-watchdog").start()
+        self._thread = threading.Thread(target=self._watch, daemon=True, name="stall-watchdog")
+        self._thread.start()
 
     def _gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -96,22 +98,31 @@ class Watchdog:
         samples: list[str] = []
         while self.running:
             time.sleep(0.001)
-            now = time.perf_counter()
-            late = now - self.beat
+            beat = self.beat
+            if current is not None and beat > float(current["at"]):  # type: ignore[arg-type]
+                self._ended(current, samples, beat)  # the loop beat again: that stall is over
+                current = None
+            late = time.perf_counter() - beat
             if late >= self.threshold:
                 if current is None:
-                    current = {"at": self.beat, "wall": round(time.time() - late, 3), "samples": []}
+                    current = {"at": beat, "wall": round(time.time() - late, 3), "samples": []}
                     samples = []
                 frame = sys._current_frames().get(self.loop_thread)
                 samples.append(_stack(frame))
-            elif current is not None:
-                current["ms"] = round((self.beat - float(current["at"])) * 1000, 1)  # type: ignore[arg-type]
-                current["samples"] = samples
-                self._write(current)
-                current = None
+        if current is not None and self.beat > float(current["at"]):  # type: ignore[arg-type]
+            self._ended(current, samples, self.beat)  # over, not yet written when stopped
+
+    def _ended(self, stall: dict[str, object], samples: list[str], beat: float) -> None:
+        stall["ms"] = round((beat - float(stall["at"])) * 1000, 1)  # type: ignore[arg-type]
+        stall["samples"] = samples
+        self._write(stall)
 
     def stop(self) -> None:
+        """Stop watching, once every stall that ended is written (a watchdog thread kept off
+        the processor by a loaded machine may not have written the last one yet)."""
         self.running = False
+        if self._thread is not None:
+            self._thread.join(5)
 
     def _write(self, stall: dict[str, object]) -> None:
         """Append one stall to the file as it ends (a benchmark's server is stopped with a

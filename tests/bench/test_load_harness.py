@@ -300,6 +300,47 @@ def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
     assert f"{len(found)} stalls" in stalls.report(str(tmp_path / "stalls.jsonl"))
 
 
+def test_a_stall_is_written_when_the_watchdog_wakes_only_after_the_loop_has_ended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine keeps the watchdog's thread off the processor from its first sample
+    of the stall until the loop is gone (``make test``'s three workers and browsers did): the
+    stall is still written, whole, before ``stop`` returns, and the silence after the loop's
+    end is no stall."""
+    import threading
+
+    import stalls
+
+    sampled = threading.Event()
+    real_stack, real_sleep = stalls._stack, time.sleep
+
+    def stack(frame: object) -> str:
+        sampled.set()
+        return real_stack(frame)  # type: ignore[arg-type]
+
+    def sleep(seconds: float) -> None:
+        starved = sampled.is_set() and threading.current_thread().name == "stall-watchdog"
+        real_sleep(0.3 if starved else seconds)
+
+    monkeypatch.setattr(stalls, "_stack", stack)
+    monkeypatch.setattr(stalls.time, "sleep", sleep)
+    dog = stalls.Watchdog(str(tmp_path / "stalls.jsonl"), threshold_ms=15)
+
+    def hold_the_loop() -> None:
+        real_sleep(0.06)
+
+    async def scenario() -> None:
+        dog.start(asyncio.get_running_loop())
+        await asyncio.sleep(0.05)
+        asyncio.get_running_loop().call_soon(hold_the_loop)
+        await asyncio.sleep(0.1)
+
+    asyncio.run(scenario())
+    dog.stop()
+    [stall] = [json.loads(line) for line in (tmp_path / "stalls.jsonl").read_text().splitlines()]
+    assert any("hold_the_loop" in sample for sample in stall["samples"])
+    assert 50 <= stall["ms"] <= 200
+
+
 def test_the_next_window_waits_for_a_server_still_busy_with_its_backlog(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A server that ends its window behind keeps a core busy: the harness waits until it is
