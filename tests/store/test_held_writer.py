@@ -5,7 +5,9 @@ one leaves nothing behind, and another event loop gets a connection of its own."
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import event, text
@@ -15,6 +17,7 @@ from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore
 from lepromafia.store.migrate import upgrade
 from lepromafia.store.schema import games
+from lepromafia.store.sqlite_inline import InlineConnection
 from tests.service.helpers import sqlite_config
 
 
@@ -167,3 +170,33 @@ async def _lane_writes_a_game_row(store: EventStore) -> None:
         await tx.insert_rows(games, [{"game_id": "g1", "title": "Lepra", "created_at": "2026-12-06",
                                       "stage": "setup", "version": 0, "time_scale": 1.0,
                                       "clock_epoch": 0.0}])
+
+
+def test_a_write_is_unseen_by_readers_until_its_transaction_commits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The held connection's SQLite transactions are begun and committed by the store itself,
+    beside SQLAlchemy's (session 34): an update made through SQLAlchemy inside one is still
+    inside SQLite's transaction — a reader sees the old count until the commit, and the new
+    one after it — and every transaction takes the file's write lock (``BEGIN IMMEDIATE``)."""
+    begun: list[str] = []
+    real = InlineConnection.begin_write
+
+    async def spy(self: InlineConnection, sql: str, parameters: Sequence[Any]) -> None:
+        begun.append(sql)
+        await real(self, sql, parameters)
+
+    monkeypatch.setattr(InlineConnection, "begin_write", spy)
+
+    async def main() -> tuple[int, int, int]:
+        store = _store(tmp_path)
+        await _with_counter(store)
+        async with store.write_connection() as conn:
+            await conn.execute(text("UPDATE counter SET n = n + 7"))
+            inside = (await conn.execute(text("SELECT n FROM counter"))).scalar_one()
+            unseen = await _counter(store)
+        seen = await _counter(store)
+        await store.close()
+        return inside, unseen, seen
+
+    assert asyncio.run(main()) == (7, 0, 7)
+    assert begun == ["BEGIN IMMEDIATE"] * 2  # the table's transaction, then this one

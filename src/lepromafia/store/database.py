@@ -99,12 +99,19 @@ def _sqlite_durability(engine: AsyncEngine) -> None:
         cursor.close()
 
 
+HELD_WRITER = "lepromafia_held_writer"
+"""The execution option of the held SQLite writer (``event_store._HeldWriter``): its
+SQLAlchemy transaction emits no ``BEGIN``, the store begins and commits SQLite's itself."""
+
+
 def _sqlite_transactions(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
         options = connection.get_execution_options()
         if options.get("single_statement", False):
             return  # one read statement is its own transaction (EventStore.single_read)
+        if options.get(HELD_WRITER, False):
+            return  # the held writer: SQLite's transactions are the store's own
         write = bool(options.get("write", False))
         driver = connection.connection.driver_connection
         if isinstance(driver, sqlite_inline.InlineConnection):

@@ -27,7 +27,7 @@ from ..engine.events import Event
 from ..engine.evolve import evolve
 from ..engine.state import GameState
 from . import codec, postgres_batch, schema, sqlite_direct, sqlite_inline
-from .database import DatabaseConfig, create_engine
+from .database import HELD_WRITER, DatabaseConfig, create_engine
 from .projection import PK, PRIMARY_KEYS, Changes, GameClock, Row
 from .schema import inbox_reads
 
@@ -185,18 +185,38 @@ class _HeldWriter:
     transaction, more on a loop that was idle: issue 17's post at a fixed rate). SQLite
     serializes a file's writers anyway (``BEGIN IMMEDIATE``, sqlite_inline's writer lock),
     so holding one loses no concurrency: writers take ``lock`` in turn, as they took the
-    file's lock. A transaction that fails drops the connection."""
+    file's lock. A transaction that fails drops the connection.
+
+    SQLAlchemy's transaction on it is begun once, when the connection is taken, and stays
+    open while it is held (``HELD_WRITER``: its begin emits nothing to SQLite); each write
+    transaction's ``BEGIN IMMEDIATE`` and ``COMMIT`` go to the driver straight from the loop
+    (``driver``). Through SQLAlchemy each cost a greenlet and its switches and the
+    transaction's events: an empty write transaction 58.7 µs against 8.9 in SQLite (session
+    34). A statement SQLAlchemy still runs inside (a game read on a cache miss) runs on the
+    same connection, inside SQLite's transaction, as before."""
 
     def __init__(self, writer: AsyncEngine, loop: asyncio.AbstractEventLoop) -> None:
         self.writer = writer
         self.loop = loop
         self.lock = asyncio.Lock()
         self._conn: AsyncConnection | None = None
+        self.driver: sqlite_inline.InlineConnection | None = None
 
     async def connection(self) -> AsyncConnection:
         conn = self._conn
         if conn is None or conn.closed or conn.invalidated:
-            conn = self._conn = await self.writer.connect()
+            self._conn = self.driver = None
+            conn = await self.writer.connect()
+            try:
+                driver = conn.sync_connection.connection.driver_connection  # type: ignore[union-attr]
+                if isinstance(driver, sqlite_inline.InlineConnection):
+                    await conn.execution_options(**{HELD_WRITER: True})
+                    await conn.begin()
+                    self.driver = driver
+            except BaseException:
+                await conn.close()
+                raise
+            self._conn = conn
         return conn
 
     async def drop(self) -> None:
@@ -276,9 +296,19 @@ class EventStore:
             return
         async with held.lock:
             conn = await held.connection()
+            driver = held.driver
             try:
-                async with conn.begin():
-                    yield conn
+                if driver is None:  # not our inline driver: SQLAlchemy's transaction
+                    async with conn.begin():
+                        yield conn
+                else:
+                    await driver.begin(True)
+                    try:
+                        yield conn
+                    except BaseException:
+                        await driver.rollback()
+                        raise
+                    await driver.commit()
             except BaseException:
                 await held.drop()  # the next transaction starts on a fresh connection
                 raise

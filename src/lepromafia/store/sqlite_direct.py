@@ -7,9 +7,9 @@ docs/performance.md, session 23).
 
 Only what SQLAlchemy would send unchanged goes this way: a statement whose compilation
 asks for a column default computed in Python falls back (``None``), and each bind value
-passes through its type's bind processor as SQLAlchemy would. The transaction, its
-``BEGIN IMMEDIATE`` and ``COMMIT`` stay SQLAlchemy's (``store/sqlite_inline.py``), so a
-statement here is part of it like any other.
+passes through its type's bind processor as SQLAlchemy would. The transaction's
+``BEGIN IMMEDIATE`` and ``COMMIT`` are the store's, on the same connection
+(``event_store._HeldWriter``), so a statement here is part of it like any other.
 """
 
 from __future__ import annotations
