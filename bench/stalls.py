@@ -121,6 +121,8 @@ class Watchdog:
         """Stop watching, once every stall that ended is written (a watchdog thread kept off
         the processor by a loaded machine may not have written the last one yet)."""
         self.running = False
+        if self._gc in gc.callbacks:  # a full collection's census walks every object
+            gc.callbacks.remove(self._gc)
         if self._thread is not None:
             self._thread.join(5)
 

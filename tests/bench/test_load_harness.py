@@ -11,6 +11,7 @@ refused before anything is set up.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import random
@@ -336,6 +337,7 @@ def test_a_stall_is_written_when_the_watchdog_wakes_only_after_the_loop_has_ende
 
     asyncio.run(scenario())
     dog.stop()
+    assert dog._gc not in gc.callbacks  # stopped: no census at the process's later collections
     [stall] = [json.loads(line) for line in (tmp_path / "stalls.jsonl").read_text().splitlines()]
     assert any("hold_the_loop" in sample for sample in stall["samples"])
     assert 50 <= stall["ms"] <= 200
