@@ -19,7 +19,9 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -274,17 +276,11 @@ def test_a_minted_form_token_posts_as_the_browser_s_composer_does(tmp_path: Path
         assert "lg:abc" in shown and "чужой ключ" not in shown and "чужая кука" not in shown
 
 
-def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
-    """``bench/stalls.py``: a callback that holds the loop for 60 ms is one stall of about
-    that length, sampled in that callback, and the report counts every stall found (on a
-    loaded machine the scheduler may pause the process past the threshold too, anywhere:
-    such pauses are counted, but none of them is named after the callback)."""
-    import stalls
-
-    dog = stalls.Watchdog(str(tmp_path / "stalls.jsonl"), threshold_ms=15)
+def _hold_the_loop_once(dog: Any, pause: Callable[[float], None]) -> None:
+    """Watch a loop that one callback, ``hold_the_loop``, holds for 60 ms; then stop."""
 
     def hold_the_loop() -> None:
-        time.sleep(0.06)
+        pause(0.06)
 
     async def scenario() -> None:
         dog.start(asyncio.get_running_loop())
@@ -294,6 +290,17 @@ def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     dog.stop()
+
+
+def test_the_stall_watchdog_names_what_held_the_loop(tmp_path: Path) -> None:
+    """``bench/stalls.py``: a callback that holds the loop for 60 ms is one stall of about
+    that length, sampled in that callback, and the report counts every stall found (on a
+    loaded machine the scheduler may pause the process past the threshold too, anywhere:
+    such pauses are counted, but none of them is named after the callback)."""
+    import stalls
+
+    dog = stalls.Watchdog(str(tmp_path / "stalls.jsonl"), threshold_ms=15)
+    _hold_the_loop_once(dog, time.sleep)
     found = [json.loads(line) for line in (tmp_path / "stalls.jsonl").read_text().splitlines()]
     held = [stall for stall in found if any("hold_the_loop" in sample for sample in stall["samples"])]
     assert len(held) == 1, found
@@ -325,18 +332,7 @@ def test_a_stall_is_written_when_the_watchdog_wakes_only_after_the_loop_has_ende
     monkeypatch.setattr(stalls, "_stack", stack)
     monkeypatch.setattr(stalls.time, "sleep", sleep)
     dog = stalls.Watchdog(str(tmp_path / "stalls.jsonl"), threshold_ms=15)
-
-    def hold_the_loop() -> None:
-        real_sleep(0.06)
-
-    async def scenario() -> None:
-        dog.start(asyncio.get_running_loop())
-        await asyncio.sleep(0.05)
-        asyncio.get_running_loop().call_soon(hold_the_loop)
-        await asyncio.sleep(0.1)
-
-    asyncio.run(scenario())
-    dog.stop()
+    _hold_the_loop_once(dog, real_sleep)
     assert dog._gc not in gc.callbacks  # stopped: no census at the process's later collections
     [stall] = [json.loads(line) for line in (tmp_path / "stalls.jsonl").read_text().splitlines()]
     assert any("hold_the_loop" in sample for sample in stall["samples"])
