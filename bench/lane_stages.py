@@ -2,9 +2,11 @@
 benchmarked server (``LEPROMAFIA_BENCH_PROBE=bench/lane_stages.py``, with
 ``LEPROMAFIA_BENCH_STAGES=FILE``), and its report.
 
-The probe wraps the lane's batch, the transaction's lock, write and commit, the SQLite
-``BEGIN IMMEDIATE`` and the publish, and records each batch's timestamps (perf_counter),
-with the collector's pauses; every 3 s it rewrites ``FILE.<pid>.json``. The report gives
+The probe wraps the lane's batch, the command frame's arrival (the socket's latest bytes
+before the command reached the service: its own frame when posts do not overlap), the
+transaction's lock, write and commit, the SQLite ``BEGIN IMMEDIATE`` and the publish, and
+records each batch's timestamps (perf_counter), with the collector's pauses; every 3 s it
+rewrites ``FILE.<pid>.json``. The report gives
 each stage's p50 / p90 / p99 / max over the batches of one command (at a fixed rate, one
 post's path) and, where batches held 10 commands or more (saturated), each stage's time per
 command, with every publish of a batch summed and, within it, the pushed message's render
@@ -22,6 +24,7 @@ import sys
 from typing import Any
 
 STAGES = {
+    "frame → queued": ("f", "q"),
     "queued → batch": ("q", "b"),
     "batch → lock (BEGIN)": ("b", "lock0"),
     "lock_games": ("lock0", "lock1"),
@@ -32,6 +35,7 @@ STAGES = {
     "commit → publish": ("commit1", "pub0"),
     "publish": ("pub0", "pub1"),
     "queued → published": ("q", "pub1"),
+    "frame → published": ("f", "pub1"),
 }
 
 
@@ -50,11 +54,37 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
     pauses: list[tuple[float, float, int]] = []
     current: dict[str, float] = {}
 
+    from lepromafia.web.ws import transport
+
+    received = [0.0]  # when the latest bytes came in on any socket
+    framed: dict[str, float] = {}  # a command's id: when its frame came in
+    data_received = transport.LeanWebSocketProtocol.data_received
+
+    def stamped(self: Any, data: bytes) -> None:
+        received[0] = clock()
+        data_received(self, data)
+
+    transport.LeanWebSocketProtocol.data_received = stamped  # type: ignore[method-assign]
+    submit = svc.GameService._submit
+
+    async def submitted(self: Any, game_id: str, command: Any, command_id: str, *args: Any) -> Any:
+        # the latest bytes received are this command's frame when posts do not overlap (a
+        # fixed rate's batch of one); a command posted through HTTP has no frame here
+        if command is not None and received[0]:
+            framed[command_id] = received[0]
+        return await submit(self, game_id, command, command_id, *args)
+
+    svc.GameService._submit = submitted  # type: ignore[method-assign,assignment]
     run_batch = svc._Lane._run_batch
 
     async def timed_batch(self: Any, jobs: list[Any]) -> None:
         current.clear()
         current.update(q=jobs[0].queued_at, b=clock(), n=len(jobs))
+        frame = framed.pop(jobs[0].command_id, None)
+        for job in jobs[1:]:
+            framed.pop(job.command_id, None)
+        if frame is not None and frame <= jobs[0].queued_at:
+            current["f"] = frame
         await run_batch(self, jobs)
         current["e"] = clock()
         batches.append(dict(current))
@@ -136,7 +166,7 @@ def report(path: str) -> str:
     if many:  # saturated: what a command costs within full batches
         lines.append(f"{len(many)} batches of 10 or more commands (µs per command, median)")
         for name, (start, end) in {**STAGES, "batch": ("b", "e")}.items():
-            if start != "q" and end != "q":
+            if not {start, end} & {"q", "f"}:
                 per = sorted((b[end] - b[start]) / b["n"] for b in many if start in b and end in b)
                 if per:
                     lines.append(f"  {name:22s} {per[len(per) // 2] * 1e6:.0f}")
