@@ -9,7 +9,8 @@ on a clock shifted so that game time carries on from the manifest's moment.
     LEPROMAFIA_BENCH_SWITCH_INTERVAL=SECONDS sets the interpreter's thread switch interval;
     LEPROMAFIA_BENCH_CHECKPOINT_EVERY=SECONDS sets the SQLite checkpoints' spacing;
     LEPROMAFIA_BENCH_SQLITE_COMMIT=thread commits every SQLite write on the committing thread,
-    as before session 23 (store/sqlite_inline.py commits inline while the disk is fast);
+    as before session 23 (store/sqlite_inline.py commits inline while the disk is fast),
+    and =inline every one on the loop, however slow the disk;
     LEPROMAFIA_BENCH_STALLS=FILE writes where the event loop stalled: bench/stalls.py;
     LEPROMAFIA_BENCH_GC_DUMP=FILE appends, on SIGUSR1, the collector's census by generation
     (types, and the references a collection visits), and on every second SIGUSR2 the
@@ -101,6 +102,20 @@ def commit_on_the_thread() -> None:
     sqlite_inline._commit_place = lambda path: OnTheThread()  # type: ignore[assignment]
 
 
+def commit_inline() -> None:
+    """Every SQLite write commit on the loop, however slow the disk (no spell on the thread)."""
+    from lepromafia.store import sqlite_inline
+
+    class Inline:
+        def inline(self, now: float) -> bool:
+            return True
+
+        def took(self, now: float, seconds: float) -> None:
+            pass
+
+    sqlite_inline._commit_place = lambda path: Inline()  # type: ignore[assignment]
+
+
 def main() -> None:
     raise_open_files()
     if os.environ.get("LEPROMAFIA_BENCH_GC_DUMP"):  # kill -USR1 <pid> writes the census there
@@ -113,6 +128,8 @@ def main() -> None:
         sys.setswitchinterval(float(os.environ["LEPROMAFIA_BENCH_SWITCH_INTERVAL"]))
     if os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "thread":  # an A/B's "before"
         commit_on_the_thread()
+    elif os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "inline":  # an experiment
+        commit_inline()
     if os.environ.get("LEPROMAFIA_BENCH_CHECKPOINT_EVERY"):  # an experiment: sqlite_inline has 1 s
         from lepromafia.store import sqlite_inline
         sqlite_inline.CHECKPOINT_EVERY = float(os.environ["LEPROMAFIA_BENCH_CHECKPOINT_EVERY"])

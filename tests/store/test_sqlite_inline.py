@@ -268,13 +268,14 @@ def test_on_a_fast_disk_commits_run_on_the_loop_and_no_thread_is_handed_one(tmp_
     committer.shutdown()
 
 
-def test_a_slow_commit_sends_the_next_ones_to_the_thread_for_a_spell(tmp_path, monkeypatch, caplog) -> None:
-    """A disk slower than ``SLOW_COMMIT`` (here: every commit counts as slow): the first
-    commit runs inline, is found slow and logged; the writes after it go to the
-    committing thread for the spell, and every write is there."""
+def test_a_slow_disk_sends_the_next_commits_to_the_thread_for_a_spell(tmp_path, monkeypatch, caplog) -> None:
+    """A slow disk (here: every commit counts as slow, and the loop's budget for slow
+    commits is nil): the first commit runs inline, is found slow and logged; the writes
+    after it go to the committing thread for the spell, and every write is there."""
     committer = _CountingCommitter()
     monkeypatch.setattr(sqlite_inline, "_committer", lambda path: committer)
     monkeypatch.setattr(sqlite_inline, "SLOW_COMMIT", -1.0)
+    monkeypatch.setattr(sqlite_inline, "SLOW_BUDGET", 0.0)
     monkeypatch.setattr(sqlite_inline, "_commit_places", {})
 
     async def main() -> int:
@@ -355,16 +356,40 @@ def test_the_committing_thread_ends_when_the_store_closes_during_its_spell(tmp_p
     assert path not in sqlite_inline._committers
 
 
+def test_a_slow_commit_now_and_then_is_the_disk_s_tail_and_keeps_the_commits_inline() -> None:
+    """A commit of 10 ms every few seconds (a shared disk's tail, ~0.2 % of the loop) starts
+    no spell: every commit stays on the loop. Slow commits that hold the loop for
+    ``SLOW_BUDGET`` of a ``SLOW_WINDOW`` do (the 19th of 11 ms within 6 s); so does a single
+    commit that stalled past ``STALLED_COMMIT``."""
+    slow, fast = 0.010, sqlite_inline.SLOW_COMMIT / 2
+    place = sqlite_inline._CommitPlace("games.db")
+    for n in range(60):
+        now = 5.0 * n
+        place.took(now, slow)
+        for step in range(1, 50):
+            assert place.inline(now + step * 0.05)
+            place.took(now + step * 0.05, fast)
+    now = 400.0
+    for step in range(19):
+        assert place.inline(now + step * 0.3)
+        place.took(now + step * 0.3, 0.011)
+    assert not place.inline(now + 19 * 0.3)
+    stalled = sqlite_inline._CommitPlace("other.db")
+    stalled.took(10.0, sqlite_inline.STALLED_COMMIT * 2)
+    assert not stalled.inline(10.001)
+    assert stalled.inline(10.0 + sqlite_inline.THREAD_SPELL)
+
+
 def test_the_thread_spell_doubles_while_the_disk_stays_slow_and_ends_with_a_fast_commit() -> None:
-    """The spells after slow inline tries: 10 s, 20 s, 40 s … up to 320 s; a commit inside a
-    spell is not inline; one fast inline commit after a spell starts the next slow one's
-    spell at 10 s again."""
+    """Once the disk is found slow (here: a commit stalled), the spells after slow inline
+    tries: 10 s, 20 s, 40 s … up to 320 s; a commit inside a spell is not inline; one fast
+    inline commit after a spell starts the next slow one's spell at 10 s again."""
     slow, fast = sqlite_inline.SLOW_COMMIT * 2, sqlite_inline.SLOW_COMMIT / 2
     place = sqlite_inline._CommitPlace("games.db")
     now, spells = 0.0, []
-    for _ in range(7):
+    for took in [sqlite_inline.STALLED_COMMIT * 2] + [slow] * 6:
         assert place.inline(now)
-        place.took(now, slow)
+        place.took(now, took)
         spells.append(place.thread_until - now)
         assert not place.inline(now + spells[-1] - 0.001)
         now += spells[-1]
