@@ -6,11 +6,10 @@ The probe wraps the lane's batch, the command frame's arrival (the socket's late
 before the command reached the service: its own frame when posts do not overlap), the
 transaction's lock, write and commit, the SQLite ``BEGIN IMMEDIATE`` and the publish, and
 records each batch's timestamps (perf_counter), with the collector's pauses; every 3 s it
-rewrites ``FILE.<pid>.json``. The report gives
-each stage's p50 / p90 / p99 / max over the batches of one command (at a fixed rate, one
-post's path) and, where batches held 10 commands or more (saturated), each stage's time per
-command, with every publish of a batch summed and, within it, the pushed message's render
-and the sockets' writes:
+rewrites ``FILE.<pid>.json``. The report gives each stage's p50 / p90 / p99 / max over the
+batches of one command (at a fixed rate, one post's path) and, where batches held 10
+commands or more (saturated), each stage's time per command, with every publish of a batch
+summed and, within it, the pushed message's render and the sockets' writes:
 
     LEPROMAFIA_BENCH_PROBE=bench/lane_stages.py LEPROMAFIA_BENCH_STAGES=var/stages \\
         python bench/fanout.py --reps 1 --post-via ws --tests rate --window 30

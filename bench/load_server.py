@@ -91,29 +91,19 @@ def dump_young_objects(path: str) -> None:
     signal.signal(signal.SIGUSR2, garbage)
 
 
-def commit_on_the_thread() -> None:
-    """Every SQLite write commit on the committing thread, whatever the disk's speed."""
+def commit_always(inline: bool) -> None:
+    """Every SQLite write commit on the loop (``inline``) or on the committing thread,
+    whatever the disk's speed: no spell begins or ends."""
     from lepromafia.store import sqlite_inline
 
-    class OnTheThread:
+    class Fixed:
         def inline(self, now: float) -> bool:
-            return False
-
-    sqlite_inline._commit_place = lambda path: OnTheThread()  # type: ignore[assignment]
-
-
-def commit_inline() -> None:
-    """Every SQLite write commit on the loop, however slow the disk (no spell on the thread)."""
-    from lepromafia.store import sqlite_inline
-
-    class Inline:
-        def inline(self, now: float) -> bool:
-            return True
+            return inline
 
         def took(self, now: float, seconds: float) -> None:
             pass
 
-    sqlite_inline._commit_place = lambda path: Inline()  # type: ignore[assignment]
+    sqlite_inline._commit_place = lambda path: Fixed()  # type: ignore[assignment]
 
 
 def main() -> None:
@@ -126,10 +116,8 @@ def main() -> None:
     if os.environ.get("LEPROMAFIA_BENCH_SWITCH_INTERVAL"):  # an experiment: Python's is 0.005
         import sys
         sys.setswitchinterval(float(os.environ["LEPROMAFIA_BENCH_SWITCH_INTERVAL"]))
-    if os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "thread":  # an A/B's "before"
-        commit_on_the_thread()
-    elif os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") == "inline":  # an experiment
-        commit_inline()
+    if os.environ.get("LEPROMAFIA_BENCH_SQLITE_COMMIT") in ("thread", "inline"):  # an experiment
+        commit_always(inline=os.environ["LEPROMAFIA_BENCH_SQLITE_COMMIT"] == "inline")
     if os.environ.get("LEPROMAFIA_BENCH_CHECKPOINT_EVERY"):  # an experiment: sqlite_inline has 1 s
         from lepromafia.store import sqlite_inline
         sqlite_inline.CHECKPOINT_EVERY = float(os.environ["LEPROMAFIA_BENCH_CHECKPOINT_EVERY"])
