@@ -59,6 +59,23 @@ def test_a_broken_sequence_tells_every_subscriber_to_ask_the_store() -> None:
     assert got(vera) == [(1, 0), (5, 4)]
 
 
+
+def test_a_city_s_subscribers_are_looked_up_again_when_a_tab_opens_or_closes() -> None:
+    """The broker keeps a city line's subscribers for the next line of the same readers.
+    Vera's tab opens after the first line: the second reaches her. Anna's second tab
+    closes after it: the third does not reach that tab (INBOX-GEN-1; issue 17, the kept
+    audiences)."""
+    broker = Broker()
+    anna, anna_again = broker.subscribe("g", "anna"), broker.subscribe("g", "anna")
+    broker.publish("g", [(1, line("city:north", "anna", "vera"))])
+    vera = broker.subscribe("g", "vera")
+    broker.publish("g", [(2, line("city:north", "anna", "vera"))])
+    anna_again.close()
+    broker.publish("g", [(3, line("city:north", "anna", "vera"))])
+    assert got(anna) == [(1, 0), (2, 1), (3, 2)]
+    assert got(anna_again) == [(1, 0), (2, 1)]
+    assert got(vera) == [(2, 1), (3, 2)]
+
 class Reference:
     """A model of the broker: every subscriber offered every event, its own clean run
     kept per subscriber (a broker that skips the subscribers an event is not for must

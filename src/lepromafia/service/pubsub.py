@@ -23,6 +23,10 @@ from .outbound import may_see, who_may_see
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
+MAX_AUDIENCES = 256
+"""A game's kept audiences (``_Stream.audiences``): its inboxes' reader sets, and more
+only when sets change often (each is dropped at the first subscriber to come or go)."""
+
 
 class Delivery(NamedTuple):
     """One event offered to one subscriber (a tuple: a frozen dataclass's ``__init__`` sets
@@ -141,11 +145,15 @@ class Subscription:
 class _Stream:
     """One game's published sequence in this process, and its subscribers by viewer."""
 
-    __slots__ = ("breaks", "by_viewer", "hole", "last", "subs")
+    __slots__ = ("audiences", "breaks", "by_viewer", "hole", "last", "subs")
 
     def __init__(self) -> None:
         self.subs: list[Subscription] = []
         self.by_viewer: dict[str | None, list[Subscription]] = {}
+        self.audiences: dict[frozenset[str], list[Subscription]] = {}
+        """``audience``'s answers by the readers' set, until a subscriber comes or goes
+        (an inbox's lines share one set: a city line looked up its 20 readers' subscribers
+        one by one for every line). A list here is never changed, only dropped."""
         self.last: int | None = None
         """The latest seq published."""
         self.breaks = 0
@@ -166,10 +174,23 @@ class _Stream:
         users = who_may_see(event)
         if users is None:
             return list(self.subs)
+        found = self.audiences.get(users)
+        if found is not None:
+            return found
         by_viewer = self.by_viewer
         if len(users) > len(by_viewer):
-            return [sub for viewer, subs in by_viewer.items() if viewer in users for sub in subs]
-        return [sub for user in users for sub in by_viewer.get(user, ())]
+            found = [sub for viewer, subs in by_viewer.items() if viewer in users for sub in subs]
+        else:
+            found = [sub for user in users for sub in by_viewer.get(user, ())]
+        if len(self.audiences) >= MAX_AUDIENCES:
+            self.audiences = {}
+        self.audiences[users] = found
+        return found
+
+    def changed(self) -> None:
+        """A subscriber came or went: every kept audience is stale."""
+        if self.audiences:
+            self.audiences = {}
 
 
 Observer = Callable[[str, Sequence[tuple[int, Event]]], None]
@@ -214,6 +235,7 @@ class Broker:
         sub._clean_since, sub._breaks = stream.last, stream.breaks
         stream.subs.append(sub)
         stream.by_viewer.setdefault(viewer, []).append(sub)
+        stream.changed()
         return sub
 
     def has_subscribers(self, game_id: str) -> bool:
@@ -225,6 +247,7 @@ class Broker:
         if stream is None or sub not in stream.subs:
             return
         stream.subs.remove(sub)
+        stream.changed()
         same = stream.by_viewer[sub.viewer]
         same.remove(sub)
         if not same:

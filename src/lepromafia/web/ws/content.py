@@ -40,7 +40,7 @@ from ...service.views import MessageView
 from ..i18n import ntranslate, translate
 from ..pages.discussion import author_label  # the pages' one spelling of a label
 from ..pages.render import env, local
-from .protocol import from_payload
+from .protocol import event_text
 from .transport import frame_header
 
 PUSHED: tuple[type[ev.MessagePosted], type[ev.MessageEdited]] = (ev.MessagePosted, ev.MessageEdited)
@@ -325,7 +325,7 @@ class Frames:
 
     def _encode(self, game_id: str, event: Event, content: str | None) -> _Parts:
         self.encodings += 1
-        text = from_payload(audience_item(game_id, event, content)).model_dump_json()
+        text = event_text(audience_item(game_id, event, content))
         at = text.index(SEQ)
         head, tail = text[:at + len(SEQ) - 1], text[at + len(SEQ):]
         head_bytes, tail_bytes = head.encode(), tail.encode()
