@@ -59,7 +59,6 @@ def test_a_broken_sequence_tells_every_subscriber_to_ask_the_store() -> None:
     assert got(vera) == [(1, 0), (5, 4)]
 
 
-
 def test_a_city_s_subscribers_are_looked_up_again_when_a_tab_opens_or_closes() -> None:
     """The broker keeps a city line's subscribers for the next line of the same readers.
     Vera's tab opens after the first line: the second reaches her. Anna's second tab
@@ -75,6 +74,7 @@ def test_a_city_s_subscribers_are_looked_up_again_when_a_tab_opens_or_closes() -
     assert got(anna) == [(1, 0), (2, 1), (3, 2)]
     assert got(anna_again) == [(1, 0), (2, 1)]
     assert got(vera) == [(2, 1), (3, 2)]
+
 
 class Reference:
     """A model of the broker: every subscriber offered every event, its own clean run

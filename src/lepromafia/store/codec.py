@@ -134,7 +134,7 @@ _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 def dumps(data: Any) -> str:
     """``to_json`` output as compact JSON, non-ASCII as itself: orjson's text, which is
     ``_DUMPS``'s byte for byte for these values (strings, integers, booleans, None, lists
-    and string-keyed dicts; ``tests/store/test_codec_dumps.py``) at a seventh of its cost
+    and string-keyed dicts; ``tests/store/test_codec.py``) at a seventh of its cost
     (issue 17: every event a lane writes). What orjson refuses (an integer beyond 64 bits,
     a lone surrogate) goes to ``_DUMPS``, which answers as it always did."""
     try:

@@ -55,9 +55,10 @@ if not structlog.is_configured():  # an app built without `serve` (tests, script
 
 
 def _json_line(event_dict: Any, **_: Any) -> str:
-    """A log entry's JSON, by orjson (a command's line is written for every command: 2.0 µs
-    through ``json``'s encoder, 0.5 here); non-ASCII as itself, a key that is no string as
-    its text, a value JSON cannot hold as its ``repr``, as structlog's own fallback does."""
+    """A log entry's JSON, by orjson (a line is written for every command: its encoding
+    takes a fifth of ``json``'s encoder's time, the whole line 7.1 → 5.4 µs); non-ASCII as
+    itself, a key that is no string as its text, a value JSON cannot hold as its ``repr``,
+    as structlog's own fallback does."""
     return orjson.dumps(event_dict, default=repr, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
