@@ -7,7 +7,8 @@ visitor. For each event and each viewer the audience filter admits, ``Frames.fra
 ``from_payload(stream_item(…)).model_dump_json()`` — with no content and with a fragment —
 and a viewer it does not admit gets nothing (§9.1.3). Messages of any text (hypothesis) in
 games of any id encode alike. A mafia-inbox message, encoded for a mafioso, is never handed
-to a civilian of his city, and the city's message is never the mafia's frame.
+to a civilian of his city, and the city's message is never the mafia's frame. A command's
+``ack``, written without its model, is the model's text for any id, game and span.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from lepromafia.engine import events as ev
 from lepromafia.engine.audience import Audience
 from lepromafia.service.outbound import may_see, stream_item
 from lepromafia.web.ws.content import Frames
-from lepromafia.web.ws.protocol import from_payload
+from lepromafia.web.ws.protocol import Ack, ack_text, from_payload
 from lepromafia.web.ws.transport import text_frame
 
 FRAGMENT = '<li id="m7" data-author="p01_02">«Он — Ганди!» \\ "quoted" </li>\n\t\u2028 ✓'
@@ -112,3 +113,15 @@ def test_a_mafia_message_encoded_for_a_mafioso_never_reaches_a_civilian() -> Non
     for viewer in ("mafioso", "civilian"):
         shared = frames.frame("g", 11, city, viewer, 5, FRAGMENT)
         assert shared is not None and "ночью" not in shared and shared != secret
+
+
+@settings(max_examples=300, deadline=None)
+@given(command_id=st.text(max_size=60), game_id=st.text(min_size=1, max_size=40),
+       first=st.integers(min_value=0, max_value=2**62), count=st.integers(min_value=0, max_value=50))
+def test_a_command_s_ack_is_the_model_s_text(command_id: str, game_id: str, first: int,
+                                             count: int) -> None:
+    """The socket writes a command's ``ack`` without its model: the same bytes for any
+    command id, game and span (issue 17)."""
+    last = first + count - 1
+    model = Ack(id=command_id, game=game_id, first_seq=first, last_seq=last, event_count=count)
+    assert ack_text(command_id, game_id, first, last, count) == model.model_dump_json()

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from ...service.accounts import SessionExpired
 from ..api.commands import BODIES, run_command
 from ..errors import WebError, WebErrorCode, describe, validation_detail
-from .protocol import Ack, Command, ErrorMessage
+from .protocol import Command, ErrorMessage, ack_text
 
 if TYPE_CHECKING:
     from .endpoint import Connection
@@ -53,18 +53,18 @@ async def run(conn: Connection, msg: Command) -> None:
             exc = WebError(WebErrorCode.INTERNAL)
         await _refuse(conn, msg, exc)
     else:
-        await conn.send(ack)
+        await conn.send_text(ack)
 
 
-async def _run(conn: Connection, msg: Command) -> Ack:
+async def _run(conn: Connection, msg: Command) -> str:
+    """The command run, and its ``ack`` frame's text."""
     user_id = await _user(conn)
     model = BODIES.get(msg.name)
     if model is None:
         raise WebError(WebErrorCode.UNKNOWN_COMMAND, command=msg.name)
     body = model.model_validate({**msg.args, "command_id": msg.id})
     out = await run_command(conn.web, user_id, msg.game, msg.name, body)
-    return Ack(id=msg.id, game=out.game_id, first_seq=out.first_seq, last_seq=out.last_seq,
-               event_count=out.event_count)
+    return ack_text(msg.id, out.game_id, out.first_seq, out.last_seq, out.event_count)
 
 
 async def _user(conn: Connection) -> str:

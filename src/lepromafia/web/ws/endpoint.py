@@ -24,6 +24,7 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -144,9 +145,9 @@ class Connection:
     async def send(self, message: BaseModel) -> None:
         # No lock: uvicorn writes each frame whole, synchronously, and senders that wait for
         # a full socket to drain resume in the order they came (issue 17, the fan-out).
-        await self._send_text(message.model_dump_json())
+        await self.send_text(message.model_dump_json())
 
-    async def _send_text(self, text: str) -> None:
+    async def send_text(self, text: str) -> None:
         """Written at once when the socket is writable (no ASGI send chain per frame), else
         sent the ASGI way, waiting for the socket to drain: every frame of the socket."""
         if self.transport is None or not self.transport.try_send_text(text):
@@ -177,7 +178,7 @@ class Connection:
 
     async def refuse(self, message: ErrorMessage) -> None:
         """An ``error`` frame, without the keys it leaves empty."""
-        await self._send_text(message.model_dump_json(exclude_none=True))
+        await self.send_text(message.model_dump_json(exclude_none=True))
 
     async def subscribe(self, msg: Subscribe) -> None:
         """Read what the subscribe needs from the store behind the ``admission`` gate, then
@@ -287,7 +288,7 @@ class Connection:
             text = pushed.frames.frame(feed.game, item.seq, event, self.viewer, feed.position + 1, html)
             if text is not None:
                 feed.position += 1
-                await self._send_text(text)
+                await self.send_text(text)
                 if self.reading:
                     self._seen(feed.game, item.seq, event)
                 if self.web.metrics is not None:
@@ -390,7 +391,7 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
     if conn.commanding is not None or len(text) > conn.web.settings.max_body_bytes:
         return False
     try:
-        decoded = json.loads(text)
+        decoded = orjson.loads(text)  # what it refuses, the receive loop's ``json`` answers
     except ValueError:
         return False
     if type(decoded) is not dict:
