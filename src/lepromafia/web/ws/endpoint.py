@@ -24,7 +24,6 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -391,7 +390,7 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
     if conn.commanding is not None or len(text) > conn.web.settings.max_body_bytes:
         return False
     try:
-        decoded = orjson.loads(text)  # what it refuses, the receive loop's ``json`` answers
+        decoded = json.loads(text)
     except ValueError:
         return False
     if type(decoded) is not dict:
