@@ -138,6 +138,11 @@ def test_the_json_renderer_writes_one_line_per_entry(capsys: pytest.CaptureFixtu
         structlog.get_logger("lepromafia").warning("odd", value={1, 2})  # no JSON for a set
         [line] = capsys.readouterr().err.strip().splitlines()
         assert json.loads(line)["value"] == "{1, 2}"  # its repr, as structlog's own fallback
+        # what the fast encoder refuses still makes a line: a lone surrogate from a client's
+        # text, an integer beyond 64 bits
+        structlog.get_logger("lepromafia").warning("odd", text="a\ud800b", big=2**70)
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert json.loads(line)["big"] == 2**70 and json.loads(line)["text"] == "a\ud800b"
     finally:
         structlog.reset_defaults()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import sys
 import time
@@ -54,12 +55,19 @@ if not structlog.is_configured():  # an app built without `serve` (tests, script
     structlog.configure(logger_factory=structlog.WriteLoggerFactory(_Stderr()))  # type: ignore[arg-type]
 
 
+_JSON = json.JSONEncoder(default=repr)
+
+
 def _json_line(event_dict: Any, **_: Any) -> str:
     """A log entry's JSON, by orjson (a line is written for every command: its encoding
     takes a fifth of ``json``'s encoder's time, the whole line 7.1 → 5.4 µs); non-ASCII as
     itself, a key that is no string as its text, a value JSON cannot hold as its ``repr``,
-    as structlog's own fallback does."""
-    return orjson.dumps(event_dict, default=repr, option=orjson.OPT_NON_STR_KEYS).decode()
+    as structlog's own fallback does. What orjson refuses (a lone surrogate in a text, an
+    integer beyond 64 bits, a tuple as a key) is written by ``json``: a line never fails."""
+    try:
+        return orjson.dumps(event_dict, default=repr, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:
+        return _JSON.encode(event_dict)
 
 
 def configure_logging(settings: Settings) -> None:
