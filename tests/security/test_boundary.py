@@ -14,7 +14,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from lepromafia.web.security import frame_ok, json_ok
 from tests.web.conftest import Api, setup_game_via_api, small_cast
 
 CAST = small_cast()
@@ -93,6 +96,42 @@ def test_a_websocket_message_with_a_nul_byte_gets_a_coded_error(game: Api) -> No
         assert ws.receive_json()["code"] == "text_invalid"
         ws.send_text('{"type": "ping"}')
         assert ws.receive_json() == {"type": "pong"}
+
+
+@pytest.mark.parametrize("name", list(BAD_TEXTS))
+def test_a_command_frame_with_a_bad_text_gets_a_coded_error_and_posts_nothing(game: Api, name: str) -> None:
+    """F6-2 on the socket's own path for commands: the text escaped, as an attacker sends
+    it, is refused ``text_invalid`` by its id; the store keeps nothing."""
+    before = messages(game)
+    s = game.state("g")
+    frame = raw_json({"type": "command", "id": f"bad-{len(name)}", "game": "g", "name": "PostMessage",
+                      "args": {"inbox": s.current_inbox("city", CITY), "text": BAD_TEXTS[name]}})
+    with game.client.websocket_connect("/ws", headers=game.headers(RESIDENT)) as ws:
+        ws.send_text(frame.decode())
+        answer = ws.receive_json()
+        assert answer["type"] == "error" and answer["code"] == "text_invalid", answer
+        assert answer["id"] == f"bad-{len(name)}"
+    assert messages(game) == before
+
+
+frame_values = st.recursive(
+    st.none() | st.integers() | st.text(st.characters(codec="utf-8") | st.characters(categories=["Cs", "Cc"])),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(frame_values)
+def test_a_frame_s_strings_are_checked_whether_it_escapes_them_or_not(value: Any) -> None:
+    """F6-2: the socket's shortcut (``frame_ok``: no ``\\u`` escape and no NUL in a text
+    from UTF-8, no walk) answers as the walk of the decoded document does."""
+    for text in (json.dumps(value, ensure_ascii=True), json.dumps(value, ensure_ascii=False)):
+        try:
+            text.encode()
+        except UnicodeEncodeError:  # a lone surrogate as itself: never a socket's text
+            continue
+        decoded = json.loads(text)
+        assert frame_ok(text, decoded) == json_ok(decoded)
 
 
 @pytest.mark.parametrize("param", ["since=37296551331", "since=99999999999999999999999",

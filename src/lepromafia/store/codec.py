@@ -80,12 +80,29 @@ def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
     """A set as a list in the order of its members' JSON (one order on every machine).
     Members that are plain strings (``_PLAIN``, as user ids and inbox keys are) sort as
     themselves, the same order without a ``json.dumps`` per member: an audience's
-    users are encoded with every event a lane writes (issue 17)."""
+    users are encoded with every event a lane writes (issue 17). A frozen set of plain
+    strings is sorted once (``_SORTED``: an inbox's lines share one audience)."""
+    if type(value) is frozenset:
+        found = _SORTED.get(value)
+        if found is not None:
+            return list(found)
     if all(type(x) is str for x in value):  # a string is its own JSON value
         if _PLAIN.fullmatch("".join(value)):
-            return sorted(value)
+            ordered = sorted(value)
+            if type(value) is frozenset:
+                if len(_SORTED) >= _SORTED_MAX:
+                    _SORTED.clear()
+                _SORTED[value] = tuple(ordered)
+            return ordered
         return sorted(value, key=json.dumps)
     return sorted((to_json(x) for x in value), key=json.dumps)
+
+
+_SORTED: dict[frozenset[Any], tuple[str, ...]] = {}
+"""Frozen sets of plain strings, sorted. A set equal to one of them holds strings equal
+to its members (or ``str`` subclasses' members with the same text), whose JSON is the
+same: the answer is exact for it too."""
+_SORTED_MAX = 4096
 
 
 def _mapping(value: Mapping[Any, Any]) -> Any:
@@ -125,6 +142,7 @@ def encode_event(event: Event) -> dict[str, Any]:
 
 def encode_command(command: Command) -> dict[str, Any]:
     return {TYPE_KEY: type(command).__name__, **to_json(command)}
+
 
 
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

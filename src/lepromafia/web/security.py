@@ -77,6 +77,17 @@ def json_ok(value: Any) -> bool:
     return True
 
 
+def frame_ok(text: str, decoded: Any) -> bool:
+    """``json_ok(decoded)`` for ``decoded = json.loads(text)``, where ``text`` was decoded
+    from UTF-8 (a socket's frame): such a text holds no lone surrogate, so a string of the
+    document can hold one, or a NUL, only through a ``\\u`` escape or a NUL of the text
+    itself; a text with neither needs no walk of the document (issue 17: a chat line's
+    command, 3 µs of its path)."""
+    if "\\u" not in text and "\x00" not in text:
+        return True
+    return json_ok(decoded)
+
+
 def encoded_ok(raw: bytes, *, plus_is_space: bool = True) -> bool:
     """A percent-encoded path, query string or form body decodes to valid, NUL-free UTF-8."""
     if plus_is_space:

@@ -33,7 +33,7 @@ from ...service.pubsub import Delivery, Subscription
 from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
-from ..security import json_ok, ticket_parts
+from ..security import frame_ok, ticket_parts
 from . import commands
 from .content import NOT_READY, PUSHED, PushedContent, pushed_content
 from .protocol import (
@@ -397,16 +397,16 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
         return False
     kind = decoded.get("type")
     if kind == "command":
-        return _command(decoded, conn)
+        return _command(text, decoded, conn)
     if len(text) > MAX_MESSAGE:  # only a command (a long chat line) may be as long
         return False
-    if kind == "read" and json_ok(decoded):
+    if kind == "read" and frame_ok(text, decoded):
         try:
             report = ReadReport.model_validate(decoded)
         except ValidationError:
             return False
         return reads.take_known(report)
-    if kind == "view" and json_ok(decoded):
+    if kind == "view" and frame_ok(text, decoded):
         try:
             conn.view(View.model_validate(decoded))
         except ValidationError:
@@ -417,10 +417,10 @@ def taken_at_once(text: str, conn: Connection, reads: SocketReads) -> bool:
     return False
 
 
-def _command(decoded: dict[str, Any], conn: Connection) -> bool:
+def _command(text: str, decoded: dict[str, Any], conn: Connection) -> bool:
     """A valid ``command`` frame run at once (``Connection.take_command``); an invalid one is
     the receive loop's to refuse, by its id where it names one."""
-    if not json_ok(decoded):
+    if not frame_ok(text, decoded):
         return False
     try:
         msg = Command.model_validate(decoded)
@@ -445,7 +445,7 @@ async def _take(conn: Connection, reads: SocketReads, text: str) -> None:
         is_command = type(decoded) is dict and decoded.get("type") == "command"
         if len(text) > MAX_MESSAGE and not is_command:
             raise WebError(WebErrorCode.TOO_LARGE, limit=MAX_MESSAGE)
-        if not json_ok(decoded):  # F6-2: NUL or a lone surrogate
+        if not frame_ok(text, decoded):  # F6-2: NUL or a lone surrogate
             raise WebError(WebErrorCode.TEXT_INVALID, field="message")
         msg = client_message.validate_python(decoded)
     except (ValueError, ValidationError) as exc:
