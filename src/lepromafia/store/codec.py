@@ -144,7 +144,6 @@ def encode_command(command: Command) -> dict[str, Any]:
     return {TYPE_KEY: type(command).__name__, **to_json(command)}
 
 
-
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 """``json.dumps`` with these options, its encoder made once (not once per call)."""
 
