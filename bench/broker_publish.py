@@ -2,8 +2,8 @@
 
 A game of 100 subscribers in 5 cities of 20; each line is for its city's 20 residents (the
 fan-out benchmark's shape). Every subscriber's sink takes its delivery (as an idle socket's
-``Connection._direct`` does) and does nothing else, so what is timed is the broker alone:
-who is offered the event, the audience filter, the ``Delivery`` and the sink call. With
+``_Feed.direct`` does) and does nothing else, so what is timed is the broker alone:
+who is offered the event, the audience filter and the sink call. With
 ``--before FILE``, the same against another ``pubsub.py`` (e.g. ``git show
 8efa7fd:src/lepromafia/service/pubsub.py`` saved), blocks interleaved.
 
@@ -32,7 +32,7 @@ def per_line(module: ModuleType, lines: int) -> float:
     broker = module.Broker()
     for city in CITIES:
         for viewer in city:
-            broker.subscribe("g", viewer).sink = lambda item: True
+            broker.subscribe("g", viewer).sink = lambda seq, event, after: True
     events = [MessagePosted(at=AT, audience=Audience(False, frozenset(CITIES[i % 5])),
                             inbox=f"city{i % 5}", author=CITIES[i % 5][0], text="a line")
               for i in range(lines)]

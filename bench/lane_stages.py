@@ -130,7 +130,7 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
 
     from lepromafia.web.ws import content, endpoint
     summed(content.PushedContent, "observe", "render")  # the pushed message's render
-    summed(endpoint.Connection, "_direct", "direct")  # each socket's frame, written
+    summed(endpoint._Feed, "direct", "direct")  # each socket's frame, written
     began = [0.0]
 
     def on_gc(phase: str, info: dict[str, int]) -> None:

@@ -4,7 +4,6 @@ issue 17: the socket fills a hole from the store, and writes at once when there 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lepromafia.engine.audience import Audience
-from lepromafia.engine.events import MessagePosted
+from lepromafia.engine.events import Event, MessagePosted
 from lepromafia.engine.visibility import visible_to
-from lepromafia.service.pubsub import Broker, Delivery
+from lepromafia.service.pubsub import Broker, Delivery, Sink
 
 AT = datetime(2026, 12, 5, tzinfo=UTC)
 CAST = (None, "anna", "boris", "vera", "gleb", "dmitry")
@@ -162,9 +161,9 @@ def test_the_sockets_writes_are_held_while_a_batch_of_several_events_is_publishe
     broker = Broker()
     broker.writes = _Writes(log)
 
-    def taking(viewer: str) -> Callable[[Delivery], bool]:
-        def sink(delivery: Delivery) -> bool:
-            log.append(f"{viewer}:{delivery.seq}")
+    def taking(viewer: str) -> Sink:
+        def sink(seq: int, event: Event, after: int | None) -> bool:
+            log.append(f"{viewer}:{seq}")
             return True  # taken at once, as a socket's sink takes it
 
         return sink

@@ -1,6 +1,6 @@
 """Issue 17, the fan-out: on a real server (configured as ``lepromafia serve`` configures
 it, with the lean transport) a published event is written to each subscribed reader's
-socket as it is published, with no task woken per delivery (``Connection._direct``), and
+socket as it is published, with no task woken per delivery (``_Feed.direct``), and
 each reader still gets exactly his own stream: every event he may see, numbered one past
 the previous, with the message rendered in the frame; nothing of what he may not see. The
 other direction likewise: a read report memory can answer, and a ping, are taken as the

@@ -104,9 +104,11 @@ class Buffer(Generic[T]):
         return self.items.popleft()
 
 
-Sink = Callable[[Delivery], bool]
+Sink = Callable[[int, Event, int | None], bool]
 """Takes a delivery at once, as it is published (True), or declines it (False): it then
-waits in the subscription's queue for its reader like any other."""
+waits in the subscription's queue for its reader like any other. Given the delivery's
+fields (``seq``, ``event``, ``after``): a delivery taken at once is never made a
+``Delivery`` (issue 17: a tuple per reader per event)."""
 
 
 class Subscription:
@@ -284,16 +286,15 @@ class Broker:
                     continue
                 after = sub._clean_since if sub._breaks == breaks else stream.hole
                 sub._clean_since, sub._breaks = seq, breaks
-                item = Delivery(seq, event, after)
                 sink = sub.sink
                 if sink is not None and not sub.queue.items:
                     try:
-                        if sink(item):
+                        if sink(seq, event, after):
                             continue
                     except Exception:  # it declines: the queue's reader meets the same failure
                         logger.exception("sink failed; the delivery is queued")
                 try:
-                    sub.queue.put_nowait(item)
+                    sub.queue.put_nowait(Delivery(seq, event, after))
                 except asyncio.QueueFull:
                     sub.overflowed = True
                     self.unsubscribe(sub)

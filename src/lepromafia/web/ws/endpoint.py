@@ -20,7 +20,6 @@ import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -88,7 +87,56 @@ class _Feed:
     """The viewer's position: how many events he has been sent."""
     task: asyncio.Task[None] | None = None
     idle: bool = False
-    """The pump waits on an empty queue: a delivery may be written at once (``_direct``)."""
+    """The pump waits on an empty queue: a delivery may be written at once (``direct``)."""
+    conn: Connection | None = None
+    """The socket's connection, once the feed takes deliveries as they are published
+    (``Connection.sink``); what ``direct`` reads of it and of its transport is kept here
+    beside it, so that a delivery touches this object and the socket's protocol and
+    transport, not the connection's and the web app's (issue 17: cold objects, not
+    instructions, bound the fan-out's Python at saturation)."""
+    socket: Any = None
+    """The connection's ``LeanWebSocketProtocol``."""
+    viewer: str | None = None
+    lang: str = ""
+    pushed: PushedContent | None = None
+    hold: HeldFrames | None = None
+    metrics: Any = None
+
+    def direct(self, seq: int, event: Any, after: int | None) -> bool:
+        """``Connection._forward`` done at once, as the event is published, when nothing is
+        to be read or awaited: the pump idle on an empty queue, no hole, the content
+        rendered, the socket writable. True: sent (or nothing to send); False: nothing
+        done, the delivery goes through the queue and the pump (issue 17: no task,
+        coroutine, ASGI send chain or ``Delivery`` per delivery; a game's publish writes
+        every reader's frame). The broker's ``Sink``."""
+        if not self.idle:
+            return False
+        last = self.last
+        if seq <= last:
+            return True
+        if after is None or after > last:
+            return False
+        socket = self.socket
+        if not socket.open_now():
+            return False
+        pushed = self.pushed
+        assert pushed is not None  # set with the sink
+        html = None
+        if isinstance(event, PUSHED):
+            html = pushed.rendered.get((self.game, seq, self.lang), NOT_READY)
+            if html is NOT_READY:
+                return False
+        frame = pushed.frames.wire(self.game, seq, event, self.viewer, self.position + 1, html)
+        if frame is not None:
+            socket.put_frame(frame, self.hold)
+            self.position += 1
+            conn = self.conn
+            if conn is not None and conn.reading:
+                conn._seen(self.game, seq, event)
+            if self.metrics is not None:
+                self.metrics.delivered += 1
+        self.last = seq
+        return True
 
 
 @dataclass(slots=True)
@@ -103,17 +151,10 @@ class Connection:
     every command (``web.ws.commands``); None for a ticket or a visitor."""
     transport: Any = None
     """The socket's ``LeanWebSocketProtocol`` (``web.ws.transport``) when the server runs
-    it: deliveries are then written as they are published (``_direct``)."""
+    it: deliveries are then written as they are published (``_Feed.direct``)."""
     reading: dict[str, frozenset[str]] = field(default_factory=dict)
     """game -> the inboxes whose threads the page shows on screen (``view``): a message of
     one delivered on the socket is read."""
-    pushed: PushedContent | None = None
-    """The process's pushed fragments and frames (``content.pushed_content``), and its
-    metrics: kept here for ``_direct`` once a feed takes deliveries that way (``sink``)."""
-    metrics: Any = None
-    hold: HeldFrames | None = None
-    """The broker's hold of the sockets' writes while it publishes several events at once
-    (``transport.HeldFrames``): set with the sink."""
     commanding: asyncio.Task[None] | None = None
     """The command taken as it was read (``taken_at_once``), while it runs: until it is
     answered every later frame waits in the receive loop, which handles it only then (one
@@ -227,44 +268,12 @@ class Connection:
         if self.transport is not None:
             feed.sub.sink = self.sink(feed)
 
-    def sink(self, feed: _Feed) -> Callable[[Delivery], bool]:
-        """The feed's ``Subscription.sink``: ``_direct`` as the broker publishes."""
-        self.pushed, self.metrics = pushed_content(self.web), self.web.metrics
-        self.hold = held_frames(self.web.service.broker)
-        return partial(self._direct, feed)
-
-    def _direct(self, feed: _Feed, item: Delivery) -> bool:
-        """``_forward`` done at once, as the event is published, when nothing is to be read
-        or awaited: the pump idle on an empty queue, no hole, the content rendered, the
-        socket writable. True: sent (or nothing to send); False: nothing done, the delivery
-        goes through the queue and the pump (issue 17: no task, coroutine or ASGI send
-        chain per delivery; a game's publish writes every reader's frame)."""
-        if not feed.idle:
-            return False
-        seq, event, after = item
-        last = feed.last
-        if seq <= last:
-            return True
-        if event is None or after is None or after > last:
-            return False
-        pushed = self.pushed
-        assert pushed is not None  # set with the sink
-        html = None
-        if isinstance(event, PUSHED):
-            html = pushed.rendered.get((feed.game, seq, self.lang), NOT_READY)
-            if html is NOT_READY:
-                return False
-        frame = pushed.frames.wire(feed.game, seq, event, self.viewer, feed.position + 1, html)
-        if frame is not None:
-            if not self.transport.try_send_frame(frame, self.hold):
-                return False
-            feed.position += 1
-            if self.reading:
-                self._seen(feed.game, seq, event)
-            if self.metrics is not None:
-                self.metrics.delivered += 1
-        feed.last = seq
-        return True
+    def sink(self, feed: _Feed) -> Callable[[int, Any, int | None], bool]:
+        """The feed's ``Subscription.sink``: ``_Feed.direct`` as the broker publishes."""
+        feed.conn, feed.socket, feed.viewer, feed.lang = self, self.transport, self.viewer, self.lang
+        feed.pushed, feed.metrics = pushed_content(self.web), self.web.metrics
+        feed.hold = held_frames(self.web.service.broker)
+        return feed.direct
 
     async def _forward(self, feed: _Feed, item: Delivery, push: bool = True) -> None:
         """Send one delivery (``push``: with its page content, ``web.ws.content``)."""
@@ -314,6 +323,7 @@ class Connection:
         feed = self.feeds.pop(game, None)
         if feed is not None:
             feed.sub.sink = None
+            feed.conn = None  # the feed no longer holds the connection
             feed.sub.close()
             if feed.task is not None:
                 feed.task.cancel()

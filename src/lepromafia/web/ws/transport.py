@@ -125,7 +125,7 @@ from a browser's read reports, go to websockets."""
 _FRAME_START = StreamReader.at_eof.__code__
 _OPEN = State.OPEN
 """Read once: a member looked up on its enum class costs as much as the other checks of
-``_open`` together, once per delivery."""
+``open_now`` together, once per delivery."""
 _PING = b"\x89\x04"
 """FIN, the ping opcode, a 4-byte payload: the keepalive ping's header."""
 _RECEIVED_PONG = 0x8A
@@ -272,7 +272,8 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if scope is not None:  # the app's task has not run yet: it finds us there
             scope.setdefault("extensions", {})[TRANSPORT] = self
 
-    def _open(self) -> bool:
+    def open_now(self) -> bool:
+        """A frame may be written at once (``put_frame``): the socket is open and writable."""
         conn = self.conn
         return (self.writable.on and self.handshake_complete  # type: ignore[attr-defined]
                 and not self.close_sent and not self.disconnected
@@ -313,7 +314,7 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             return
         self.pending_ping_payload = payload = struct.pack("!I", random.getrandbits(32))
         self.ping_sent_at = self.loop.time()
-        if self._open():
+        if self.open_now():
             self.transport.write(_PING + payload)
         else:
             self.conn.send_ping(payload)
@@ -322,13 +323,15 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     def try_send_text(self, text: str) -> bool:
         """Write one text frame now, if the socket is open and writable; False (nothing
         written) otherwise: the caller then sends through ``send``, which waits."""
-        return self._open() and self.try_send_frame(text_frame(text.encode()))
-
-    def try_send_frame(self, frame: bytes, hold: HeldFrames | None = None) -> bool:
-        """``try_send_text`` of a text frame already framed (``text_frame``, ``Frames.wire``);
-        kept until ``hold`` is released while it is on."""
-        if not self._open():
+        if not self.open_now():
             return False
+        self.put_frame(text_frame(text.encode()))
+        return True
+
+    def put_frame(self, frame: bytes, hold: HeldFrames | None = None) -> None:
+        """Write a text frame already framed (``text_frame``, ``Frames.wire``) now, or keep
+        it until ``hold`` is released while it is on; only right after ``open_now``
+        answered True (nothing ran since)."""
         self.spoke = True
         if hold is not None and hold.on:
             held = self.held
@@ -337,9 +340,8 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
                 hold.sockets.append(self)
             else:
                 held.append(frame)
-            return True
+            return
         self.transport.write(frame)
-        return True
 
     def write_held(self) -> None:
         """Write the frames kept by a hold, as one write (nothing ran on this socket since
@@ -351,7 +353,7 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     async def send(self, message: Any) -> None:
         if message["type"] == "websocket.send":
             self.spoke = True
-        if message["type"] == "websocket.send" and self._open():
+        if message["type"] == "websocket.send" and self.open_now():
             text = message.get("text")
             if text is not None and message.get("bytes") is None:
                 self.transport.write(text_frame(text.encode()))
