@@ -61,6 +61,7 @@ def _protocol() -> LeanWebSocketProtocol:
     p.conn = ServerProtocol()
     p.conn.state = State.OPEN
     p.transport = _Sink()
+    p.recheck()  # sendable: what a served socket's transitions keep
     return p
 
 

@@ -117,7 +117,7 @@ class _Feed:
         if after is None or after > last:
             return False
         socket = self.socket
-        if not socket.open_now():
+        if not socket.sendable:
             return False
         pushed = self.pushed
         assert pushed is not None  # set with the sink

@@ -52,6 +52,7 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import Protocol, State
+from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
 from ...service.pubsub import Broker, Buffer
@@ -70,12 +71,14 @@ _TEXT = 0x81
 
 
 class _Flag:
-    """What ``asyncio.Event`` did for "the transport is writable"."""
+    """What ``asyncio.Event`` did for "the transport is writable"; each change rechecks its
+    socket's ``sendable``."""
 
-    __slots__ = ("on", "waiters")
+    __slots__ = ("on", "owner", "waiters")
 
-    def __init__(self) -> None:
+    def __init__(self, owner: LeanWebSocketProtocol | None = None) -> None:
         self.on = True
+        self.owner = owner
         self.waiters: list[asyncio.Future[None]] | None = None
 
     def is_set(self) -> bool:
@@ -83,6 +86,8 @@ class _Flag:
 
     def set(self) -> None:
         self.on = True
+        if self.owner is not None:
+            self.owner.recheck()
         waiters, self.waiters = self.waiters, None
         for waiter in waiters or ():
             if not waiter.done():
@@ -90,6 +95,8 @@ class _Flag:
 
     def clear(self) -> None:
         self.on = False
+        if self.owner is not None:
+            self.owner.recheck()
 
     async def wait(self) -> None:
         while not self.on:
@@ -124,8 +131,6 @@ _FAST_MAX = 65535
 from a browser's read reports, go to websockets."""
 _FRAME_START = StreamReader.at_eof.__code__
 _OPEN = State.OPEN
-"""Read once: a member looked up on its enum class costs as much as the other checks of
-``open_now`` together, once per delivery."""
 _PING = b"\x89\x04"
 """FIN, the ping opcode, a 4-byte payload: the keepalive ping's header."""
 _RECEIVED_PONG = 0x8A
@@ -184,6 +189,41 @@ def held_frames(broker: Broker) -> HeldFrames:
     return writes
 
 
+class _WatchedConnection(ServerProtocol):
+    """websockets' server protocol, telling its socket of each change of its state (the
+    peer's close frame parsed, a close sent, the handshake accepted): ``recheck``."""
+
+    socket: LeanWebSocketProtocol | None = None
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        _PROTOCOL_STATE.fset(self, state)  # websockets' own, with its debug log
+        if self.socket is not None:
+            self.socket.recheck()
+
+
+_PROTOCOL_STATE: Any = Protocol.state
+
+
+def _rechecked(name: str) -> Any:
+    """One of uvicorn's attributes of a socket's state, each assignment of which rechecks
+    the socket's ``sendable`` (uvicorn sets them in a dozen places)."""
+    key = "_" + name
+
+    def get(self: Any) -> Any:
+        return self.__dict__[key]
+
+    def put(self: Any, value: Any) -> None:
+        self.__dict__[key] = value
+        self.recheck()
+
+    return property(get, put)
+
+
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     on_text: Callable[[str], bool] | None = None
     """Set by the app: takes a received text message at once (True), or declines it (False:
@@ -197,11 +237,35 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     keepalive: Keepalive | None = None
     held: list[bytes] | None = None
     """Frames kept while a publish holds the writes (``HeldFrames``)."""
+    sendable = False
+    """A frame may be written at once: the socket is open (the handshake done, no close sent
+    or received, not disconnected, no extension) and writable. Kept current by every change
+    of what it depends on (``recheck``) instead of asked of six attributes of three objects
+    for every delivery (issue 17: cold objects, not instructions, bound a saturated
+    fan-out's Python)."""
+    handshake_complete = _rechecked("handshake_complete")
+    close_sent = _rechecked("close_sent")
+    disconnected = _rechecked("disconnected")
+    initial_response = _rechecked("initial_response")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = Buffer[Any]()  # type: ignore[assignment]
-        self.writable = _Flag()  # type: ignore[assignment]
+        self.writable = _Flag(self)  # type: ignore[assignment]
+        self.conn.__class__ = _WatchedConnection
+        self.conn.socket = self  # type: ignore[attr-defined]
+        self.recheck()
+
+    def recheck(self) -> None:
+        """``sendable`` from the state it depends on (what is not set yet, during
+        ``__init__``, makes it False)."""
+        mine = self.__dict__
+        conn, writable = mine.get("conn"), mine.get("writable")
+        self.sendable = bool(
+            isinstance(writable, _Flag) and writable.on and mine.get("_handshake_complete")
+            and not mine.get("_close_sent", True) and not mine.get("_disconnected", True)
+            and mine.get("_initial_response") is None
+            and conn is not None and conn._state is _OPEN and not conn.extensions)
 
     def data_received(self, data: bytes) -> None:
         self.heard = True
@@ -273,12 +337,8 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             scope.setdefault("extensions", {})[TRANSPORT] = self
 
     def open_now(self) -> bool:
-        """A frame may be written at once (``put_frame``): the socket is open and writable."""
-        conn = self.conn
-        return (self.writable.on and self.handshake_complete  # type: ignore[attr-defined]
-                and not self.close_sent and not self.disconnected
-                and self.initial_response is None and conn.state is _OPEN
-                and not conn.extensions)
+        """A frame may be written at once (``put_frame``): ``sendable``."""
+        return self.sendable
 
     def start_keepalive(self) -> None:
         """The socket joins its process's keepalive (``keepalive.py``): no timers of its own."""
