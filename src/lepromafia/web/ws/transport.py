@@ -40,6 +40,9 @@ deprecated and runs four tasks per socket) with two changes (issue 17):
 - **A batch's frames to one socket are one write** (``HeldFrames``): while the broker
   publishes a game's batch of several events (a lane's commit of several commands), each
   socket's frames are kept and written together when the publish ends.
+- **Whether a frame may be written at once is kept, not asked** (``sendable``): recomputed
+  whenever uvicorn's state attributes, the writable flag or websockets' connection state
+  change, so a delivery reads one attribute of the socket instead of six on three objects.
 """
 
 from __future__ import annotations
