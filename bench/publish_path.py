@@ -1,7 +1,7 @@
 """A published chat line's fan-out in process, without sockets (issue 17): µs per publish.
 
 ``--games`` games of 100 subscribed viewers (5 cities × 20), each a real ``Connection``
-whose feed takes deliveries directly (``Connection._direct``, as the served process does
+whose feed takes deliveries directly (``_Feed.direct``, as the served process does
 with the lean transport), on a real ``LeanWebSocketProtocol`` whose transport's ``write``
 does nothing: what is measured is the Python of the publish (the broker's offers, the 20
 admitted readers' frames and their transport checks), not the kernel's sends. The
