@@ -339,10 +339,6 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if scope is not None:  # the app's task has not run yet: it finds us there
             scope.setdefault("extensions", {})[TRANSPORT] = self
 
-    def open_now(self) -> bool:
-        """A frame may be written at once (``put_frame``): ``sendable``."""
-        return self.sendable
-
     def start_keepalive(self) -> None:
         """The socket joins its process's keepalive (``keepalive.py``): no timers of its own."""
         if self.ping_interval is not None and self.ping_interval > 0:
@@ -377,7 +373,7 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             return
         self.pending_ping_payload = payload = struct.pack("!I", random.getrandbits(32))
         self.ping_sent_at = self.loop.time()
-        if self.open_now():
+        if self.sendable:
             self.transport.write(_PING + payload)
         else:
             self.conn.send_ping(payload)
@@ -386,15 +382,15 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     def try_send_text(self, text: str) -> bool:
         """Write one text frame now, if the socket is open and writable; False (nothing
         written) otherwise: the caller then sends through ``send``, which waits."""
-        if not self.open_now():
+        if not self.sendable:
             return False
         self.put_frame(text_frame(text.encode()))
         return True
 
     def put_frame(self, frame: bytes, hold: HeldFrames | None = None) -> None:
         """Write a text frame already framed (``text_frame``, ``Frames.wire``) now, or keep
-        it until ``hold`` is released while it is on; only right after ``open_now``
-        answered True (nothing ran since)."""
+        it until ``hold`` is released while it is on; only while ``sendable``
+        (nothing ran since it was read)."""
         self.spoke = True
         if hold is not None and hold.on:
             held = self.held
@@ -416,7 +412,7 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     async def send(self, message: Any) -> None:
         if message["type"] == "websocket.send":
             self.spoke = True
-        if message["type"] == "websocket.send" and self.open_now():
+        if message["type"] == "websocket.send" and self.sendable:
             text = message.get("text")
             if text is not None and message.get("bytes") is None:
                 self.transport.write(text_frame(text.encode()))
