@@ -67,6 +67,17 @@ def async_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+POSTGRES_SETTINGS = {"plan_cache_mode": "force_custom_plan"}
+"""Each PostgreSQL connection's settings. asyncpg prepares every statement once per
+connection, and after five executions PostgreSQL may keep a generic plan made from the
+statistics of that moment: made while ``commands`` was nearly empty (a new database, the
+first minutes of a game's busiest hour), the writer's ``lock_games`` kept a sequential
+scan of it and took 1.6 → 23 ms a batch within a minute of saturated posting, until an
+analyze (issue 17, docs/performance.md "Session 39"). Planned for each execution, as
+drivers that send their parameters inline always are, every statement uses the indexes
+its tables have grown into. Needs PostgreSQL 12 or later."""
+
+
 def create_engine(config: DatabaseConfig, **options: Any) -> AsyncEngine:
     url = config.async_url
     if url.startswith("sqlite"):
@@ -81,9 +92,10 @@ def create_engine(config: DatabaseConfig, **options: Any) -> AsyncEngine:
         _sqlite_durability(engine)
         _sqlite_transactions(engine)
         return engine
-    connect_args: dict[str, Any] = {}
+    settings = dict(POSTGRES_SETTINGS)
     if config.schema:
-        connect_args["server_settings"] = {"search_path": config.schema}
+        settings["search_path"] = config.schema
+    connect_args: dict[str, Any] = {"server_settings": settings}
     options.setdefault("pool_size", 10)
     return create_async_engine(url, connect_args=connect_args, **options)
 
