@@ -406,7 +406,8 @@ async def main() -> None:
         redis_url = f"{REDIS_URL.rsplit('/', 1)[0]}/{1 + os.getpid() % 15}"
         trees["project-2w"] = trees["project"]
         targets.append(Target("project-2w", "project", free_port(), db=routed, redis_url=redis_url,
-                              others=[Target("project-2w:b", "project", free_port())]))
+                              others=[Target("project-2w:b", "project", free_port())],
+                              post_via=ways[0]))  # as the one worker posts: a like-for-like pair
     targets.append(Target("raw", "raw", free_port()))
     h = FanoutHarness(args, manifest, workdir, trees)
     h.deadline = time.monotonic() + args.max_minutes * 60
