@@ -31,3 +31,12 @@ def backend(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Databa
     yield config
     if config.schema:
         run(_drop_schema(config))
+
+
+@pytest.fixture
+def postgresql() -> Iterator[DatabaseConfig]:
+    """A fresh schema on the real PostgreSQL only, for what SQLite does not have."""
+    config = pg_config()
+    run(upgrade(config))
+    yield config
+    run(_drop_schema(config))

@@ -13,7 +13,7 @@ N" (a 500 ``internal`` at the API) — seen with two workers on PostgreSQL, docs
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -27,22 +27,12 @@ from lepromafia.service.transparency import LogKey, commitment
 from lepromafia.store import merkle
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import ConcurrencyConflict, EventStore, Locked, Transaction, decode_rows
-from lepromafia.store.migrate import upgrade
 
-from .conftest import _drop_schema
-from .helpers import at, manual_clock, pg_config, run, setup_game, small_cast
+from .helpers import at, manual_clock, run, setup_game, small_cast
 
 CAST = small_cast()
 LEPROGRAD = next(iter(CAST.cities))
 KEY = LogKey.generate()
-
-
-@pytest.fixture
-def postgresql() -> Iterator[DatabaseConfig]:
-    config = pg_config()
-    run(upgrade(config))
-    yield config
-    run(_drop_schema(config))
 
 
 Hook = Callable[[Transaction], None]

@@ -1,3 +1,3 @@
-from tests.service.conftest import backend
+from tests.service.conftest import backend, postgresql
 
-__all__ = ["backend"]
+__all__ = ["backend", "postgresql"]

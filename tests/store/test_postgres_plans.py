@@ -6,27 +6,14 @@ database), then again once 20,000 commands were accepted."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from sqlalchemy import insert, text
 
 from lepromafia.store import schema
 from lepromafia.store.database import DatabaseConfig
 from lepromafia.store.event_store import EventStore
-from lepromafia.store.migrate import upgrade
-from tests.service.conftest import _drop_schema
-from tests.service.helpers import pg_config, run
+from tests.service.helpers import run
 
 GAME = "g-nadia"
-
-
-@pytest.fixture
-def postgres() -> Iterator[DatabaseConfig]:
-    config = pg_config()
-    run(upgrade(config))
-    yield config
-    run(_drop_schema(config))
 
 
 async def _lock_plans(config: DatabaseConfig) -> list[tuple[int, int]]:
@@ -54,8 +41,8 @@ async def _lock_plans(config: DatabaseConfig) -> list[tuple[int, int]]:
 
 
 def test_a_lane_s_lock_is_planned_for_each_batch_not_once_while_the_table_was_empty(
-        postgres: DatabaseConfig) -> None:
-    counts = run(_lock_plans(postgres))
+        postgresql: DatabaseConfig) -> None:
+    counts = run(_lock_plans(postgresql))
     # one prepared statement, planned afresh at each of its nine executions: the last one
     # with the statistics of 20,000 rows, not those of the empty table (with a generic
     # plan kept from then, that batch's lock scanned every row: docs/performance.md)
