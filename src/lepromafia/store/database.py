@@ -70,10 +70,10 @@ def async_url(url: str) -> str:
 POSTGRES_SETTINGS = {"plan_cache_mode": "force_custom_plan"}
 """Each PostgreSQL connection's settings. asyncpg prepares every statement once per
 connection, and after five executions PostgreSQL may keep a generic plan made from the
-statistics of that moment: made while ``commands`` was nearly empty (a new database, the
-first minutes of a game's busiest hour), the writer's ``lock_games`` kept a sequential
-scan of it and took 1.6 → 23 ms a batch within a minute of saturated posting, until an
-analyze (issue 17, docs/performance.md "Session 39"). Planned for each execution, as
+statistics of that moment: made while ``commands`` was nearly empty (a new database, or
+a table growing faster than autovacuum's analyze follows), the writer's ``lock_games``
+kept a sequential scan of it and took 1.6 → 23 ms a batch within a minute of saturated
+posting (issue 17, docs/performance.md "Session 39"). Planned for each execution, as
 drivers that send their parameters inline always are, every statement uses the indexes
 its tables have grown into. Needs PostgreSQL 12 or later."""
 
