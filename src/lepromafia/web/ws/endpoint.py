@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,7 +27,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ...service.accounts import SessionExpired
 from ...service.errors import ServiceError
-from ...service.pubsub import Delivery, Subscription
+from ...service.pubsub import Delivery, Sink, Subscription
 from ..deps import SESSION_COOKIE, Web
 from ..errors import WebError, WebErrorCode, describe
 from ..i18n import normalize
@@ -268,7 +267,7 @@ class Connection:
         if self.transport is not None:
             feed.sub.sink = self.sink(feed)
 
-    def sink(self, feed: _Feed) -> Callable[[int, Any, int | None], bool]:
+    def sink(self, feed: _Feed) -> Sink:
         """The feed's ``Subscription.sink``: ``_Feed.direct`` as the broker publishes."""
         feed.conn, feed.socket, feed.viewer, feed.lang = self, self.transport, self.viewer, self.lang
         feed.pushed, feed.metrics = pushed_content(self.web), self.web.metrics
