@@ -9,7 +9,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -219,4 +219,28 @@ def login(browser: Any, live: LiveServer, user: str, *, width: int = 1200) -> An
     return page
 
 
-__all__ = ["ARGS", "CHROMIUM", "LiveServer", "login", "os", "shutil"]
+LIVE_TRACE = """() => ({
+  seq: window.lepromafiaLive ? window.lepromafiaLive.lastSeq() : null,
+  status: document.getElementById("live-status")?.getAttribute("data-state"),
+  heard: window.lepromafiaLive ? window.lepromafiaLive.heard() : null,
+  regions: Array.from(document.querySelectorAll("[data-live-src]")).map(el => [
+    el.getAttribute("data-live-src"), el.getAttribute("data-live-rendered"),
+    el.textContent.replace(/\\s+/g, " ").trim().slice(0, 160)]),
+})"""
+
+
+def wait_live(page: Any, condition: str, what: str, *, timeout: float = 10000,
+              server: Callable[[], Any] | None = None) -> None:
+    """Wait for a live page to show ``condition`` (a JavaScript predicate); on a timeout,
+    fail with what the page's socket heard, what each live region last rendered and
+    ``server()`` (the server's side of it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(condition, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{what}: not shown within {timeout:.0f} ms; the page's live state: "
+                             f"{page.evaluate(LIVE_TRACE)}; the server's: {server() if server else '-'}") from None
+
+
+__all__ = ["ARGS", "CHROMIUM", "LiveServer", "login", "os", "shutil", "wait_live"]

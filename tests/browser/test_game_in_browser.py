@@ -14,7 +14,7 @@ from typing import Any
 
 from lepromafia.engine.calendar import MOSCOW
 
-from .conftest import LiveServer, login
+from .conftest import LiveServer, login, wait_live
 
 GAME = "browser-game"
 RESIDENTS = ("alice", "boris", "carol", "dmitry", "elena")
@@ -126,9 +126,8 @@ def test_a_game_day_cycle_live_in_three_browsers(live: LiveServer, browser: Any,
     for page in (alice, boris):
         page.fill("#text", "казнить")
         page.click("[data-testid=composer] button[type=submit]")
-    carol.wait_for_function(
-        "() => document.querySelector('[data-testid=tally-count]')?.textContent.trim() === '2'", timeout=10000
-    )
+    wait_live(carol, "() => document.querySelector('[data-testid=tally-count]')?.textContent.trim() === '2'",
+              "carol's tally of two votes", server=lambda: live.state(GAME).cities["Лепроград"].voting)
     shot(carol, shots, "05-voting-inbox-mobile")
     # EXEC-8: a second «казнить» from alice is refused in words (the code stays an attribute).
     alice.fill("#text", "казнить")

@@ -434,6 +434,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   var last = parseInt(body.getAttribute("data-live-seq") || "0", 10) || 0;
   var delay = 500;
   var ws = null;
+  var heard = [];  // the last frames' [type, seq, event type]: what a failing test reports
 
   function show(state) {
     if (!status) { return; }
@@ -560,6 +561,8 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
     ws.onmessage = function (msg) {
       var data;
       try { data = JSON.parse(msg.data); } catch (e) { return; }
+      heard.push([data.type, data.seq, data.payload && data.payload.type]);
+      if (heard.length > 40) { heard.shift(); }
       if ((data.type === "ack" || data.type === "error") && data.id && answered(data)) {
         return;
       }
@@ -599,6 +602,7 @@ if (typeof module !== "undefined" && module.exports) { module.exports = Lepromaf
   }
   window.lepromafiaLive = {
     lastSeq: function () { return last; },
+    heard: function () { return heard.slice(); },
     flushRead: function () { flush(true); },
     drop: function () { if (ws) { ws.close(); } }
   };
