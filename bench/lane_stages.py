@@ -3,7 +3,8 @@ benchmarked server (``LEPROMAFIA_BENCH_PROBE=bench/lane_stages.py``, with
 ``LEPROMAFIA_BENCH_STAGES=FILE``), and its report.
 
 The probe wraps the lane's batch, the command frame's arrival (the socket's latest bytes
-before the command reached the service: its own frame when posts do not overlap), the
+before the command reached the service: its own frame when posts do not overlap) and its
+taking (decoded and validated as the transport read it, ``Connection.take_command``), the
 transaction's lock, write and commit, the SQLite ``BEGIN IMMEDIATE`` and the publish, and
 records each batch's timestamps (perf_counter), with the collector's pauses; every 3 s it
 rewrites ``FILE.<pid>.json``. The report gives each stage's p50 / p90 / p99 / max over the
@@ -23,6 +24,8 @@ import sys
 from typing import Any
 
 STAGES = {
+    "frame → taken": ("f", "t"),
+    "taken → queued": ("t", "q"),
     "frame → queued": ("f", "q"),
     "queued → batch": ("q", "b"),
     "batch → lock (BEGIN)": ("b", "lock0"),
@@ -53,10 +56,11 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
     pauses: list[tuple[float, float, int]] = []
     current: dict[str, float] = {}
 
-    from lepromafia.web.ws import transport
+    from lepromafia.web.ws import endpoint, transport
 
     received = [0.0]  # when the latest bytes came in on any socket
-    framed: dict[str, float] = {}  # a command's id: when its frame came in
+    taken = [0.0]  # when the latest command frame was taken (decoded and validated)
+    framed: dict[str, tuple[float, float]] = {}  # a command's id: its frame's arrival, taking
     data_received = transport.LeanWebSocketProtocol.data_received
 
     def stamped(self: Any, data: bytes) -> None:
@@ -64,13 +68,20 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
         data_received(self, data)
 
     transport.LeanWebSocketProtocol.data_received = stamped  # type: ignore[method-assign]
+    take_command = endpoint.Connection.take_command
+
+    def taking(self: Any, msg: Any) -> None:
+        taken[0] = clock()
+        take_command(self, msg)
+
+    endpoint.Connection.take_command = taking  # type: ignore[method-assign]
     submit = svc.GameService._submit
 
     async def submitted(self: Any, game_id: str, command: Any, command_id: str, *args: Any) -> Any:
         # the latest bytes received are this command's frame when posts do not overlap (a
         # fixed rate's batch of one); a command posted through HTTP has no frame here
         if command is not None and received[0]:
-            framed[command_id] = received[0]
+            framed[command_id] = (received[0], taken[0])
         return await submit(self, game_id, command, command_id, *args)
 
     svc.GameService._submit = submitted  # type: ignore[method-assign,assignment]
@@ -82,8 +93,10 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
         frame = framed.pop(jobs[0].command_id, None)
         for job in jobs[1:]:
             framed.pop(job.command_id, None)
-        if frame is not None and frame <= jobs[0].queued_at:
-            current["f"] = frame
+        if frame is not None and frame[0] <= jobs[0].queued_at:
+            current["f"] = frame[0]
+            if frame[0] <= frame[1] <= jobs[0].queued_at:  # taken from this frame at once
+                current["t"] = frame[1]
         await run_batch(self, jobs)
         current["e"] = clock()
         batches.append(dict(current))
@@ -128,7 +141,7 @@ def install() -> None:  # pragma: no cover - runs in the benchmarked server
 
         setattr(cls, name, timed)
 
-    from lepromafia.web.ws import content, endpoint
+    from lepromafia.web.ws import content
     summed(content.PushedContent, "observe", "render")  # the pushed message's render
     summed(endpoint._Feed, "direct", "direct")  # each socket's frame, written
     began = [0.0]
