@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,7 @@ from websockets.sync.client import ClientConnection, connect
 from lepromafia.cli.serve_cmd import server_config
 from lepromafia.service import service as service_module
 from lepromafia.service.clock import ManualClock
+from lepromafia.store import sqlite_inline
 from lepromafia.web.app import create_app
 from lepromafia.web.ws import endpoint
 from lepromafia.web.ws.endpoint import Connection
@@ -401,3 +403,102 @@ def test_two_messages_committed_together_reach_each_reader_in_one_write_in_order
         assert not [f for f in _frames(vera, 0.3) if f.get("type") == "event"]
         assert joined_writes == [2, 2]  # Anna's socket and Boris's, each one write
         assert forwarded[caught_up:] == []
+
+
+# --- a slow disk: every commit on the committing thread, late ------------------------------
+
+
+class _SlowDisk:
+    """A commit place whose every commit goes to the committing thread (a slow disk's)."""
+
+    def inline(self, now: float) -> bool:
+        return False
+
+
+class _LateCommits(ThreadPoolExecutor):
+    """The committing thread of a disk that answers each commit 10–60 ms late."""
+
+    submitted = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        self.submitted += 1
+
+        def late() -> Any:
+            time.sleep(random.uniform(0.01, 0.06))
+            return fn(*args, **kwargs)
+
+        return super().submit(late)
+
+
+@pytest.fixture
+def slow_disk(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, _LateCommits]]:
+    """From now on every commit of the served store waits on a late committing thread: the
+    loop goes on meanwhile (other commands queue, other sockets read and subscribe). The
+    committing threads, by file."""
+    committers: dict[str, _LateCommits] = {}
+
+    def committer(path: str) -> _LateCommits:
+        if path not in committers:
+            committers[path] = _LateCommits(1, thread_name_prefix="sqlite-commit-late")
+        return committers[path]
+
+    monkeypatch.setattr(sqlite_inline, "_commit_place", lambda path: _SlowDisk())
+    monkeypatch.setattr(sqlite_inline, "_committer", committer)
+    yield committers
+    for pool in committers.values():
+        pool.shutdown(wait=True)
+
+
+def _post_all(ws: ClientConnection, inbox: str, texts: list[str], prefix: str) -> list[dict[str, Any]]:
+    """Post each text on the socket as live.js does (the next after the last one's ack);
+    every frame received meanwhile, acks included."""
+    frames: list[dict[str, Any]] = []
+    for n, text in enumerate(texts):
+        cid = f"{prefix}-{n}"
+        ws.send(_post_frame(cid, inbox, text))
+        while not (frames and frames[-1].get("type") == "ack" and frames[-1].get("id") == cid):
+            frames.append(json.loads(ws.recv(timeout=10)))
+            assert frames[-1].get("type") != "error", frames[-1]
+    return frames
+
+
+@pytest.mark.timeout(90)
+def test_on_a_slow_disk_every_reader_gets_every_message_once_and_in_order(
+        served: tuple[int, dict[str, str], dict[str, Any]], slow_disk: dict[str, _LateCommits]) -> None:
+    """The disk is slow: each commit runs on the committing thread, 10–60 ms late. Anna and
+    Boris each post six lines into their city's inbox on their sockets at the same time
+    (INBOX-CITY-1), the mafioso reads along, and Boris opens a second tab while they write
+    (its socket subscribes from the start, its catch-up read while commits are under
+    way). Each of the four sockets gets all twelve lines once, numbered one past the last,
+    each author's in the order he wrote them; Vera, of the other city, none of them."""
+    port, tokens, inboxes = served
+    with ExitStack() as sockets:
+        anna, boris, mafioso, vera = (sockets.enter_context(_subscribed(port, tokens[n]))
+                                      for n in ("anna", "boris", "mafioso", "vera"))
+        lines = {name: [f"{name} {n}" for n in range(6)] for name in ("anna", "boris")}
+        with ThreadPoolExecutor(2) as posting:
+            mine = {name: posting.submit(_post_all, ws, inboxes["city"], lines[name], f"slow-{name}")
+                    for name, ws in (("anna", anna), ("boris", boris))}
+            time.sleep(0.15)  # a few lines in
+            tab = sockets.enter_context(connect(
+                f"ws://127.0.0.1:{port}/ws", compression=None, max_size=2**22,
+                additional_headers={"Authorization": f"Bearer {tokens['boris']}"}))
+            tab.send(json.dumps({"type": "subscribe", "game": "g", "since_seq": 0}))
+            heard = {name: future.result(timeout=60) for name, future in mine.items()}
+        heard["anna"] += _frames(anna)
+        heard["boris"] += _frames(boris)
+        heard["mafioso"] = _frames(mafioso)
+        heard["boris's second tab"] = _frames(tab)
+        assert heard["boris's second tab"][0]["type"] == "subscribed"
+        for name, frames in heard.items():
+            events = [f for f in frames if f.get("type") == "event"]
+            texts = [f["payload"]["text"] for f in events if f["payload"].get("type") == "MessagePosted"
+                     and f["payload"]["text"].startswith(("anna ", "boris "))]
+            assert sorted(texts) == sorted(lines["anna"] + lines["boris"]), name
+            for author in ("anna", "boris"):
+                assert [t for t in texts if t.startswith(author)] == lines[author], name
+            seqs = [f["seq"] for f in events]
+            assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), name
+        assert not [f for f in _frames(vera, 0.3) if "anna" in json.dumps(f) or "boris" in json.dumps(f)]
+    # every line committed late: six commits at least (two authors' lines may share one batch)
+    assert sum(pool.submitted for pool in slow_disk.values()) >= 6
