@@ -4,7 +4,10 @@ speaks for any user (bearer tokens), plus a game set up entirely through the API
 from __future__ import annotations
 
 import itertools
+import random
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from lepromafia.engine.calendar import MOSCOW
 from lepromafia.engine.commands import REQUIREMENTS, OfferCommissar
 from lepromafia.engine.state import GameState
 from lepromafia.service.clock import ManualClock
+from lepromafia.store import sqlite_inline
 from lepromafia.web.app import create_app
 from lepromafia.web.deps import Web
 from lepromafia.web.settings import WebSettings
@@ -163,3 +167,47 @@ def at(day: int, hhmm: str) -> datetime:
     h, m = map(int, hhmm.split(":"))
     d = FIRST_DAY + timedelta(days=day - 1)
     return datetime(d.year, d.month, d.day, h, m, tzinfo=MOSCOW)
+
+
+# --- a slow disk: every commit on the committing thread, late ------------------------------
+
+
+class _SlowDisk:
+    """A commit place whose every commit goes to the committing thread (a slow disk's)."""
+
+    def inline(self, now: float) -> bool:
+        return False
+
+
+class LateCommits(ThreadPoolExecutor):
+    """The committing thread of a disk that answers each commit 10–60 ms late."""
+
+    submitted = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        self.submitted += 1
+
+        def late() -> Any:
+            time.sleep(random.uniform(0.01, 0.06))
+            return fn(*args, **kwargs)
+
+        return super().submit(late)
+
+
+@pytest.fixture
+def slow_disk(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, LateCommits]]:
+    """From now on every commit of the served store waits on a late committing thread: the
+    loop goes on meanwhile (other commands queue, other sockets read and subscribe). The
+    committing threads, by file."""
+    committers: dict[str, LateCommits] = {}
+
+    def committer(path: str) -> LateCommits:
+        if path not in committers:
+            committers[path] = LateCommits(1, thread_name_prefix="sqlite-commit-late")
+        return committers[path]
+
+    monkeypatch.setattr(sqlite_inline, "_commit_place", lambda path: _SlowDisk())
+    monkeypatch.setattr(sqlite_inline, "_committer", committer)
+    yield committers
+    for pool in committers.values():
+        pool.shutdown(wait=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +27,6 @@ from websockets.sync.client import ClientConnection, connect
 from lepromafia.cli.serve_cmd import server_config
 from lepromafia.service import service as service_module
 from lepromafia.service.clock import ManualClock
-from lepromafia.store import sqlite_inline
 from lepromafia.web.app import create_app
 from lepromafia.web.ws import endpoint
 from lepromafia.web.ws.endpoint import Connection
@@ -36,7 +34,7 @@ from lepromafia.web.ws.reads import SocketReads
 from lepromafia.web.ws.transport import LeanWebSocketProtocol
 
 from ..server_thread import serving
-from .conftest import make_api, settings_for, setup_game_via_api, small_cast
+from .conftest import LateCommits, make_api, settings_for, setup_game_via_api, small_cast
 
 
 @pytest.fixture
@@ -408,47 +406,6 @@ def test_two_messages_committed_together_reach_each_reader_in_one_write_in_order
 # --- a slow disk: every commit on the committing thread, late ------------------------------
 
 
-class _SlowDisk:
-    """A commit place whose every commit goes to the committing thread (a slow disk's)."""
-
-    def inline(self, now: float) -> bool:
-        return False
-
-
-class _LateCommits(ThreadPoolExecutor):
-    """The committing thread of a disk that answers each commit 10–60 ms late."""
-
-    submitted = 0
-
-    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
-        self.submitted += 1
-
-        def late() -> Any:
-            time.sleep(random.uniform(0.01, 0.06))
-            return fn(*args, **kwargs)
-
-        return super().submit(late)
-
-
-@pytest.fixture
-def slow_disk(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, _LateCommits]]:
-    """From now on every commit of the served store waits on a late committing thread: the
-    loop goes on meanwhile (other commands queue, other sockets read and subscribe). The
-    committing threads, by file."""
-    committers: dict[str, _LateCommits] = {}
-
-    def committer(path: str) -> _LateCommits:
-        if path not in committers:
-            committers[path] = _LateCommits(1, thread_name_prefix="sqlite-commit-late")
-        return committers[path]
-
-    monkeypatch.setattr(sqlite_inline, "_commit_place", lambda path: _SlowDisk())
-    monkeypatch.setattr(sqlite_inline, "_committer", committer)
-    yield committers
-    for pool in committers.values():
-        pool.shutdown(wait=True)
-
-
 def _post_all(ws: ClientConnection, inbox: str, texts: list[str], prefix: str) -> list[dict[str, Any]]:
     """Post each text on the socket as live.js does (the next after the last one's ack);
     every frame received meanwhile, acks included."""
@@ -464,7 +421,7 @@ def _post_all(ws: ClientConnection, inbox: str, texts: list[str], prefix: str) -
 
 @pytest.mark.timeout(90)
 def test_on_a_slow_disk_every_reader_gets_every_message_once_and_in_order(
-        served: tuple[int, dict[str, str], dict[str, Any]], slow_disk: dict[str, _LateCommits]) -> None:
+        served: tuple[int, dict[str, str], dict[str, Any]], slow_disk: dict[str, LateCommits]) -> None:
     """The disk is slow: each commit runs on the committing thread, 10–60 ms late. Anna and
     Boris each post six lines into their city's inbox on their sockets at the same time
     (INBOX-CITY-1), the mafioso reads along, and Boris opens a second tab while they write
