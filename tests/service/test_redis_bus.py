@@ -3,7 +3,6 @@ filtered per viewer (publish after commit across processes). Uses the real Redis
 127.0.0.1:6379 and fails if it is unreachable."""
 
 import asyncio
-import json
 import os
 import secrets
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from lepromafia.engine.visibility import visible_to
 from lepromafia.service import redis_bus
 from lepromafia.service.pubsub import Subscription
 from lepromafia.service.redis_bus import RedisBroker
+from lepromafia.store import codec
 
 URL = os.environ.get("LEPROMAFIA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -124,14 +124,16 @@ def test_a_worker_drops_only_its_own_publications_before_decoding_them():
         broker = RedisBroker(URL, "w1", "lepromafia-test-own:")
         try:
             batch = {"game": "g1", "events": []}
-            assert broker._mine(json.dumps({"origin": "w1", **batch}, ensure_ascii=False).encode())
-            assert not broker._mine(json.dumps({"origin": "w10", **batch}).encode())
-            assert not broker._mine(json.dumps({"origin": "w", **batch}))
+            assert broker._mine(codec.dumps({"origin": "w1", **batch}).encode())  # as publish writes it
+            assert not broker._mine(codec.dumps({"origin": "w10", **batch}).encode())
+            assert not broker._mine(codec.dumps({"origin": "w", **batch}))
+            broker.publish("g1", [])  # what publish itself queues for the other workers
+            assert broker._round is not None and broker._mine(broker._round[-1][1].encode())
         finally:
             await broker.close()
         named = RedisBroker(URL, "сервер-1", "lepromafia-test-own:")  # written as publish writes it
         try:
-            assert named._mine(json.dumps({"origin": "сервер-1", "game": "g1"}, ensure_ascii=False).encode())
+            assert named._mine(codec.dumps({"origin": "сервер-1", "game": "g1"}).encode())
         finally:
             await named.close()
 

@@ -30,6 +30,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import orjson
 import redis.asyncio as aioredis
 from redis.asyncio.connection import parse_url
 
@@ -95,7 +96,7 @@ class RedisBroker(Broker):
         self._rings: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
         self._confirmed = 0
-        self._own = json.dumps({"origin": self.worker}, ensure_ascii=False)[:-1].encode()
+        self._own = codec.dumps({"origin": self.worker})[:-1].encode()
         """How this worker's own publications begin (``publish`` writes ``origin`` first):
         they come back through the pattern subscription and are dropped undecoded."""
         self.on_eviction: Eviction | None = None
@@ -177,11 +178,11 @@ class RedisBroker(Broker):
 
     def publish(self, game_id: str, events: Sequence[tuple[int, Event]]) -> None:
         super().publish(game_id, events)
-        message = json.dumps({
+        message = codec.dumps({  # orjson, compact: ``_own`` is written the same way
             "origin": self.worker,
             "game": game_id,
             "events": [[seq, codec.encode_event(event)] for seq, event in events],
-        }, ensure_ascii=False)
+        })
         self._queue(f"{self.prefix}{game_id}", message)
 
     async def _listen(self, pubsub: Any) -> None:
@@ -249,7 +250,7 @@ class RedisBroker(Broker):
             return
         if message["type"] != "pmessage" or self._mine(message["data"]):
             return  # already delivered locally
-        data = json.loads(message["data"])
+        data = _loads(message["data"])
         events = [(seq, codec.decode_event(raw)) for seq, raw in data["events"]]
         Broker.publish(self, data["game"], events)
 
@@ -298,3 +299,12 @@ class RedisBroker(Broker):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
         await self._redis.aclose()
+
+
+def _loads(raw: bytes | str) -> Any:
+    """Another worker's batch, parsed by orjson (a few times faster than ``json.loads``
+    on these batches); what orjson refuses (an integer beyond 64 bits) by ``json``."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
