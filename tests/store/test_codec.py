@@ -221,3 +221,21 @@ def test_any_value_the_codec_makes_is_written_as_the_standard_library_writes_it(
     """Strings with control characters, quotes, any script or a lone surrogate, integers
     beyond 64 bits (both left to ``json``), nested lists and objects: the same text."""
     assert codec.dumps(data) == json_text(data)
+
+
+@settings(max_examples=500, deadline=None)
+@given(json_values)
+def test_any_text_the_codec_writes_is_read_back_as_the_standard_library_reads_it(data: Any) -> None:
+    """``loads`` reads what ``dumps`` wrote (orjson's text, or ``json``'s) as ``json.loads``
+    does, from text or bytes: integers beyond 64 bits stay integers (orjson's reader would
+    make them floats), lone surrogates stay themselves."""
+    text = codec.dumps(data)
+    assert codec.loads(text) == json.loads(text) == data
+    if "\\ud" not in text.lower():  # an escaped lone surrogate has no UTF-8 bytes
+        assert codec.loads(text.encode("utf-8", "surrogatepass")) == data
+
+
+def test_text_that_is_not_json_is_a_codec_error() -> None:
+    for bad in ("", "{", "[1,]", b"\xff"):
+        with pytest.raises(codec.CodecError):
+            codec.loads(bad)
